@@ -1,0 +1,37 @@
+import { resolve } from 'node:path';
+import { defineConfig } from 'electron-vite';
+import { svelte } from '@sveltejs/vite-plugin-svelte';
+
+const root = import.meta.dirname;
+
+export default defineConfig({
+  main: {
+    build: {
+      rollupOptions: {
+        // One build for every plain-Node entry point too: the CLI and the browser harness share
+        // the main-process core with the app, so they are bundled from the same sources.
+        input: {
+          index: resolve(root, 'src/main/index.ts'),
+          cli: resolve(root, 'src/cli/index.ts'),
+          harness: resolve(root, 'e2e/harness/host.ts'),
+        },
+      },
+    },
+  },
+  preload: {
+    build: {
+      rollupOptions: {
+        input: { index: resolve(root, 'src/preload/index.ts') },
+        // A sandboxed preload cannot be an ES module.
+        output: { format: 'cjs', entryFileNames: '[name].cjs' },
+      },
+    },
+  },
+  renderer: {
+    root: resolve(root, 'src/renderer'),
+    build: {
+      rollupOptions: { input: { index: resolve(root, 'src/renderer/index.html') } },
+    },
+    plugins: [svelte({ configFile: resolve(root, 'svelte.config.js') })],
+  },
+});

@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['tests/**/*.test.ts'],
+    // The keychain tests need a private D-Bus session; scripts/test-keychain.sh runs them.
+    exclude: ['tests/keychain/**', 'node_modules/**'],
+    testTimeout: 20_000,
+    hookTimeout: 20_000,
+    pool: 'forks',
+  },
+});
