@@ -1,0 +1,106 @@
+// The interfaces the rest of the app depends on. `ServiceClient` (client.ts) implements
+// ServiceApi over HTTP and `EventsSocket` (events-socket.ts) implements EventStream over the
+// WebSocket; the job tracker, the CLI and the desktop app take these interfaces so they can be
+// tested and composed without knowing the transport.
+import type { NodeDefinitions } from './object-info';
+import type {
+  FileRef,
+  JobStatusReading,
+  OutputFile,
+  QueueSnapshot,
+  ServerEvent,
+  ServerProfile,
+  SubmitResult,
+  UploadResult,
+  Workflow,
+} from './types';
+
+/** Supplies the API key when a request needs it; null when none is set. Never cached in logs. */
+export type ApiKeyProvider = () => string | null | Promise<string | null>;
+
+export interface UploadImageOptions {
+  type?: 'input' | 'temp';
+  overwrite?: boolean;
+  subfolder?: string;
+  /** File name sent to the server; defaults to the file's base name. */
+  filename?: string;
+  signal?: AbortSignal;
+}
+
+export interface UploadMaskOptions {
+  /** The uploaded original the mask belongs to. */
+  originalRef: FileRef;
+  subfolder?: string;
+  filename?: string;
+  overwrite?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface SubmitOptions {
+  /** Must equal the events socket's clientId so a local server routes the job's events to us. */
+  clientId: string;
+  /** Client-chosen id (lowercase canonical UUID) so a submit can be retried safely. */
+  promptId?: string;
+  /** Put the job at the front of the queue (local servers). */
+  front?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface DownloadOptions {
+  signal?: AbortSignal;
+  /** Called with bytes received so far and the total when known. */
+  onProgress?: (received: number, total: number | null) => void;
+}
+
+export interface DownloadResult {
+  /** Final path of the complete file (written under a temporary name, then renamed). */
+  path: string;
+  bytes: number;
+  contentType: string | null;
+  /** True when the bytes came from a signed storage URL (302), false when /view answered 200. */
+  redirected: boolean;
+}
+
+/** What a history lookup tells about a finished (or unknown) job. */
+export interface JobHistory {
+  reading: JobStatusReading;
+  outputs: OutputFile[];
+  /** Present when the job failed. */
+  error?: { exceptionType: string; exceptionMessage: string; nodeId: string | null; nodeType: string | null; traceback: string[] };
+}
+
+export interface ServiceApi {
+  readonly profile: ServerProfile;
+  getNodeDefinitions(signal?: AbortSignal): Promise<NodeDefinitions>;
+  uploadImage(filePath: string, options?: UploadImageOptions): Promise<UploadResult>;
+  uploadMask(filePath: string, options: UploadMaskOptions): Promise<UploadResult>;
+  /** Adds extra_data.api_key_comfy_org only when the workflow holds an api_node class and a key exists. */
+  submit(workflow: Workflow, options: SubmitOptions): Promise<SubmitResult>;
+  /** Cloud: /api/job/{id}/status. Local: derived from /api/history/{id} and /api/queue. */
+  getJobStatus(promptId: string, signal?: AbortSignal): Promise<JobStatusReading>;
+  /** /api/history/{id}; null when the server has no history for it (yet). */
+  getHistory(promptId: string, signal?: AbortSignal): Promise<JobHistory | null>;
+  getQueue(signal?: AbortSignal): Promise<QueueSnapshot>;
+  cancel(promptIds: string[]): Promise<void>;
+  clearPending(): Promise<void>;
+  interrupt(promptId?: string): Promise<void>;
+  /** Downloads one output to `destDir`, named by its sanitised base name (or `destName`). */
+  download(ref: FileRef, destDir: string, options?: DownloadOptions & { destName?: string }): Promise<DownloadResult>;
+}
+
+export type ConnectionState = 'connecting' | 'connected' | 'reconnecting' | 'silent' | 'offline' | 'closed';
+
+export interface EventStream {
+  /** The UUID sent as `clientId`; use it as `client_id` when submitting. */
+  readonly clientId: string;
+  readonly state: ConnectionState;
+  /** Frames dropped because they were short, overran their length, or had an unknown type. */
+  readonly droppedFrames: number;
+  start(): void;
+  dispose(): Promise<void>;
+  /** Every validated event. Returns an unsubscribe function. */
+  onEvent(listener: (event: ServerEvent) => void): () => void;
+  onStateChange(listener: (state: ConnectionState) => void): () => void;
+  /** Tells the socket a job is in flight, so prolonged silence counts as a fault. */
+  setExpectingActivity(expecting: boolean): void;
+}
