@@ -1,0 +1,68 @@
+// Settings: server profiles, the active profile, recent workflows, window state and defaults.
+// The file on disk is a trust boundary: it is validated on every read, and a damaged file is set
+// aside (never silently lost) and replaced by defaults. The API key is never part of settings.
+import { z } from 'zod';
+
+export const profileKindSchema = z.enum(['cloud', 'local', 'demo']);
+export type ProfileKind = z.infer<typeof profileKindSchema>;
+
+export const profileSchema = z.object({
+  id: z.string().min(1).max(64),
+  name: z.string().min(1).max(120),
+  kind: profileKindSchema,
+  /** Ignored for demo profiles (the built-in service picks its own port). */
+  baseUrl: z.string().max(2048),
+});
+export type Profile = z.infer<typeof profileSchema>;
+
+export const windowStateSchema = z.object({
+  x: z.number().int().optional(),
+  y: z.number().int().optional(),
+  width: z.number().int().min(200).max(20000),
+  height: z.number().int().min(200).max(20000),
+  maximized: z.boolean(),
+});
+
+export const settingsSchema = z.object({
+  profiles: z.array(profileSchema).default([]),
+  activeProfileId: z.string().nullable().default(null),
+  recentWorkflows: z.array(z.string()).max(50).default([]),
+  window: windowStateSchema.nullable().default(null),
+  defaults: z
+    .object({
+      repeat: z.number().int().min(1).max(100).default(1),
+      pollIntervalMs: z.number().int().min(250).max(60000).default(2000),
+    })
+    .default({ repeat: 1, pollIntervalMs: 2000 }),
+});
+export type SettingsData = z.infer<typeof settingsSchema>;
+
+export function defaultSettings(): SettingsData {
+  return settingsSchema.parse({});
+}
+
+/** What the app core, the CLI and the harness need from a settings backend (conf or electron-store). */
+export interface SettingsStore {
+  read(): SettingsData;
+  write(next: SettingsData): void;
+  update(mutate: (current: SettingsData) => SettingsData): SettingsData;
+}
+
+export const DEFAULT_CLOUD_URL = 'https://cloud.comfy.org';
+export const DEFAULT_LOCAL_URL = 'http://127.0.0.1:8188';
+
+/** Normalises a user-entered base URL: http(s) only, no trailing slash, no credentials or query. */
+export function normaliseBaseUrl(input: string): string {
+  let url: URL;
+  try {
+    url = new URL(input.trim());
+  } catch {
+    throw new Error(`"${input}" is not a valid server URL. Use a full address such as ${DEFAULT_LOCAL_URL} or ${DEFAULT_CLOUD_URL}.`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new Error(`The server URL must start with http:// or https:// (got ${url.protocol}).`);
+  }
+  if (url.username || url.password) throw new Error('The server URL must not contain a user name or password; use the API key field.');
+  const path = url.pathname.replace(/\/+$/, '');
+  return `${url.protocol}//${url.host}${path}`;
+}
