@@ -1,2 +1,78 @@
 #!/usr/bin/env node
-console.log('flowdeck: placeholder');
+// The flowdeck command: the same core as the app, headless.
+import { redactSecret } from '../main/service/errors';
+import { defaultEnvironment } from './connection';
+import { exitCodeFor, ExitCode, messageFor, UsageError } from './errors';
+import { demoCommand, DEMO_USAGE } from './commands/demo';
+import { loginCommand, logoutCommand } from './commands/login';
+import { cancelCommand, interruptCommand, queueCommand } from './commands/queue';
+import { runCommand, RUN_USAGE } from './commands/run';
+
+const HELP = `flowdeck: run node-graph workflows on the cloud service, a local server or the built-in demo.
+
+Usage:
+  ${RUN_USAGE}
+  ${DEMO_USAGE}
+  flowdeck login [--server URL] [--no-verify]     store the API key in the OS keychain (read from stdin)
+  flowdeck logout [--server URL]                  remove it
+  flowdeck queue [--server URL] [--local] [--json]
+  flowdeck cancel ID... [--server URL] [--local]
+  flowdeck interrupt [ID] [--server URL] [--local]
+
+The API key is read from FLOWDECK_API_KEY first, then from the OS keychain.
+All state lives in one data folder: FLOWDECK_DATA_DIR, or the OS's per-user app data folder.
+Exit codes: 0 success; 1 the job failed, was cancelled or rejected; 2 usage error or unreadable
+input file; 3 key missing or rejected; 4 credits or subscription; 5 server or network failure.
+`;
+
+function waitForSignal(): Promise<void> {
+  return new Promise((resolveWait) => {
+    const done = (): void => {
+      process.removeListener('SIGINT', done);
+      process.removeListener('SIGTERM', done);
+      resolveWait();
+    };
+    process.once('SIGINT', done);
+    process.once('SIGTERM', done);
+  });
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  const io = { stdout: process.stdout, stderr: process.stderr };
+  switch (command) {
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(HELP);
+      return command === undefined ? ExitCode.usage : ExitCode.ok;
+    case 'run':
+      return runCommand(rest, io, defaultEnvironment());
+    case 'demo':
+      return demoCommand(rest, io, waitForSignal);
+    case 'login':
+      return loginCommand(rest, io, defaultEnvironment(), process.stdin);
+    case 'logout':
+      return logoutCommand(rest, io, defaultEnvironment());
+    case 'queue':
+      return queueCommand(rest, io, defaultEnvironment());
+    case 'cancel':
+      return cancelCommand(rest, io, defaultEnvironment());
+    case 'interrupt':
+      return interruptCommand(rest, io, defaultEnvironment());
+    default:
+      throw new UsageError(`Unknown command "${command}". Run "flowdeck help" for the list of commands.`);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    const message = redactSecret(messageFor(error), process.env.FLOWDECK_API_KEY);
+    process.stderr.write(`flowdeck: ${message}\n`);
+    process.exitCode = exitCodeFor(error);
+  },
+);

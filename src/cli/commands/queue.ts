@@ -1,0 +1,50 @@
+// flowdeck queue / cancel / interrupt: the server's queue, as jobs you can act on.
+import { ServiceClient } from '../../main/service/client';
+import { parseCommandArgs } from '../args';
+import { requireKey, resolveServer, type CliEnvironment } from '../connection';
+import { ExitCode, UsageError } from '../errors';
+import type { CliIo } from './run';
+
+const CONNECTION_OPTIONS = { server: { type: 'string' }, local: { type: 'boolean' } } as const;
+
+async function clientFor(values: { server?: string | undefined; local?: boolean | undefined }, environment: CliEnvironment): Promise<ServiceClient> {
+  const resolved = resolveServer(values, environment);
+  const key = await requireKey(resolved, environment);
+  return new ServiceClient(resolved.server, { apiKey: () => key });
+}
+
+export async function queueCommand(argv: string[], io: CliIo, environment: CliEnvironment): Promise<number> {
+  const { values } = parseCommandArgs('queue', argv, { ...CONNECTION_OPTIONS, json: { type: 'boolean' } }, false);
+  const client = await clientFor(values, environment);
+  const queue = await client.getQueue();
+  if (values.json) {
+    // Only ids and numbers: queue entries may carry extra_data with a key on older servers.
+    io.stdout.write(`${JSON.stringify({ running: queue.running, pending: queue.pending })}\n`);
+    return ExitCode.ok;
+  }
+  if (queue.running.length === 0 && queue.pending.length === 0) {
+    io.stdout.write('The queue is empty.\n');
+    return ExitCode.ok;
+  }
+  for (const entry of queue.running) io.stdout.write(`running  ${entry.promptId}${entry.number === null ? '' : `  #${entry.number}`}\n`);
+  for (const entry of queue.pending) io.stdout.write(`pending  ${entry.promptId}${entry.number === null ? '' : `  #${entry.number}`}\n`);
+  return ExitCode.ok;
+}
+
+export async function cancelCommand(argv: string[], io: CliIo, environment: CliEnvironment): Promise<number> {
+  const { values, positionals } = parseCommandArgs('cancel', argv, CONNECTION_OPTIONS);
+  if (positionals.length === 0) throw new UsageError('Name at least one job id: flowdeck cancel ID...');
+  const client = await clientFor(values, environment);
+  await client.cancel(positionals);
+  io.stdout.write(`Asked the server to cancel ${positionals.join(', ')}.\n`);
+  return ExitCode.ok;
+}
+
+export async function interruptCommand(argv: string[], io: CliIo, environment: CliEnvironment): Promise<number> {
+  const { values, positionals } = parseCommandArgs('interrupt', argv, CONNECTION_OPTIONS);
+  if (positionals.length > 1) throw new UsageError('flowdeck interrupt takes at most one job id.');
+  const client = await clientFor(values, environment);
+  await client.interrupt(positionals[0]);
+  io.stdout.write(positionals[0] ? `Asked the server to interrupt ${positionals[0]}.\n` : 'Asked the server to interrupt the running job.\n');
+  return ExitCode.ok;
+}

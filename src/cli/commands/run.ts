@@ -1,0 +1,194 @@
+// flowdeck run WORKFLOW.json: edit inputs, upload files and masks, submit, follow the job with
+// progress on stderr, download every output into --out, print the paths (or one JSON object).
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, extname, join, resolve } from 'node:path';
+import { prepareMaskPng, MaskFileError } from '../../main/images/mask-file';
+import type { ServiceApi } from '../../main/service/ports';
+import type { OutputFile, ServerKind, UploadResult, Workflow } from '../../main/service/types';
+import { parseAssignment, parseCliValue, setInput, type InputRef } from '../../main/workflow/edit';
+import { parseWorkflowText } from '../../main/workflow/parse';
+import { parseCommandArgs, parsePositiveNumber } from '../args';
+import { requireKey, resolveServer, type CliEnvironment } from '../connection';
+import { ExitCode, JobFailedError, UsageError } from '../errors';
+import { createProgressReporter } from '../progress';
+import { openSession, type CliSession, type JobOutcome } from '../session';
+
+export const RUN_USAGE = `flowdeck run WORKFLOW.json [--server URL] [--local] [--set NODE.INPUT=VALUE]...
+             [--upload NODE.INPUT=FILE]... [--mask NODE.INPUT=IMAGE,MASK]... [--out DIR]
+             [--json] [--timeout SECONDS] [--save-previews]`;
+
+export interface CliIo {
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+}
+
+interface RunResultJson {
+  prompt_id: string | null;
+  status: string;
+  outputs: { node: string; filename: string; type: string; path: string }[];
+  error: string | null;
+}
+
+async function readWorkflowFile(path: string): Promise<Workflow> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`Cannot read the workflow file ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`);
+  }
+  const parsed = parseWorkflowText(text);
+  if (!parsed.ok) throw new UsageError(`${path}: ${parsed.message}`);
+  return parsed.workflow;
+}
+
+/** The value a workflow input takes for an uploaded file: `subfolder/name` on local servers. */
+export function uploadedInputValue(result: UploadResult, kind: ServerKind): string {
+  return kind === 'local' && result.subfolder ? `${result.subfolder}/${result.name}` : result.name;
+}
+
+function requireReadableFile(path: string, what: string): string {
+  const full = resolve(path);
+  if (!existsSync(full)) throw new UsageError(`The ${what} ${path} does not exist.`);
+  return full;
+}
+
+async function applyUploads(api: ServiceApi, workflow: Workflow, uploads: string[], masks: string[], kind: ServerKind, log: (m: string) => void): Promise<void> {
+  for (const spec of uploads) {
+    const { ref, value } = parseAssignment(spec);
+    const file = requireReadableFile(value, 'file to upload');
+    const result = await api.uploadImage(file, { type: 'input' });
+    setInput(workflow, ref, uploadedInputValue(result, kind));
+    log(`uploaded ${basename(file)} as ${uploadedInputValue(result, kind)} -> ${ref.nodeId}.${ref.input}`);
+  }
+  for (const spec of masks) {
+    const { ref, value } = parseAssignment(spec);
+    const parts = value.split(',');
+    if (parts.length !== 2 || !parts[0] || !parts[1]) throw new UsageError(`--mask ${spec}: expected NODE.INPUT=IMAGE,MASK.`);
+    await uploadWithMask(api, workflow, ref, requireReadableFile(parts[0], 'image'), requireReadableFile(parts[1], 'mask'), kind, log);
+  }
+}
+
+async function uploadWithMask(api: ServiceApi, workflow: Workflow, ref: InputRef, image: string, mask: string, kind: ServerKind, log: (m: string) => void): Promise<void> {
+  const original = await api.uploadImage(image, { type: 'input' });
+  const work = await mkdtemp(join(tmpdir(), 'flowdeck-mask-'));
+  try {
+    let prepared;
+    try {
+      prepared = await prepareMaskPng(mask, join(work, `${basename(mask, extname(mask))}-alpha.png`));
+    } catch (error) {
+      if (error instanceof MaskFileError) throw new UsageError(error.message);
+      throw error;
+    }
+    const result = await api.uploadMask(prepared.path, {
+      originalRef: { filename: original.name, subfolder: original.subfolder, type: original.type || 'input' },
+      filename: `${basename(image, extname(image))}-mask.png`,
+    });
+    setInput(workflow, ref, uploadedInputValue(result, kind));
+    log(`uploaded ${basename(image)} with mask ${basename(mask)}${prepared.converted ? ' (white = masked, converted to alpha)' : ''} as ${uploadedInputValue(result, kind)} -> ${ref.nodeId}.${ref.input}`);
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+/** A name in `dir` that no earlier output of this run (or an existing file) took. */
+function uniqueName(dir: string, name: string, taken: Set<string>): string {
+  const ext = extname(name);
+  const stem = name.slice(0, name.length - ext.length);
+  let candidate = name;
+  for (let i = 1; taken.has(candidate) || existsSync(join(dir, candidate)); i += 1) candidate = `${stem} (${i})${ext}`;
+  taken.add(candidate);
+  return candidate;
+}
+
+async function downloadOutputs(session: CliSession, outputs: OutputFile[], outDir: string, log: (m: string) => void): Promise<RunResultJson['outputs']> {
+  await mkdir(outDir, { recursive: true });
+  const taken = new Set<string>();
+  const results: RunResultJson['outputs'] = [];
+  for (const output of outputs) {
+    const destName = uniqueName(outDir, session.safeName(output.filename), taken);
+    const result = await session.api.download(output, outDir, { destName });
+    results.push({ node: output.node, filename: output.filename, type: output.type, path: result.path });
+    log(`downloaded ${output.filename} (${result.bytes} bytes)`);
+  }
+  return results;
+}
+
+export async function runCommand(argv: string[], io: CliIo, environment: CliEnvironment): Promise<number> {
+  const { values, positionals } = parseCommandArgs('run', argv, {
+    server: { type: 'string' },
+    local: { type: 'boolean' },
+    set: { type: 'string', multiple: true },
+    upload: { type: 'string', multiple: true },
+    mask: { type: 'string', multiple: true },
+    out: { type: 'string' },
+    json: { type: 'boolean' },
+    timeout: { type: 'string' },
+    'save-previews': { type: 'boolean' },
+  });
+  if (positionals.length !== 1) throw new UsageError(`Expected one workflow file.\nUsage: ${RUN_USAGE}`);
+  const timeoutSeconds = parsePositiveNumber('timeout', values.timeout);
+  const workflowPath = requireReadableFile(positionals[0]!, 'workflow file');
+  const workflow = await readWorkflowFile(workflowPath);
+  for (const spec of values.set ?? []) {
+    const { ref, value } = parseAssignment(spec);
+    setInput(workflow, ref, parseCliValue(value));
+  }
+  const outDir = resolve(values.out ?? 'flowdeck-output');
+  const json = values.json === true;
+  const progress = createProgressReporter(io.stderr);
+  const log = (message: string): void => progress.line(message);
+
+  const resolved = resolveServer({ server: values.server, local: values.local }, environment);
+  const key = await requireKey(resolved, environment);
+  const session = await openSession(resolved.server, key, environment.dataDir);
+  let outcome: JobOutcome | null = null;
+  let promptId: string | null = null;
+  const onSigint = (): void => {
+    progress.line(promptId ? `Stopped following job ${promptId}; it goes on on the server (flowdeck cancel ${promptId} stops it).` : 'Interrupted.');
+    void session.close().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSigint);
+  try {
+    await applyUploads(session.api, workflow, values.upload ?? [], values.mask ?? [], resolved.server.kind, log);
+    const previewDir = values['save-previews'] ? join(outDir, 'previews') : null;
+    if (previewDir) await mkdir(previewDir, { recursive: true });
+    const submitted = await session.submit(workflow, basename(workflowPath));
+    promptId = submitted;
+    log(`submitted job ${promptId} to ${resolved.server.baseUrl}`);
+    outcome = await session.follow(promptId, {
+      timeoutMs: timeoutSeconds === undefined ? null : timeoutSeconds * 1000,
+      onProgress: (view) => progress.update(view),
+      onPreview: previewDir
+        ? async (index, mime, bytes) => {
+            await writeFile(join(previewDir, `${promptId}-${String(index).padStart(3, '0')}.${mime === 'image/png' ? 'png' : 'jpg'}`), bytes);
+          }
+        : undefined,
+    });
+    progress.done();
+    const downloaded = outcome.phase === 'succeeded' ? await downloadOutputs(session, outcome.outputs, outDir, log) : [];
+    const result: RunResultJson = { prompt_id: promptId, status: outcome.phase, outputs: downloaded, error: outcome.errorText };
+    if (json) io.stdout.write(`${JSON.stringify(result)}\n`);
+    else for (const o of downloaded) io.stdout.write(`${o.path}\n`);
+    if (outcome.phase !== 'succeeded') {
+      if (!json) io.stderr.write(`${outcome.errorText ?? `The job ended as ${outcome.phase}.`}\n`);
+      return ExitCode.jobFailed;
+    }
+    if (!json) log(`job ${promptId} succeeded: ${downloaded.length} output${downloaded.length === 1 ? '' : 's'} in ${outDir}`);
+    return ExitCode.ok;
+  } catch (error) {
+    progress.done();
+    if (json) {
+      const message = error instanceof Error ? error.message : String(error);
+      io.stdout.write(`${JSON.stringify({ prompt_id: promptId, status: error instanceof JobFailedError ? 'failed' : 'error', outputs: [], error: message })}\n`);
+    }
+    throw error;
+  } finally {
+    process.removeListener('SIGINT', onSigint);
+    await session.close();
+  }
+}
+
+export { randomUUID as newPromptId };
