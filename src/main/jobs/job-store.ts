@@ -1,0 +1,291 @@
+// The job journal: every job this app sent (or was about to send), so that a restart can find
+// each one again and settle it with the server's real outcome. Workflows are written with
+// stringifyJsonExact so a 64-bit seed comes back exactly as it went in.
+import { z } from 'zod';
+import { isJsonObject, parseJsonExact, stringifyJsonExact } from '../../shared/json';
+import type { OutputFile, ServerKind, Workflow } from '../service/types';
+import type { Queryable, Store } from './store';
+import { isTerminalPhase, mergeOutputs, type JobErrorInfo, type ProgressSummary, type StoredPhase } from './types';
+
+export const JOBS_MIGRATIONS: readonly string[] = [
+  `CREATE TABLE jobs (
+     prompt_id TEXT PRIMARY KEY NOT NULL,
+     profile_id TEXT,
+     server_kind TEXT NOT NULL,
+     base_url TEXT NOT NULL,
+     client_id TEXT,
+     workflow TEXT,
+     workflow_name TEXT,
+     phase TEXT NOT NULL,
+     raw_status TEXT,
+     number INTEGER,
+     created_at INTEGER NOT NULL,
+     updated_at INTEGER NOT NULL,
+     ended_at INTEGER,
+     error TEXT,
+     outputs TEXT NOT NULL DEFAULT '[]',
+     progress TEXT
+   );
+   CREATE INDEX jobs_phase ON jobs (phase);
+   CREATE INDEX jobs_created ON jobs (created_at DESC);`,
+];
+
+export interface JobRecord {
+  promptId: string;
+  profileId: string | null;
+  serverKind: ServerKind;
+  baseUrl: string;
+  clientId: string | null;
+  workflow: Workflow | null;
+  workflowName: string | null;
+  phase: StoredPhase;
+  rawStatus: string | null;
+  number: number | null;
+  createdAt: number;
+  updatedAt: number;
+  endedAt: number | null;
+  error: JobErrorInfo | null;
+  outputs: OutputFile[];
+  progress: ProgressSummary | null;
+}
+
+export interface NewJob {
+  promptId: string;
+  profileId?: string | null;
+  serverKind: ServerKind;
+  baseUrl: string;
+  clientId?: string | null;
+  workflow?: Workflow | null;
+  workflowName?: string | null;
+  /** Queue number from the submit answer, when known. */
+  number?: number | null;
+}
+
+const IN_FLIGHT: readonly StoredPhase[] = ['submitting', 'pending', 'running'];
+
+// Rows come from a file on disk: validate them like any other untrusted input.
+const rowSchema = z.object({
+  prompt_id: z.string(),
+  profile_id: z.string().nullable(),
+  server_kind: z.enum(['cloud', 'local']),
+  base_url: z.string(),
+  client_id: z.string().nullable(),
+  workflow: z.string().nullable(),
+  workflow_name: z.string().nullable(),
+  phase: z.enum(['submitting', 'pending', 'running', 'succeeded', 'failed', 'cancelled']),
+  raw_status: z.string().nullable(),
+  number: z.number().nullable(),
+  created_at: z.number(),
+  updated_at: z.number(),
+  ended_at: z.number().nullable(),
+  error: z.string().nullable(),
+  outputs: z.string(),
+  progress: z.string().nullable(),
+});
+
+const outputSchema = z.object({
+  filename: z.string(),
+  subfolder: z.string(),
+  type: z.string(),
+  node: z.string(),
+  key: z.string(),
+});
+
+const errorSchema = z.object({
+  exceptionType: z.string().nullable(),
+  explanation: z.string(),
+  message: z.string(),
+  nodeId: z.string().nullable(),
+  nodeType: z.string().nullable(),
+  traceback: z.array(z.string()),
+});
+
+const progressSchema = z.object({
+  nodesDone: z.number(),
+  nodesTotal: z.number().nullable(),
+  currentNode: z.string().nullable(),
+});
+
+function parseJsonColumn<T>(text: string | null, schema: z.ZodType<T>): T | null {
+  if (text === null) return null;
+  try {
+    const parsed = schema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+function parseWorkflowColumn(text: string | null): Workflow | null {
+  if (text === null) return null;
+  try {
+    const value = parseJsonExact(text);
+    return isJsonObject(value) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+function toRecord(raw: Record<string, unknown>): JobRecord | null {
+  const parsed = rowSchema.safeParse(raw);
+  if (!parsed.success) return null;
+  const row = parsed.data;
+  return {
+    promptId: row.prompt_id,
+    profileId: row.profile_id,
+    serverKind: row.server_kind,
+    baseUrl: row.base_url,
+    clientId: row.client_id,
+    workflow: parseWorkflowColumn(row.workflow),
+    workflowName: row.workflow_name,
+    phase: row.phase,
+    rawStatus: row.raw_status,
+    number: row.number,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    endedAt: row.ended_at,
+    error: parseJsonColumn(row.error, errorSchema),
+    outputs: parseJsonColumn(row.outputs, z.array(outputSchema)) ?? [],
+    progress: parseJsonColumn(row.progress, progressSchema),
+  };
+}
+
+export class JobStore {
+  private readonly store: Store;
+  private readonly now: () => number;
+
+  private constructor(store: Store, now: () => number) {
+    this.store = store;
+    this.now = now;
+  }
+
+  /** Applies the jobs migrations to `store` and returns the journal over it. */
+  static async open(store: Store, options: { now?: () => number } = {}): Promise<JobStore> {
+    await store.migrate('jobs', JOBS_MIGRATIONS);
+    return new JobStore(store, options.now ?? Date.now);
+  }
+
+  /**
+   * Records a job before it is sent (the client chose its prompt_id), so that a crash between
+   * sending and reading the answer leaves a trace that reconciliation can settle.
+   */
+  async recordSubmitting(job: NewJob): Promise<void> {
+    await this.insert(job, 'submitting', 'submitting');
+  }
+
+  /**
+   * Records a job the server accepted. A row written by recordSubmitting moves on to `pending`
+   * (keeping its creation time); a row already further along is left as it is.
+   */
+  async recordSubmitted(job: NewJob): Promise<void> {
+    await this.store.transaction(async (tx) => {
+      const existing = await tx.get('SELECT phase FROM jobs WHERE prompt_id = ?', [job.promptId]);
+      if (!existing) {
+        await this.insertWith(tx, job, 'pending', 'submitted');
+        return;
+      }
+      const now = this.now();
+      await tx.run(
+        `UPDATE jobs SET number = COALESCE(?, number), client_id = COALESCE(?, client_id),
+           workflow = COALESCE(?, workflow), workflow_name = COALESCE(?, workflow_name),
+           profile_id = COALESCE(?, profile_id), updated_at = ?,
+           phase = CASE WHEN phase = 'submitting' THEN 'pending' ELSE phase END,
+           raw_status = CASE WHEN phase = 'submitting' THEN 'submitted' ELSE raw_status END
+         WHERE prompt_id = ?`,
+        [
+          job.number ?? null,
+          job.clientId ?? null,
+          job.workflow ? stringifyJsonExact(job.workflow) : null,
+          job.workflowName ?? null,
+          job.profileId ?? null,
+          now,
+          job.promptId,
+        ],
+      );
+    });
+  }
+
+  /** Sets the phase (and the server's word); a terminal phase also stamps ended_at. */
+  async updatePhase(promptId: string, phase: StoredPhase, rawStatus: string | null, progress?: ProgressSummary | null): Promise<void> {
+    const now = this.now();
+    await this.store.run(
+      `UPDATE jobs SET phase = ?, raw_status = COALESCE(?, raw_status), updated_at = ?,
+         ended_at = CASE WHEN ? THEN COALESCE(ended_at, ?) ELSE NULL END,
+         progress = COALESCE(?, progress)
+       WHERE prompt_id = ?`,
+      [phase, rawStatus, now, isTerminalPhase(phase) ? 1 : 0, now, progress ? JSON.stringify(progress) : null, promptId],
+    );
+  }
+
+  /** Merges `outputs` into the job's list, skipping files it already has. Returns how many were new. */
+  async addOutputs(promptId: string, outputs: readonly OutputFile[]): Promise<number> {
+    if (outputs.length === 0) return 0;
+    return this.store.transaction(async (tx) => {
+      const row = await tx.get('SELECT outputs FROM jobs WHERE prompt_id = ?', [promptId]);
+      if (!row) return 0;
+      const current = parseJsonColumn(typeof row['outputs'] === 'string' ? row['outputs'] : '[]', z.array(outputSchema)) ?? [];
+      const added = mergeOutputs(current, outputs);
+      if (added.length > 0) {
+        await tx.run('UPDATE jobs SET outputs = ?, updated_at = ? WHERE prompt_id = ?', [JSON.stringify(current), this.now(), promptId]);
+      }
+      return added.length;
+    });
+  }
+
+  async setError(promptId: string, error: JobErrorInfo | null): Promise<void> {
+    await this.store.run('UPDATE jobs SET error = ?, updated_at = ? WHERE prompt_id = ?', [error ? JSON.stringify(error) : null, this.now(), promptId]);
+  }
+
+  async get(promptId: string): Promise<JobRecord | null> {
+    const row = await this.store.get('SELECT * FROM jobs WHERE prompt_id = ?', [promptId]);
+    return row ? toRecord(row) : null;
+  }
+
+  /** Jobs not yet known to have ended (submitting, pending, running), oldest first. */
+  async listInFlight(): Promise<JobRecord[]> {
+    const marks = IN_FLIGHT.map(() => '?').join(', ');
+    const rows = await this.store.all(`SELECT * FROM jobs WHERE phase IN (${marks}) ORDER BY created_at ASC, rowid ASC`, [...IN_FLIGHT]);
+    return rows.map(toRecord).filter((r): r is JobRecord => r !== null);
+  }
+
+  /** Most recent first. */
+  async list(options: { limit?: number; offset?: number } = {}): Promise<JobRecord[]> {
+    const limit = Math.max(0, Math.min(10_000, Math.floor(options.limit ?? 100)));
+    const offset = Math.max(0, Math.floor(options.offset ?? 0));
+    const rows = await this.store.all('SELECT * FROM jobs ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?', [limit, offset]);
+    return rows.map(toRecord).filter((r): r is JobRecord => r !== null);
+  }
+
+  /** Forgets a job (e.g. a submit the server rejected outright, so there is nothing to follow). */
+  async remove(promptId: string): Promise<void> {
+    await this.store.run('DELETE FROM jobs WHERE prompt_id = ?', [promptId]);
+  }
+
+  private async insert(job: NewJob, phase: StoredPhase, rawStatus: string): Promise<void> {
+    await this.insertWith(this.store, job, phase, rawStatus);
+  }
+
+  private async insertWith(q: Queryable, job: NewJob, phase: StoredPhase, rawStatus: string): Promise<void> {
+    const now = this.now();
+    await q.run(
+      `INSERT INTO jobs (prompt_id, profile_id, server_kind, base_url, client_id, workflow, workflow_name,
+         phase, raw_status, number, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (prompt_id) DO NOTHING`,
+      [
+        job.promptId,
+        job.profileId ?? null,
+        job.serverKind,
+        job.baseUrl,
+        job.clientId ?? null,
+        job.workflow ? stringifyJsonExact(job.workflow) : null,
+        job.workflowName ?? null,
+        phase,
+        rawStatus,
+        job.number ?? null,
+        now,
+        now,
+      ],
+    );
+  }
+}

@@ -1,0 +1,242 @@
+// The app's embedded SQLite store: one file, one connection, shared by the job journal, the
+// outputs library and the hot-folder journal. Each of those modules registers its own numbered
+// migrations under its own name, so they evolve their tables independently in the same file.
+//
+// Every statement goes through one queue. node-sqlite3 gives no ordering between statements issued
+// from different async callers on one connection, so without the queue a statement from one caller
+// could land inside another caller's open transaction. Inside `transaction(fn)` the statements of
+// `fn` (whether issued through the handle it receives or through the store itself: AsyncLocalStorage
+// tells them apart) bypass the queue, so a transaction never waits on itself.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import sqlite3 from 'sqlite3';
+
+/** Values a statement can bind. bigint is deliberately absent: store big integers as JSON text. */
+export type SqlValue = string | number | null | Buffer | boolean;
+export type SqlParams = readonly SqlValue[] | Readonly<Record<string, SqlValue>>;
+
+export interface RunResult {
+  changes: number;
+  lastId: number;
+}
+
+/** What a caller can do with the store, inside or outside a transaction. */
+export interface Queryable {
+  run(sql: string, params?: SqlParams): Promise<RunResult>;
+  /** The first row, or undefined. Rows are untrusted shapes: validate them where they are read. */
+  get(sql: string, params?: SqlParams): Promise<Record<string, unknown> | undefined>;
+  all(sql: string, params?: SqlParams): Promise<Record<string, unknown>[]>;
+  /** Runs several statements separated by semicolons, without parameters. */
+  exec(sql: string): Promise<void>;
+}
+
+/** A migration step: SQL text (may hold several statements) or a function for data moves. */
+export type Migration = string | ((tx: Queryable) => Promise<void>);
+
+export class StoreError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreError';
+  }
+}
+
+export interface StoreOptions {
+  /** How long a statement waits for another process's lock before failing (SQLITE_BUSY). */
+  busyTimeoutMs?: number;
+}
+
+type Task<T> = () => Promise<T>;
+
+const MODULE_NAME = /^[a-z][a-z0-9_-]{0,63}$/;
+
+export class Store implements Queryable {
+  readonly path: string;
+  private readonly db: sqlite3.Database;
+  /** Tail of the statement queue. */
+  private tail: Promise<unknown> = Promise.resolve();
+  private readonly inTransaction = new AsyncLocalStorage<true>();
+  private closing: Promise<void> | null = null;
+
+  private constructor(path: string, db: sqlite3.Database) {
+    this.path = path;
+    this.db = db;
+  }
+
+  /** Opens (creating if needed) the store at `path`, or an in-memory one for ':memory:'. */
+  static async open(path: string, options: StoreOptions = {}): Promise<Store> {
+    const memory = path === ':memory:' || path === '';
+    const full = memory ? ':memory:' : resolve(path);
+    if (!memory) mkdirSync(dirname(full), { recursive: true });
+    const db = await new Promise<sqlite3.Database>((ok, fail) => {
+      const opened: sqlite3.Database = new sqlite3.Database(full, (error) => {
+        if (error) fail(new StoreError(`Cannot open the data store at ${full}: ${error.message}`, { cause: error }));
+        else ok(opened);
+      });
+    });
+    const store = new Store(full, db);
+    try {
+      const busy = Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000));
+      db.configure('busyTimeout', busy);
+      // WAL lets readers (another Flowdeck process, a backup) proceed while we write.
+      if (!memory) await store.exec('PRAGMA journal_mode = WAL');
+      await store.exec(`PRAGMA busy_timeout = ${busy}; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;`);
+      await store.exec(
+        `CREATE TABLE IF NOT EXISTS migrations (
+           module TEXT NOT NULL,
+           version INTEGER NOT NULL,
+           applied_at INTEGER NOT NULL,
+           PRIMARY KEY (module, version)
+         )`,
+      );
+    } catch (error) {
+      await store.close();
+      throw error instanceof StoreError ? error : new StoreError(`Cannot prepare the data store at ${full}: ${String(error)}`, { cause: error });
+    }
+    return store;
+  }
+
+  get closed(): boolean {
+    return this.closing !== null;
+  }
+
+  run(sql: string, params: SqlParams = []): Promise<RunResult> {
+    return this.schedule(() => this.rawRun(sql, params));
+  }
+
+  get(sql: string, params: SqlParams = []): Promise<Record<string, unknown> | undefined> {
+    return this.schedule(() => this.rawGet(sql, params));
+  }
+
+  all(sql: string, params: SqlParams = []): Promise<Record<string, unknown>[]> {
+    return this.schedule(() => this.rawAll(sql, params));
+  }
+
+  exec(sql: string): Promise<void> {
+    return this.schedule(() => this.rawExec(sql));
+  }
+
+  /**
+   * Runs `fn` inside BEGIN IMMEDIATE ... COMMIT, alone on the connection; rolls back if `fn` throws.
+   * Nested calls join the outer transaction.
+   */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    if (this.inTransaction.getStore()) return fn(this);
+    return this.schedule(() =>
+      this.inTransaction.run(true, async () => {
+        await this.rawExec('BEGIN IMMEDIATE');
+        let result: T;
+        try {
+          result = await fn(this);
+        } catch (error) {
+          await this.rawExec('ROLLBACK').catch(() => undefined);
+          throw error;
+        }
+        await this.rawExec('COMMIT');
+        return result;
+      }),
+    );
+  }
+
+  /**
+   * Applies the not yet applied steps of `module`'s migrations, each in its own transaction with
+   * its bookkeeping row, so a failure leaves the store at the last complete version.
+   * Returns the module's version afterwards.
+   */
+  async migrate(module: string, steps: readonly Migration[]): Promise<number> {
+    if (!MODULE_NAME.test(module)) throw new StoreError(`Invalid migration module name "${module}".`);
+    const current = await this.version(module);
+    if (current > steps.length) {
+      throw new StoreError(
+        `The data store at ${this.path} was written by a newer version of Flowdeck (${module} schema ${current}, this version knows ${steps.length}). Update Flowdeck, or move the file aside to start afresh.`,
+      );
+    }
+    for (let index = current; index < steps.length; index += 1) {
+      const step = steps[index]!;
+      const version = index + 1;
+      try {
+        await this.transaction(async (tx) => {
+          if (typeof step === 'string') await tx.exec(step);
+          else await step(tx);
+          await tx.run('INSERT INTO migrations (module, version, applied_at) VALUES (?, ?, ?)', [module, version, Date.now()]);
+        });
+      } catch (error) {
+        throw new StoreError(`Migration ${module} #${version} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      }
+    }
+    return steps.length;
+  }
+
+  /** The highest applied migration number of `module` (0 when none). */
+  async version(module: string): Promise<number> {
+    const row = await this.get('SELECT MAX(version) AS v FROM migrations WHERE module = ?', [module]);
+    const v = row?.['v'];
+    return typeof v === 'number' ? v : 0;
+  }
+
+  /** Waits for queued statements, then closes. Safe to call more than once. */
+  close(): Promise<void> {
+    if (this.closing) return this.closing;
+    const pending = this.tail;
+    this.closing = pending
+      .catch(() => undefined)
+      .then(
+        () =>
+          new Promise<void>((ok, fail) => {
+            this.db.close((error) => (error ? fail(new StoreError(`Closing the data store failed: ${error.message}`, { cause: error })) : ok()));
+          }),
+      );
+    return this.closing;
+  }
+
+  private schedule<T>(task: Task<T>): Promise<T> {
+    if (this.inTransaction.getStore()) return task();
+    if (this.closing) return Promise.reject(new StoreError('The data store is closed.'));
+    const result = this.tail.then(task, task);
+    // The queue must advance whatever the outcome; callers see the outcome through `result`.
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+
+  private rawRun(sql: string, params: SqlParams): Promise<RunResult> {
+    return new Promise((ok, fail) => {
+      this.db.run(sql, params, function (this: sqlite3.RunResult, error: Error | null) {
+        if (error) fail(wrap(error, sql));
+        else ok({ changes: this.changes, lastId: this.lastID });
+      });
+    });
+  }
+
+  private rawGet(sql: string, params: SqlParams): Promise<Record<string, unknown> | undefined> {
+    return new Promise((ok, fail) => {
+      this.db.get(sql, params, (error: Error | null, row: unknown) => {
+        if (error) fail(wrap(error, sql));
+        else ok(isRow(row) ? row : undefined);
+      });
+    });
+  }
+
+  private rawAll(sql: string, params: SqlParams): Promise<Record<string, unknown>[]> {
+    return new Promise((ok, fail) => {
+      this.db.all(sql, params, (error: Error | null, rows: unknown[]) => {
+        if (error) fail(wrap(error, sql));
+        else ok((rows ?? []).filter(isRow));
+      });
+    });
+  }
+
+  private rawExec(sql: string): Promise<void> {
+    return new Promise((ok, fail) => {
+      this.db.exec(sql, (error) => (error ? fail(wrap(error, sql)) : ok()));
+    });
+  }
+}
+
+function isRow(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}
+
+function wrap(error: Error, sql: string): StoreError {
+  const head = sql.trim().replace(/\s+/g, ' ').slice(0, 80);
+  return new StoreError(`${error.message} (in: ${head})`, { cause: error });
+}

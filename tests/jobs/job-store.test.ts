@@ -1,0 +1,122 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseJsonExact } from '../../src/shared/json';
+import { JobStore } from '../../src/main/jobs/job-store';
+import { Store } from '../../src/main/jobs/store';
+import type { Workflow } from '../../src/main/service/types';
+
+let dir: string;
+let store: Store | null = null;
+let clock = 1_000;
+const now = (): number => clock;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'flowdeck-jobstore-'));
+  clock = 1_000;
+});
+
+afterEach(async () => {
+  await store?.close();
+  store = null;
+  await rm(dir, { recursive: true, force: true });
+});
+
+const SEED = 18446744073709551615n; // 2^64-1: beyond a JavaScript number
+
+function workflow(): Workflow {
+  const parsed = parseJsonExact(
+    `{"3":{"class_type":"DemoSampler","inputs":{"seed":${SEED},"steps":4}},"9":{"class_type":"SaveImage","inputs":{"images":["3",0],"filename_prefix":"x"}}}`,
+  );
+  return parsed as Workflow;
+}
+
+const base = { serverKind: 'local' as const, baseUrl: 'http://127.0.0.1:8188', clientId: 'c-1', profileId: 'p-1' };
+
+describe('JobStore', () => {
+  it('round-trips a job with a 64-bit seed through a reopened file', async () => {
+    const path = join(dir, 'flowdeck.db');
+    store = await Store.open(path);
+    let jobs = await JobStore.open(store, { now });
+    await jobs.recordSubmitted({ ...base, promptId: 'p1', workflow: workflow(), workflowName: 'demo.json', number: 3 });
+    clock = 2_000;
+    await jobs.updatePhase('p1', 'running', 'in_progress', { nodesDone: 1, nodesTotal: 2, currentNode: '3' });
+    const file = { filename: 'a.png', subfolder: '', type: 'output', node: '9', key: 'images' };
+    expect(await jobs.addOutputs('p1', [file, file])).toBe(1);
+    expect(await jobs.addOutputs('p1', [file, { ...file, filename: 'b.png' }])).toBe(1);
+    clock = 3_000;
+    await jobs.updatePhase('p1', 'succeeded', 'success');
+    await store.close();
+
+    store = await Store.open(path);
+    jobs = await JobStore.open(store, { now });
+    const record = await jobs.get('p1');
+    expect(record).not.toBeNull();
+    const seed = (record!.workflow!['3'] as { inputs: { seed: unknown } }).inputs.seed;
+    expect(seed).toBe(SEED);
+    expect(record).toMatchObject({
+      promptId: 'p1',
+      profileId: 'p-1',
+      serverKind: 'local',
+      baseUrl: 'http://127.0.0.1:8188',
+      clientId: 'c-1',
+      workflowName: 'demo.json',
+      phase: 'succeeded',
+      rawStatus: 'success',
+      number: 3,
+      createdAt: 1_000,
+      updatedAt: 3_000,
+      endedAt: 3_000,
+      error: null,
+      progress: { nodesDone: 1, nodesTotal: 2, currentNode: '3' },
+    });
+    expect(record!.outputs.map((o) => o.filename)).toEqual(['a.png', 'b.png']);
+    expect(await jobs.listInFlight()).toEqual([]);
+  });
+
+  it('records a job before sending it, then moves it on when the server accepts it', async () => {
+    store = await Store.open(':memory:');
+    const jobs = await JobStore.open(store, { now });
+    await jobs.recordSubmitting({ ...base, promptId: 'p2', workflow: workflow() });
+    expect((await jobs.listInFlight()).map((j) => [j.promptId, j.phase])).toEqual([['p2', 'submitting']]);
+    clock = 1_500;
+    await jobs.recordSubmitted({ ...base, promptId: 'p2', number: 7 });
+    const record = await jobs.get('p2');
+    expect(record).toMatchObject({ phase: 'pending', rawStatus: 'submitted', number: 7, createdAt: 1_000, updatedAt: 1_500 });
+    // A late recordSubmitted does not drag an ended job back.
+    await jobs.updatePhase('p2', 'failed', 'error');
+    await jobs.recordSubmitted({ ...base, promptId: 'p2' });
+    expect((await jobs.get('p2'))?.phase).toBe('failed');
+  });
+
+  it('keeps errors, lists newest first and in-flight oldest first', async () => {
+    store = await Store.open(':memory:');
+    const jobs = await JobStore.open(store, { now });
+    for (const [i, id] of ['a', 'b', 'c'].entries()) {
+      clock = 1_000 + i;
+      await jobs.recordSubmitted({ ...base, promptId: id });
+    }
+    await jobs.updatePhase('b', 'failed', 'error');
+    const error = { exceptionType: 'OOMError', explanation: 'x', message: 'y', nodeId: '3', nodeType: 'KSampler', traceback: ['l1'] };
+    await jobs.setError('b', error);
+    expect((await jobs.get('b'))?.error).toEqual(error);
+    expect((await jobs.list({ limit: 2 })).map((j) => j.promptId)).toEqual(['c', 'b']);
+    expect((await jobs.listInFlight()).map((j) => j.promptId)).toEqual(['a', 'c']);
+    await jobs.remove('a');
+    expect(await jobs.get('a')).toBeNull();
+  });
+
+  it('skips a damaged row instead of failing the whole list', async () => {
+    store = await Store.open(':memory:');
+    const jobs = await JobStore.open(store, { now });
+    await jobs.recordSubmitted({ ...base, promptId: 'good' });
+    await store.run(
+      `INSERT INTO jobs (prompt_id, server_kind, base_url, phase, created_at, updated_at) VALUES ('bad', 'martian', 'x', 'pending', 1, 1)`,
+    );
+    await store.run(`UPDATE jobs SET outputs = 'not json' WHERE prompt_id = 'good'`);
+    const list = await jobs.listInFlight();
+    expect(list.map((j) => j.promptId)).toEqual(['good']);
+    expect(list[0]!.outputs).toEqual([]);
+  });
+});
