@@ -1,0 +1,59 @@
+// The names of every call and event of the renderer <-> main contract, with no runtime
+// dependency. The sandboxed preload and the harness's injected bridge script import only this
+// file (they cannot load zod), while contract.ts pairs each name with its schemas; a type-level
+// test proves the two lists and the schemas stay identical.
+
+export const CALL_NAMES = [
+  'profiles.list',
+  'profiles.save',
+  'profiles.remove',
+  'profiles.select',
+  'key.status',
+  'key.save',
+  'key.remove',
+  'connection.test',
+  'nodes.definitions',
+  'workflow.open',
+  'workflow.parse',
+  'workflow.recent',
+  'run.submit',
+  'jobs.list',
+  'jobs.cancel',
+  'queue.get',
+  'queue.cancel',
+  'queue.interrupt',
+  'queue.clearPending',
+  'upload.image',
+  'upload.mask',
+  'output.fetch',
+  'preview.ack',
+  'renderer.ready',
+] as const;
+
+export const EVENT_NAMES = ['connection.state', 'job.update', 'job.preview', 'queue.changed', 'profiles.changed'] as const;
+
+export type CallName = (typeof CALL_NAMES)[number];
+export type EventName = (typeof EVENT_NAMES)[number];
+
+/** The call whose acknowledgement releases the next preview frame of a job (see bridge.ts). */
+export const PREVIEW_ACK_CALL = 'preview.ack' satisfies CallName;
+export const PREVIEW_EVENT = 'job.preview' satisfies EventName;
+export const READY_CALL = 'renderer.ready' satisfies CallName;
+
+/** Electron IPC channel of a call (one ipcMain.handle per call). */
+export function callChannel(name: CallName): string {
+  return `flowdeck:call:${name}`;
+}
+
+/** Electron IPC channel of an event (main -> renderer). */
+export function eventChannel(name: EventName): string {
+  return `flowdeck:event:${name}`;
+}
+
+export function isCallName(value: unknown): value is CallName {
+  return typeof value === 'string' && (CALL_NAMES as readonly string[]).includes(value);
+}
+
+export function isEventName(value: unknown): value is EventName {
+  return typeof value === 'string' && (EVENT_NAMES as readonly string[]).includes(value);
+}
