@@ -56,7 +56,7 @@ if (stages.has('build') && !run('build', 'npx', ['electron-vite', 'build'])) {
 if (stages.has('typecheck')) run('typecheck', 'npm', ['run', '--silent', 'typecheck']);
 if (stages.has('unit')) {
   const file = join(results, 'vitest.json');
-  run('unit and integration tests', 'npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${file}`]);
+  run('unit and integration tests', 'npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${file}`], { FLOWDECK_BUILT: '1' });
   addVitest('unit and integration tests', file);
 }
 if (stages.has('keychain')) {

@@ -1,0 +1,133 @@
+// One CLI connection to a server: the REST client, the events socket, the job tracker and the job
+// journal in the data folder, opened together and closed together.
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { dataPaths } from '../main/config/data-dir';
+import { JobStore } from '../main/jobs/job-store';
+import { Store } from '../main/jobs/store';
+import { JobTracker } from '../main/jobs/tracker';
+import type { JobSnapshot } from '../main/jobs/types';
+import { ServiceClient } from '../main/service/client';
+import { EventsSocket } from '../main/service/events-socket';
+import { safeBaseName } from '../main/service/filenames';
+import type { ImageMime, JobPhase, OutputFile, ServerProfile, Workflow } from '../main/service/types';
+import type { ProgressView } from './progress';
+
+export interface JobOutcome {
+  phase: JobPhase | 'timeout';
+  outputs: OutputFile[];
+  /** A plain-language account of a failure, cancellation or timeout; null on success. */
+  errorText: string | null;
+}
+
+export interface FollowOptions {
+  timeoutMs: number | null;
+  onProgress(view: ProgressView): void;
+  onPreview?: ((index: number, mime: ImageMime, bytes: Uint8Array) => Promise<void>) | undefined;
+}
+
+export interface CliSession {
+  readonly api: ServiceClient;
+  submit(workflow: Workflow, workflowName: string): Promise<string>;
+  follow(promptId: string, options: FollowOptions): Promise<JobOutcome>;
+  safeName(serverName: string): string;
+  close(): Promise<void>;
+}
+
+function describeFailure(snapshot: JobSnapshot): string {
+  if (snapshot.phase === 'cancelled') return `The job ${snapshot.promptId} was cancelled.`;
+  const error = snapshot.error;
+  if (!error) return `The job ${snapshot.promptId} failed (${snapshot.rawStatus}).`;
+  const where = error.nodeId ? ` in node ${error.nodeId}${error.nodeType ? ` (${error.nodeType})` : ''}` : '';
+  const type = error.exceptionType ? `${error.exceptionType}: ` : '';
+  return `The job ${snapshot.promptId} failed${where}: ${type}${error.message.trim()}\n${error.explanation}`;
+}
+
+function progressView(snapshot: JobSnapshot, previews: number, workflow: Workflow): ProgressView {
+  const current = snapshot.currentNode;
+  const node = current ? snapshot.nodes[current] : undefined;
+  const classType = current ? (workflow[current] as { class_type?: unknown } | undefined)?.class_type : undefined;
+  const texts = Object.values(snapshot.progressText);
+  return {
+    phase: snapshot.phase,
+    nodesDone: snapshot.nodesDone,
+    nodesTotal: snapshot.nodesTotal,
+    currentNode: current,
+    currentNodeClass: typeof classType === 'string' ? classType : null,
+    step: node && node.max > 1 ? { value: node.value, max: node.max } : null,
+    previews,
+    text: texts.length > 0 ? texts[texts.length - 1]! : null,
+  };
+}
+
+export async function openSession(server: ServerProfile, key: string | null, dataDir: string): Promise<CliSession> {
+  mkdirSync(dataDir, { recursive: true });
+  const apiKey = (): string | null => key;
+  const api = new ServiceClient(server, { apiKey });
+  const events = new EventsSocket(server, { apiKey });
+  const store = await Store.open(dataPaths(dataDir).database);
+  const jobs = await JobStore.open(store);
+  const tracker = new JobTracker({ api, events, jobs });
+  events.start();
+  const workflows = new Map<string, Workflow>();
+
+  return {
+    api,
+    async submit(workflow, workflowName) {
+      // Locally the client picks the prompt_id, so a crash between sending and reading the answer
+      // can be reconciled from the journal; the cloud assigns its own.
+      const chosen = server.kind === 'local' ? randomUUID() : undefined;
+      const base = { serverKind: server.kind, baseUrl: server.baseUrl, clientId: events.clientId, workflow, workflowName };
+      if (chosen) await jobs.recordSubmitting({ ...base, promptId: chosen });
+      const result = await api.submit(workflow, { clientId: events.clientId, ...(chosen ? { promptId: chosen } : {}) }).catch(async (error: unknown) => {
+        if (chosen) await jobs.remove(chosen);
+        throw error;
+      });
+      await jobs.recordSubmitted({ ...base, promptId: result.promptId, number: result.number });
+      workflows.set(result.promptId, workflow);
+      return result.promptId;
+    },
+    async follow(promptId, options) {
+      const workflow = workflows.get(promptId) ?? {};
+      let previews = 0;
+      let previewWrites: Promise<void> = Promise.resolve();
+      const offUpdate = tracker.onUpdate((snapshot) => {
+        if (snapshot.promptId === promptId) options.onProgress(progressView(snapshot, previews, workflow));
+      });
+      const offPreview = tracker.onPreview((preview) => {
+        if (preview.promptId !== promptId) return;
+        previews += 1;
+        const index = previews;
+        const bytes = Uint8Array.from(preview.bytes);
+        if (options.onPreview) previewWrites = previewWrites.then(() => options.onPreview!(index, preview.mime, bytes));
+      });
+      tracker.track(promptId, { workflow, workflowName: null });
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        const ended = tracker.waitForEnd(promptId);
+        const timeout = options.timeoutMs === null ? null : new Promise<'timeout'>((resolveTimeout) => {
+          timer = setTimeout(() => resolveTimeout('timeout'), options.timeoutMs ?? 0);
+        });
+        const snapshot = await (timeout ? Promise.race([ended, timeout]) : ended);
+        await previewWrites;
+        if (snapshot === 'timeout') {
+          const seconds = Math.round((options.timeoutMs ?? 0) / 1000);
+          return { phase: 'timeout', outputs: [], errorText: `Gave up waiting after ${seconds} s; the job ${promptId} goes on on the server (flowdeck cancel ${promptId} stops it).` };
+        }
+        return { phase: snapshot.phase, outputs: snapshot.outputs, errorText: snapshot.phase === 'succeeded' ? null : describeFailure(snapshot) };
+      } finally {
+        if (timer) clearTimeout(timer);
+        offUpdate();
+        offPreview();
+      }
+    },
+    safeName(serverName) {
+      return safeBaseName(serverName, 'output');
+    },
+    async close() {
+      tracker.dispose();
+      await events.dispose();
+      await store.close();
+    },
+  };
+}
