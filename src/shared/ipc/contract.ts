@@ -221,9 +221,21 @@ export const jobSnapshotSchema = z.object({
   progress: z.object({ value: z.number(), max: z.number() }).nullable(),
   /** Share of the workflow's nodes done (0..1), when known. */
   overall: z.number().nullable(),
+  nodesDone: z.number().int(),
+  nodesTotal: z.number().int().nullable(),
+  /** The latest progress text a node sent (binary TEXT frames), if any. */
+  progressText: z.string().nullable(),
   outputs: z.array(outputFileSchema),
   error: z
-    .object({ message: z.string(), exceptionType: z.string().nullable(), nodeId: z.string().nullable(), nodeType: z.string().nullable() })
+    .object({
+      /** The server's own message. */
+      message: z.string(),
+      /** What the failure means and what to do, in plain language. */
+      explanation: z.string().nullable(),
+      exceptionType: z.string().nullable(),
+      nodeId: z.string().nullable(),
+      nodeType: z.string().nullable(),
+    })
     .nullable(),
 });
 export type JobSnapshotView = z.infer<typeof jobSnapshotSchema>;
