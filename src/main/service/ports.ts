@@ -2,8 +2,10 @@
 // ServiceApi over HTTP and `EventsSocket` (events-socket.ts) implements EventStream over the
 // WebSocket; the job tracker, the CLI and the desktop app take these interfaces so they can be
 // tested and composed without knowing the transport.
+import type { JsonObject } from '../../shared/json';
 import type { NodeDefinitions } from './object-info';
 import type {
+  ConnectionState,
   FileRef,
   JobStatusReading,
   OutputFile,
@@ -43,13 +45,19 @@ export interface SubmitOptions {
   promptId?: string;
   /** Put the job at the front of the queue (local servers). */
   front?: boolean;
+  /** Sent as extra_data (e.g. extra_pnginfo); the partner-node key is added to it when needed. */
+  extraData?: JsonObject;
   signal?: AbortSignal;
 }
 
 export interface DownloadOptions {
   signal?: AbortSignal;
-  /** Called with bytes received so far and the total when known. */
+  /** Called with bytes received so far and the total when known (at most every 100 ms, and at the end). */
   onProgress?: (received: number, total: number | null) => void;
+  /** Final file name, sanitised like a server name; defaults to the reference's file name. */
+  destName?: string;
+  /** Replace an existing file of that name; by default a free name "x (1).png" is chosen. */
+  overwrite?: boolean;
 }
 
 export interface DownloadResult {
@@ -85,10 +93,10 @@ export interface ServiceApi {
   clearPending(): Promise<void>;
   interrupt(promptId?: string): Promise<void>;
   /** Downloads one output to `destDir`, named by its sanitised base name (or `destName`). */
-  download(ref: FileRef, destDir: string, options?: DownloadOptions & { destName?: string }): Promise<DownloadResult>;
+  download(ref: FileRef, destDir: string, options?: DownloadOptions): Promise<DownloadResult>;
 }
 
-export type ConnectionState = 'connecting' | 'connected' | 'reconnecting' | 'silent' | 'offline' | 'closed';
+export type { ConnectionState };
 
 export interface EventStream {
   /** The UUID sent as `clientId`; use it as `client_id` when submitting. */

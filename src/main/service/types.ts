@@ -33,6 +33,9 @@ export interface UploadResult {
   type: string;
 }
 
+/** State of the events socket (see EventStream in ports.ts). */
+export type ConnectionState = 'connecting' | 'connected' | 'reconnecting' | 'silent' | 'offline' | 'closed';
+
 /** Normalised job phase; `raw` keeps the server's own word. */
 export type JobPhase = 'pending' | 'running' | 'succeeded' | 'failed' | 'cancelled';
 

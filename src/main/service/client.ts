@@ -1,0 +1,327 @@
+// ServiceClient: the REST half of ServiceApi for both server kinds. Where the cloud service and
+// the local server differ (job status, cancelling, downloads), the differences live here so that
+// the job tracker, the CLI and the app see one behaviour. See PROTOCOL.md for the wire details.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { JsonObject } from '../../shared/json';
+import { isJsonObject } from '../../shared/json';
+import { backoffDelay, type RetryPolicy } from './backoff';
+import { downloadOutput } from './download';
+import { ServiceError, WorkflowRejectedError } from './errors';
+import { HttpTransport, jsonOf, type HttpAnswer } from './http';
+import { parseNodeDefinitions, type NodeDefinitions } from './object-info';
+import type {
+  ApiKeyProvider,
+  DownloadOptions,
+  DownloadResult,
+  JobHistory,
+  ServiceApi,
+  SubmitOptions,
+  UploadImageOptions,
+  UploadMaskOptions,
+} from './ports';
+import {
+  historyEntryFor,
+  isDuplicatePromptId,
+  parseHistoryEntry,
+  parseJobStatusAnswer,
+  parseQueueAnswer,
+  parseSubmitAnswer,
+  parseUploadAnswer,
+  rejectionFromBody,
+} from './responses';
+import type { FileRef, JobStatusReading, QueueSnapshot, ServerProfile, SubmitResult, UploadResult, Workflow } from './types';
+
+export interface ServiceClientOptions {
+  apiKey: ApiKeyProvider;
+  fetch?: typeof fetch;
+  retry?: Partial<RetryPolicy>;
+  logger?: (line: string) => void;
+  /** Timeout of one ordinary request (ms); uploads get `uploadTimeoutMs`. */
+  timeoutMs?: number;
+  uploadTimeoutMs?: number;
+}
+
+/** The extra_data field partner nodes read the platform key from (the spec's "api_key_vendor_org"). */
+export const PARTNER_KEY_FIELD = 'api_key_comfy_org';
+
+/** Cloud upload limit (PROTOCOL.md "Uploads"): larger files are rejected with 400 anyway. */
+const CLOUD_MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
+
+const MIME_BY_EXTENSION: Record<string, string> = {
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.webp': 'image/webp',
+  '.gif': 'image/gif',
+  '.bmp': 'image/bmp',
+  '.tif': 'image/tiff',
+  '.tiff': 'image/tiff',
+};
+
+function classTypesOf(workflow: Workflow): Set<string> {
+  const classes = new Set<string>();
+  for (const node of Object.values(workflow)) {
+    if (isJsonObject(node) && typeof node.class_type === 'string') classes.add(node.class_type);
+  }
+  return classes;
+}
+
+export class ServiceClient implements ServiceApi {
+  readonly profile: ServerProfile;
+  readonly #http: HttpTransport;
+  readonly #log: (line: string) => void;
+  readonly #uploadTimeoutMs: number;
+  #definitions: NodeDefinitions | null = null;
+
+  constructor(profile: ServerProfile, options: ServiceClientOptions) {
+    this.profile = profile;
+    this.#log = options.logger ?? (() => {});
+    this.#http = new HttpTransport(profile, {
+      apiKey: options.apiKey,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...(options.retry ? { retry: options.retry } : {}),
+      ...(options.logger ? { logger: options.logger } : {}),
+      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    });
+    this.#uploadTimeoutMs = options.uploadTimeoutMs ?? 10 * 60_000;
+  }
+
+  // ------------------------------------------------------------ node definitions
+
+  /** Fetches /api/object_info (and refreshes the cache submit() uses to spot partner nodes). */
+  async getNodeDefinitions(signal?: AbortSignal): Promise<NodeDefinitions> {
+    const answer = await this.#http.requestOk({ method: 'GET', path: '/api/object_info', what: 'the node definitions', timeoutMs: 60_000, ...(signal ? { signal } : {}) });
+    const definitions = parseNodeDefinitions(answer.text);
+    this.#definitions = definitions;
+    return definitions;
+  }
+
+  /** Whether the workflow holds a partner node class (`api_node: true`); fetches definitions once when needed. */
+  async #needsPartnerKey(workflow: Workflow, signal?: AbortSignal): Promise<boolean> {
+    const classes = classTypesOf(workflow);
+    // A class the cached list lacks may be a newly installed node: refresh once.
+    if (!this.#definitions || [...classes].some((c) => !this.#definitions?.has(c))) await this.getNodeDefinitions(signal);
+    const definitions = this.#definitions ?? new Map();
+    return [...classes].some((c) => definitions.get(c)?.apiNode === true);
+  }
+
+  // ------------------------------------------------------------ submit
+
+  async submit(workflow: Workflow, options: SubmitOptions): Promise<SubmitResult> {
+    const extraData: JsonObject = { ...(options.extraData ?? {}) };
+    // The key goes into the body only when a partner node needs it (older local servers show
+    // extra_data in their queue), and only a key we have: no key, no object_info lookup.
+    const key = await this.#partnerKey();
+    if (key && (await this.#needsPartnerKey(workflow, options.signal))) extraData[PARTNER_KEY_FIELD] = key;
+
+    const body: JsonObject = { prompt: workflow, client_id: options.clientId };
+    if (Object.keys(extraData).length > 0) body.extra_data = extraData;
+    if (options.promptId !== undefined) body.prompt_id = options.promptId;
+    if (options.front) body.front = true;
+
+    const spec = { method: 'POST' as const, path: '/api/prompt', json: body, what: 'the workflow submission', idempotent: false, ...(options.signal ? { signal: options.signal } : {}) };
+    if (options.promptId === undefined) return this.#readSubmit(await this.#http.request(spec), false);
+
+    // With a client-chosen id a lost answer is recoverable: ask whether the server has the job
+    // before sending again, so the workflow never runs twice.
+    const policy = this.#http.retryPolicy;
+    for (let attempt = 0; ; attempt += 1) {
+      let answer: HttpAnswer;
+      try {
+        answer = await this.#http.request(spec);
+      } catch (error) {
+        if (!(error instanceof ServiceError) || error.kind !== 'network' || attempt >= policy.retries) throw error;
+        this.#log(`submit ${options.promptId}: no answer (${error.message}); checking whether the server has it`);
+        await policy.sleep(backoffDelay(attempt, { baseMs: policy.baseMs, maxMs: policy.maxMs, random: policy.random }), options.signal);
+        if (await this.#serverKnows(options.promptId, options.signal)) return { promptId: options.promptId, number: null };
+        continue;
+      }
+      return this.#readSubmit(answer, attempt > 0, options.promptId);
+    }
+  }
+
+  async #partnerKey(): Promise<string | null> {
+    // Local servers run partner nodes with the same platform key: they take no header, but the
+    // body field is what the node reads, so a key the provider holds is used for either kind.
+    return this.#http.providedKey();
+  }
+
+  async #readSubmit(answer: HttpAnswer, isResend: boolean, promptId?: string): Promise<SubmitResult> {
+    const body = jsonOf(answer);
+    const secret = await this.#http.providedKey().catch(() => null);
+    if (answer.status >= 200 && answer.status <= 299) return parseSubmitAnswer(body, answer.status, secret);
+    if (answer.status === 400) {
+      const rejection = rejectionFromBody(body, answer.status, secret);
+      // A resend refused because the id already exists means the first send was accepted.
+      if (rejection && isResend && promptId && isDuplicatePromptId(rejection)) return { promptId, number: null };
+      if (rejection) throw rejection;
+      throw new WorkflowRejectedError('invalid_request', 'the request was refused as invalid (HTTP 400)', [], 400);
+    }
+    throw await this.#http.errorFor(answer, 'the workflow submission');
+  }
+
+  /** Whether the server already has a job with this id (queued, running or finished). */
+  async #serverKnows(promptId: string, signal?: AbortSignal): Promise<boolean> {
+    try {
+      if (this.profile.kind === 'cloud') {
+        const answer = await this.#http.request({ method: 'GET', path: `/api/job/${encodeURIComponent(promptId)}/status`, what: 'the job status', ...(signal ? { signal } : {}) });
+        return answer.status >= 200 && answer.status <= 299;
+      }
+      if (await this.getHistory(promptId, signal)) return true;
+      const queue = await this.getQueue(signal);
+      return [...queue.running, ...queue.pending].some((e) => e.promptId === promptId);
+    } catch (error) {
+      // Unreachable again: the next send finds out (a duplicate id is recognised as accepted).
+      if (error instanceof ServiceError && error.kind === 'network') return false;
+      throw error;
+    }
+  }
+
+  // ------------------------------------------------------------ status and history
+
+  /**
+   * Cloud: /api/job/{id}/status; a 404 throws ServiceError kind 'not_found' (status 404): the
+   * service does not know the job (expired, or never accepted), and the tracker decides whether
+   * that means lost. Local: the history entry when the job has finished, else its place in the
+   * queue, else `{raw:'unknown', known:false, phase:'running'}` (a local server that restarted
+   * has forgotten its queue; the tracker checks further).
+   */
+  async getJobStatus(promptId: string, signal?: AbortSignal): Promise<JobStatusReading> {
+    const sig = signal ? { signal } : {};
+    if (this.profile.kind === 'cloud') {
+      const what = 'the job status';
+      const answer = await this.#http.request({ method: 'GET', path: `/api/job/${encodeURIComponent(promptId)}/status`, what, ...sig });
+      if (answer.status === 404) {
+        throw new ServiceError('not_found', `The service has no job ${promptId} (it expired, or was never accepted).`, { status: 404, retryable: false });
+      }
+      if (answer.status < 200 || answer.status > 299) throw await this.#http.errorFor(answer, what);
+      const reading = parseJobStatusAnswer(jsonOf(answer), await this.#http.providedKey().catch(() => null));
+      if (!reading) throw new ServiceError('protocol', 'The server answered the job status without a status word.', { status: answer.status, retryable: false });
+      return reading;
+    }
+    const finished = await this.getHistory(promptId, signal);
+    if (finished) return finished.reading;
+    const queue = await this.getQueue(signal);
+    if (queue.running.some((e) => e.promptId === promptId)) return { phase: 'running', raw: 'in_progress', known: true };
+    if (queue.pending.some((e) => e.promptId === promptId)) return { phase: 'pending', raw: 'pending', known: true };
+    // The job may have finished between the two reads: look at the history once more.
+    const late = await this.getHistory(promptId, signal);
+    if (late) return late.reading;
+    return { phase: 'running', raw: 'unknown', known: false };
+  }
+
+  async getHistory(promptId: string, signal?: AbortSignal): Promise<JobHistory | null> {
+    const what = 'the job history';
+    const answer = await this.#http.request({ method: 'GET', path: `/api/history/${encodeURIComponent(promptId)}`, what, ...(signal ? { signal } : {}) });
+    if (answer.status === 404) return null;
+    if (answer.status < 200 || answer.status > 299) throw await this.#http.errorFor(answer, what);
+    const entry = historyEntryFor(jsonOf(answer), promptId);
+    if (entry === undefined) return null;
+    const parsed = parseHistoryEntry(entry, await this.#http.providedKey().catch(() => null));
+    if (!parsed) throw new ServiceError('protocol', 'The server sent a history entry this client cannot read.', { status: answer.status, retryable: false });
+    return parsed;
+  }
+
+  // ------------------------------------------------------------ queue
+
+  async getQueue(signal?: AbortSignal): Promise<QueueSnapshot> {
+    const answer = await this.#http.requestOk({ method: 'GET', path: '/api/queue', what: 'the queue', ...(signal ? { signal } : {}) });
+    const queue = parseQueueAnswer(jsonOf(answer));
+    if (!queue) throw new ServiceError('protocol', 'The server sent a queue this client cannot read.', { status: answer.status, retryable: false });
+    return queue;
+  }
+
+  /**
+   * Cancels jobs whether they wait or run. Cloud: `{delete}` does both. Local: `{delete}` removes
+   * waiting jobs only, so each id is also sent to /api/interrupt, which stops it only if it is
+   * the one running (the local server ignores an interrupt naming another job).
+   */
+  async cancel(promptIds: string[]): Promise<void> {
+    if (promptIds.length === 0) return;
+    await this.#http.requestOk({ method: 'POST', path: '/api/queue', json: { delete: promptIds }, idempotent: true, what: 'cancelling jobs' });
+    if (this.profile.kind === 'local') {
+      for (const id of promptIds) await this.#http.requestOk({ method: 'POST', path: '/api/interrupt', json: { prompt_id: id }, idempotent: true, what: 'stopping a running job' });
+    }
+  }
+
+  async clearPending(): Promise<void> {
+    await this.#http.requestOk({ method: 'POST', path: '/api/queue', json: { clear: true }, idempotent: true, what: 'clearing the queue' });
+  }
+
+  /**
+   * Stops the running job. With an id: locally `{prompt_id}` (stops it only if it runs); on the
+   * cloud, where /api/interrupt stops ALL of the user's running jobs, the job is cancelled by id
+   * instead. Without an id: /api/interrupt with no body (whatever runs).
+   */
+  async interrupt(promptId?: string): Promise<void> {
+    if (promptId === undefined) {
+      // Not retried: a resend could stop the next job.
+      await this.#http.requestOk({ method: 'POST', path: '/api/interrupt', idempotent: false, what: 'interrupting the running job' });
+      return;
+    }
+    if (this.profile.kind === 'cloud') {
+      await this.#http.requestOk({ method: 'POST', path: '/api/queue', json: { delete: [promptId] }, idempotent: true, what: 'stopping the job' });
+      return;
+    }
+    await this.#http.requestOk({ method: 'POST', path: '/api/interrupt', json: { prompt_id: promptId }, idempotent: true, what: 'stopping the job' });
+  }
+
+  // ------------------------------------------------------------ uploads
+
+  async uploadImage(filePath: string, options: UploadImageOptions = {}): Promise<UploadResult> {
+    const type = options.type ?? 'input';
+    const filename = options.filename ?? path.basename(filePath);
+    const fields: Record<string, string> = { type, overwrite: options.overwrite ? 'true' : 'false' };
+    if (options.subfolder !== undefined) fields.subfolder = options.subfolder;
+    return this.#upload('/api/upload/image', filePath, filename, fields, type, `uploading ${filename}`, options.signal);
+  }
+
+  async uploadMask(filePath: string, options: UploadMaskOptions): Promise<UploadResult> {
+    const filename = options.filename ?? path.basename(filePath);
+    const ref = options.originalRef;
+    // Always with `type`: without it a local server assumes "output" and misses the original.
+    const originalRef = JSON.stringify({ filename: ref.filename, subfolder: ref.subfolder ?? '', type: ref.type || 'input' });
+    const fields: Record<string, string> = { type: 'input', subfolder: options.subfolder ?? ref.subfolder ?? '', original_ref: originalRef };
+    if (options.overwrite !== undefined) fields.overwrite = options.overwrite ? 'true' : 'false';
+    return this.#upload('/api/upload/mask', filePath, filename, fields, 'input', `uploading the mask ${filename}`, options.signal);
+  }
+
+  async #upload(
+    endpoint: string,
+    filePath: string,
+    filename: string,
+    fields: Record<string, string>,
+    defaultType: string,
+    what: string,
+    signal: AbortSignal | undefined,
+  ): Promise<UploadResult> {
+    const size = (await fs.promises.stat(filePath)).size;
+    if (this.profile.kind === 'cloud' && size > CLOUD_MAX_UPLOAD_BYTES) {
+      throw new ServiceError('invalid_workflow', `${filename} is ${(size / 1048576).toFixed(1)} MB; the service accepts at most 50 MB per image. Use a smaller or more compressed file.`, {
+        retryable: false,
+      });
+    }
+    const mime = MIME_BY_EXTENSION[path.extname(filename).toLowerCase()] ?? 'application/octet-stream';
+    const form = async (): Promise<FormData> => {
+      // openAsBlob reads the file when the body is sent: streamed, never loaded whole.
+      const blob = await fs.openAsBlob(filePath, { type: mime });
+      const data = new FormData();
+      data.append('image', blob, filename);
+      for (const [k, v] of Object.entries(fields)) data.append(k, v);
+      return data;
+    };
+    // Idempotent: the local server keeps one file for the same name and bytes, the cloud is
+    // content-addressed; a resend yields the same name.
+    const answer = await this.#http.requestOk({ method: 'POST', path: endpoint, form, idempotent: true, timeoutMs: this.#uploadTimeoutMs, what, ...(signal ? { signal } : {}) });
+    const result = parseUploadAnswer(jsonOf(answer), defaultType);
+    if (!result) throw new ServiceError('protocol', `The server's answer to ${what} has no file name.`, { status: answer.status, retryable: false });
+    return result;
+  }
+
+  // ------------------------------------------------------------ downloads
+
+  async download(ref: FileRef, destDir: string, options: DownloadOptions = {}): Promise<DownloadResult> {
+    return downloadOutput(this.#http, ref, destDir, options);
+  }
+}

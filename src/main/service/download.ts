@@ -1,0 +1,205 @@
+// Downloads one output file. GET /api/view goes to the service with the key and without following
+// redirects; a 302 (cloud) names a signed storage URL that is fetched as a new request carrying no
+// key, a 200 (local server) is the file itself. Bytes stream to a temporary name in the
+// destination folder, are fsynced, and only a complete file is renamed to its final, sanitised
+// name, so a crash or failure never leaves a truncated file under a real name.
+import { randomBytes } from 'node:crypto';
+import { constants as fsConstants } from 'node:fs';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as NodeWebReadableStream } from 'node:stream/web';
+import { messageForStatus, ServiceError } from './errors';
+import { safeBaseName } from './filenames';
+import type { HttpTransport } from './http';
+import type { DownloadOptions, DownloadResult } from './ports';
+import type { FileRef } from './types';
+
+export interface DownloadRequestOptions extends DownloadOptions {
+  /** Abort when no byte arrives for this long (ms). Default 60 s. */
+  idleTimeoutMs?: number;
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const PROGRESS_INTERVAL_MS = 100;
+const DEFAULT_IDLE_MS = 60_000;
+
+class BodyFailure extends Error {}
+
+function parseLength(value: string | null): number | null {
+  if (value === null || !/^\d+$/.test(value)) return null;
+  const n = Number(value);
+  return Number.isSafeInteger(n) ? n : null;
+}
+
+function isFsError(error: unknown): error is NodeJS.ErrnoException {
+  return typeof error === 'object' && error !== null && 'syscall' in error;
+}
+
+/** "name (1).ext", "name (2).ext", ... */
+function numbered(name: string, n: number): string {
+  const dot = name.lastIndexOf('.');
+  return dot > 0 ? `${name.slice(0, dot)} (${n})${name.slice(dot)}` : `${name} (${n})`;
+}
+
+/** Moves the complete temp file to its final name; without `overwrite`, never replaces a file. */
+async function publish(tempPath: string, dir: string, name: string, overwrite: boolean): Promise<string> {
+  if (overwrite) {
+    const target = path.join(dir, name);
+    await fs.rename(tempPath, target);
+    return target;
+  }
+  for (let n = 0; n < 1000; n += 1) {
+    const target = path.join(dir, n === 0 ? name : numbered(name, n));
+    try {
+      // link() fails with EEXIST instead of replacing: an atomic "create if absent".
+      await fs.link(tempPath, target);
+      await fs.unlink(tempPath);
+      return target;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') continue;
+      // File systems without hard links (FAT, some network shares): check, then rename.
+      if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP' || code === 'ENOSYS' || code === 'EXDEV') {
+        const exists = await fs.access(target, fsConstants.F_OK).then(() => true, () => false);
+        if (exists) continue;
+        await fs.rename(tempPath, target);
+        return target;
+      }
+      throw error;
+    }
+  }
+  throw new Error(`Could not find a free file name for ${name} in ${dir}.`);
+}
+
+async function syncDirectory(dir: string): Promise<void> {
+  // Makes the rename durable on Linux; not possible on Windows, where it is skipped.
+  const handle = await fs.open(dir, 'r').catch(() => null);
+  if (!handle) return;
+  await handle.sync().catch(() => {});
+  await handle.close().catch(() => {});
+}
+
+/** Streams `response`'s body to a temp file in `dir`; returns the temp path and byte count. */
+async function streamToTemp(
+  response: Response,
+  dir: string,
+  name: string,
+  options: DownloadRequestOptions,
+): Promise<{ tempPath: string; bytes: number }> {
+  if (!response.body) throw new ServiceError('protocol', `The server sent no body for ${name}.`, { status: response.status });
+  const total = parseLength(response.headers.get('content-length'));
+  const tempPath = path.join(dir, `${name}.part-${randomBytes(6).toString('hex')}`);
+  const handle = await fs.open(tempPath, 'wx');
+  let received = 0;
+  let lastProgress = 0;
+  let lastChunkAt = Date.now();
+  const idleMs = options.idleTimeoutMs ?? DEFAULT_IDLE_MS;
+  const idle = new AbortController();
+  const watchdog = setInterval(() => {
+    if (Date.now() - lastChunkAt >= idleMs) idle.abort(new BodyFailure(`no data for ${Math.round(idleMs / 1000)} s`));
+  }, Math.max(50, Math.min(1000, idleMs / 4)));
+  const signal = options.signal ? AbortSignal.any([options.signal, idle.signal]) : idle.signal;
+  const counter = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      received += chunk.length;
+      lastChunkAt = Date.now();
+      if (options.onProgress && lastChunkAt - lastProgress >= PROGRESS_INTERVAL_MS) {
+        lastProgress = lastChunkAt;
+        options.onProgress(received, total);
+      }
+      callback(null, chunk);
+    },
+  });
+  try {
+    const source = Readable.fromWeb(response.body as unknown as NodeWebReadableStream<Uint8Array>);
+    const sink = handle.createWriteStream({ autoClose: false, highWaterMark: 1 << 20 });
+    try {
+      await pipeline(source, counter, sink, { signal });
+    } catch (error) {
+      if (options.signal?.aborted) throw new ServiceError('cancelled', `Cancelled: downloading ${name}.`, { cause: error, retryable: false });
+      if (isFsError(error)) throw new Error(`Could not write ${tempPath}: ${error.code ?? error.message}`, { cause: error });
+      const reason = idle.signal.aborted ? String((idle.signal.reason as Error).message) : 'the connection broke';
+      throw new BodyFailure(`The download of ${name} stopped after ${received} bytes: ${reason}.`, { cause: error });
+    }
+    if (total !== null && received !== total) throw new BodyFailure(`The download of ${name} ended after ${received} of ${total} bytes.`);
+    await handle.sync();
+    options.onProgress?.(received, total);
+    return { tempPath, bytes: received };
+  } catch (error) {
+    await handle.close().catch(() => {});
+    await fs.rm(tempPath, { force: true }).catch(() => {});
+    throw error;
+  } finally {
+    clearInterval(watchdog);
+    await handle.close().catch(() => {});
+  }
+}
+
+/**
+ * GET /api/view for `ref`, following a 302 by hand to the signed URL (with no key), asking
+ * /api/view again once if the signed URL turns out expired (403, or 400 saying "expired").
+ * Returns the response whose body is the file.
+ */
+async function openFile(transport: HttpTransport, ref: FileRef, what: string, signal: AbortSignal | undefined): Promise<{ response: Response; redirected: boolean }> {
+  const query = { filename: ref.filename, subfolder: ref.subfolder, type: ref.type };
+  for (let fresh = 0; ; fresh += 1) {
+    const view = await transport.open({ method: 'GET', path: '/api/view', query, what, ...(signal ? { signal } : {}) });
+    if (view.status >= 200 && view.status <= 299) return { response: view, redirected: false };
+    if (!REDIRECTS.has(view.status)) {
+      const text = await view.text().catch(() => '');
+      throw await transport.errorFor({ status: view.status, headers: view.headers, text }, what);
+    }
+    await view.body?.cancel().catch(() => {});
+    const location = view.headers.get('location');
+    if (!location) throw new ServiceError('protocol', `The server redirected ${what} without saying where (no Location header).`, { status: view.status });
+    const signedUrl = new URL(location, transport.url('/api/view')).toString();
+    const storage = await transport.openExternal(signedUrl, what, signal);
+    if (storage.status >= 200 && storage.status <= 299) return { response: storage, redirected: true };
+    const text = await storage.text().catch(() => '');
+    const expired = storage.status === 403 || (storage.status === 400 && /expired/i.test(text));
+    if (expired && fresh === 0) continue; // the signed URL lapsed: one fresh one from /api/view
+    if (expired) {
+      throw new ServiceError('forbidden', `The storage host refused the signed URL for ${what} twice (HTTP ${storage.status}); the link may have expired. Try again later.`, {
+        status: storage.status,
+        retryable: false,
+      });
+    }
+    const { kind, message } = messageForStatus(storage.status, `${what} (from the storage host)`);
+    throw new ServiceError(kind, message, { status: storage.status });
+  }
+}
+
+/** Downloads `ref` into `destDir`; see the module comment. */
+export async function downloadOutput(transport: HttpTransport, ref: FileRef, destDir: string, options: DownloadRequestOptions = {}): Promise<DownloadResult> {
+  const dir = path.resolve(destDir);
+  const name = safeBaseName(options.destName ?? ref.filename, safeBaseName(ref.filename, 'output'));
+  // safeBaseName allows no separators, so this holds; checked anyway because it is the guarantee.
+  if (path.dirname(path.join(dir, name)) !== dir) throw new Error(`Refusing to write outside ${dir}.`);
+  await fs.mkdir(dir, { recursive: true });
+  const what = `the output file ${name}`;
+
+  // GET is idempotent: a body that breaks midway is fetched once more from the start.
+  for (let attempt = 0; ; attempt += 1) {
+    const { response, redirected } = await openFile(transport, ref, what, options.signal);
+    let written: { tempPath: string; bytes: number };
+    try {
+      written = await streamToTemp(response, dir, name, options);
+    } catch (error) {
+      if (error instanceof BodyFailure) {
+        if (attempt === 0 && !options.signal?.aborted) continue;
+        throw new ServiceError('network', error.message, { cause: error });
+      }
+      throw error;
+    }
+    try {
+      const finalPath = await publish(written.tempPath, dir, name, options.overwrite ?? false);
+      await syncDirectory(dir);
+      return { path: finalPath, bytes: written.bytes, contentType: response.headers.get('content-type'), redirected };
+    } catch (error) {
+      await fs.rm(written.tempPath, { force: true }).catch(() => {});
+      throw error;
+    }
+  }
+}

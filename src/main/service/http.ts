@@ -1,0 +1,287 @@
+// The one place REST requests are made. It builds URLs from the profile's base URL, attaches the
+// API key only to the service's own origin (and only for the cloud), never follows redirects (a
+// followed redirect would carry the key to the storage host), applies timeouts, retries idempotent
+// requests on 5xx and network failures with jittered backoff, and turns failures into ServiceError.
+import { redactSecret, ServiceError, messageForStatus } from './errors';
+import { backoffDelay, resolveRetryPolicy, type RetryPolicy } from './backoff';
+import type { ApiKeyProvider } from './ports';
+import type { ServerProfile } from './types';
+import { serverReason } from './responses';
+import { stringifyJsonExact } from '../../shared/json';
+
+export interface HttpOptions {
+  apiKey: ApiKeyProvider;
+  fetch?: typeof fetch;
+  retry?: Partial<RetryPolicy>;
+  logger?: (line: string) => void;
+  /** Default timeout of one attempt, headers and body together (ms). */
+  timeoutMs?: number;
+}
+
+export interface RequestSpec {
+  method: 'GET' | 'POST';
+  /** Path under the base URL, starting with /api/. */
+  path: string;
+  query?: Record<string, string>;
+  /** JSON body, serialised exactly (bigint seeds stay exact). */
+  json?: unknown;
+  /** Multipart body; a function so that each attempt gets a fresh FormData. */
+  form?: () => FormData | Promise<FormData>;
+  /** Safe to send twice. Defaults to true for GET, false for POST. */
+  idempotent?: boolean;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** What the request is for, in words ("the queue"): used in error messages. */
+  what: string;
+}
+
+export interface HttpAnswer {
+  status: number;
+  headers: Headers;
+  /** The body as text ('' when empty). */
+  text: string;
+}
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** Parses an answer's body as JSON; undefined when it is empty or not JSON (a 500 text body is fine). */
+export function jsonOf(answer: HttpAnswer): unknown {
+  if (answer.text === '') return undefined;
+  try {
+    return JSON.parse(answer.text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function isRetryableStatus(status: number): boolean {
+  return status >= 500 && status <= 599;
+}
+
+function errorCode(error: unknown): string | null {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current; depth += 1) {
+    if (typeof current === 'object' && current !== null && 'code' in current && typeof (current as { code: unknown }).code === 'string') {
+      return (current as { code: string }).code;
+    }
+    current = (current as { cause?: unknown }).cause;
+  }
+  return null;
+}
+
+export class HttpTransport {
+  readonly profile: ServerProfile;
+  readonly #apiKey: ApiKeyProvider;
+  readonly #fetch: typeof fetch;
+  readonly #retry: RetryPolicy;
+  readonly #log: (line: string) => void;
+  readonly #timeoutMs: number;
+  readonly #base: URL;
+
+  constructor(profile: ServerProfile, options: HttpOptions) {
+    this.profile = profile;
+    this.#apiKey = options.apiKey;
+    this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.#retry = resolveRetryPolicy(options.retry);
+    this.#log = options.logger ?? (() => {});
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#base = new URL(profile.baseUrl.replace(/\/+$/, '') + '/');
+  }
+
+  get retryPolicy(): RetryPolicy {
+    return this.#retry;
+  }
+
+  /** The absolute URL of a path under the base URL (a base with a path prefix keeps it). */
+  url(path: string, query?: Record<string, string>): URL {
+    const url = new URL(path.replace(/^\/+/, ''), this.#base);
+    for (const [k, v] of Object.entries(query ?? {})) url.searchParams.set(k, v);
+    return url;
+  }
+
+  /** The key the provider holds, whatever the server kind (partner nodes, redaction). */
+  async providedKey(): Promise<string | null> {
+    const key = await this.#apiKey();
+    return key && key.trim() !== '' ? key.trim() : null;
+  }
+
+  /** The key for the X-API-Key header: cloud profiles only (local servers take none). */
+  async key(): Promise<string | null> {
+    if (this.profile.kind !== 'cloud') return null;
+    return this.providedKey();
+  }
+
+  /** Headers for a request to `url`: the key only when `url` is on the service's own origin. */
+  async #headers(url: URL, extra: Record<string, string>): Promise<Headers> {
+    const headers = new Headers(extra);
+    if (url.origin === this.#base.origin) {
+      const key = await this.key();
+      if (key) headers.set('X-API-Key', key);
+    }
+    return headers;
+  }
+
+  /**
+   * Sends a request and reads its body as text, retrying idempotent requests on 5xx and network
+   * failures. Returns the final answer whatever its status; throws ServiceError only for network
+   * failures, timeouts and cancellation.
+   */
+  async request(spec: RequestSpec): Promise<HttpAnswer> {
+    return this.#withRetries(
+      spec,
+      async (signal, disarm) => {
+        const response = await this.#send(spec, signal);
+        const text = await response.text();
+        disarm();
+        return { status: response.status, headers: response.headers, text };
+      },
+      (answer) => answer.status,
+    );
+  }
+
+  /** Like request(), but a non-2xx answer becomes a ServiceError. */
+  async requestOk(spec: RequestSpec): Promise<HttpAnswer> {
+    const answer = await this.request(spec);
+    if (answer.status < 200 || answer.status > 299) throw await this.errorFor(answer, spec.what);
+    return answer;
+  }
+
+  /**
+   * Sends a request and returns the response with its body unread (for streaming downloads). The
+   * caller must consume or cancel the body. Idempotent requests are retried like request().
+   * `timeoutMs` covers only the wait for the headers; the caller guards the body.
+   */
+  async open(spec: RequestSpec): Promise<Response> {
+    return this.#withRetries(
+      spec,
+      async (signal, disarm) => {
+        const response = await this.#send(spec, signal);
+        disarm(); // the body may take much longer than the headers; the caller guards it
+        return response;
+      },
+      (r) => r.status,
+      (r) => r.body?.cancel().catch(() => {}),
+    );
+  }
+
+  /**
+   * GET of a URL outside the service (a signed storage URL): no key, no extra headers, the
+   * query is never logged (it is the signature). Redirects are followed: nothing secret is attached.
+   */
+  async openExternal(url: string, what: string, signal?: AbortSignal): Promise<Response> {
+    const target = new URL(url);
+    const spec: RequestSpec = { method: 'GET', path: target.pathname, what, ...(signal ? { signal } : {}) };
+    return this.#withRetries(
+      spec,
+      async (attemptSignal, disarm) => {
+        const started = Date.now();
+        try {
+          const response = await this.#fetch(target, { method: 'GET', redirect: 'follow', signal: attemptSignal });
+          disarm();
+          this.#log(`GET ${target.origin}${target.pathname} (signed URL) -> ${response.status} in ${Date.now() - started} ms`);
+          return response;
+        } catch (error) {
+          throw this.#networkError(error, spec, target, signal);
+        }
+      },
+      (r) => r.status,
+      (r) => r.body?.cancel().catch(() => {}),
+    );
+  }
+
+  async #send(spec: RequestSpec, signal: AbortSignal): Promise<Response> {
+    const url = this.url(spec.path, spec.query);
+    let body: string | FormData | undefined;
+    const extra: Record<string, string> = { Accept: 'application/json' };
+    if (spec.json !== undefined) {
+      body = stringifyJsonExact(spec.json);
+      extra['Content-Type'] = 'application/json';
+    } else if (spec.form) {
+      // The multipart boundary is written by fetch; never set Content-Type by hand here.
+      body = await spec.form();
+    }
+    const headers = await this.#headers(url, extra);
+    const started = Date.now();
+    try {
+      const response = await this.#fetch(url, { method: spec.method, headers, body: body ?? null, redirect: 'manual', signal });
+      this.#log(`${spec.method} ${url.pathname}${url.search} -> ${response.status} in ${Date.now() - started} ms`);
+      return response;
+    } catch (error) {
+      throw this.#networkError(error, spec, url, spec.signal);
+    }
+  }
+
+  #networkError(error: unknown, spec: RequestSpec, url: URL, callerSignal: AbortSignal | undefined): ServiceError {
+    if (error instanceof ServiceError) return error;
+    if (callerSignal?.aborted) return new ServiceError('cancelled', `Cancelled: ${spec.what}.`, { cause: error, retryable: false });
+    const name = error instanceof Error ? error.name : '';
+    const code = errorCode(error);
+    const reason = name === 'TimeoutError' || name === 'AbortError' ? 'timed out' : code ? `failed (${code})` : 'failed';
+    this.#log(`${spec.method} ${url.origin}${url.pathname} -> network error: ${reason}`);
+    return new ServiceError('network', `Could not reach ${url.origin} for ${spec.what}: the connection ${reason}. Check the server address and the network, then try again.`, {
+      cause: error,
+    });
+  }
+
+  /**
+   * Runs `attempt` with a per-attempt timeout, retrying idempotent requests on 5xx and network
+   * errors (never on 4xx: a 429 means an inactive subscription, which a retry cannot fix). The
+   * attempt calls `disarm` once the part the timeout guards has arrived.
+   */
+  async #withRetries<T>(
+    spec: RequestSpec,
+    attempt: (signal: AbortSignal, disarm: () => void) => Promise<T>,
+    statusOf: (t: T) => number,
+    discard?: (t: T) => unknown,
+  ): Promise<T> {
+    const idempotent = spec.idempotent ?? spec.method === 'GET';
+    const retries = idempotent ? this.#retry.retries : 0;
+    for (let n = 0; ; n += 1) {
+      if (spec.signal?.aborted) throw new ServiceError('cancelled', `Cancelled: ${spec.what}.`, { retryable: false });
+      const timeout = new AbortController();
+      const timer = setTimeout(() => timeout.abort(new DOMException(`${spec.what} timed out`, 'TimeoutError')), spec.timeoutMs ?? this.#timeoutMs);
+      const disarm = (): void => clearTimeout(timer);
+      const signal = spec.signal ? AbortSignal.any([spec.signal, timeout.signal]) : timeout.signal;
+      let result: T;
+      try {
+        result = await attempt(signal, disarm);
+      } catch (error) {
+        const failure = error instanceof ServiceError ? error : this.#networkError(error, spec, this.url(spec.path), spec.signal);
+        if (failure.kind !== 'network' || n >= retries) throw failure;
+        await this.#pause(n, spec);
+        continue;
+      } finally {
+        disarm();
+      }
+      if (isRetryableStatus(statusOf(result)) && n < retries) {
+        await discard?.(result);
+        await this.#pause(n, spec);
+        continue;
+      }
+      return result;
+    }
+  }
+
+  async #pause(attempt: number, spec: RequestSpec): Promise<void> {
+    const delay = backoffDelay(attempt, { baseMs: this.#retry.baseMs, maxMs: this.#retry.maxMs, random: this.#retry.random });
+    this.#log(`retrying ${spec.method} ${spec.path} in ${delay} ms (attempt ${attempt + 2})`);
+    try {
+      await this.#retry.sleep(delay, spec.signal);
+    } catch (error) {
+      throw new ServiceError('cancelled', `Cancelled: ${spec.what}.`, { cause: error, retryable: false });
+    }
+  }
+
+  /** The ServiceError for a non-2xx answer, with the server's own reason when it gave one (key redacted). */
+  async errorFor(answer: HttpAnswer, what: string): Promise<ServiceError> {
+    const { kind, message } = messageForStatus(answer.status, what);
+    const reason = serverReason(jsonOf(answer), await this.providedKey().catch(() => null));
+    const full = reason ? `${message} The server said: ${reason}` : message;
+    return new ServiceError(kind, full, { status: answer.status });
+  }
+
+  /** Scrubs the key from a text that may have come from outside. */
+  async redact(text: string): Promise<string> {
+    return redactSecret(text, await this.providedKey().catch(() => null));
+  }
+}
