@@ -1,6 +1,7 @@
 import { mount } from 'svelte';
+import './styles.css';
 import App from './App.svelte';
 
 const target = document.getElementById('app');
 if (!target) throw new Error('missing #app element');
-export default mount(App, { target });
+export default mount(App, { target, props: { bridge: window.flowdeck } });

@@ -1,0 +1,56 @@
+// The app's stores, created once per mounted App (no module-level singletons) and handed to
+// components through Svelte context.
+import { createContext } from 'svelte';
+import type { FlowdeckApi } from '../../../shared/ipc/contract';
+import { Api } from './api';
+import { ConnectionStore } from './stores/connection.svelte';
+import { DefinitionsStore } from './stores/definitions.svelte';
+import { JobsStore } from './stores/jobs.svelte';
+import { Navigation } from './stores/navigation.svelte';
+import { ProfilesStore } from './stores/profiles.svelte';
+import { QueueStore } from './stores/queue.svelte';
+import { RecentStore } from './stores/recent.svelte';
+import { RunStore } from './stores/run.svelte';
+
+export interface AppState {
+  api: Api;
+  nav: Navigation;
+  connection: ConnectionStore;
+  profiles: ProfilesStore;
+  definitions: DefinitionsStore;
+  jobs: JobsStore;
+  queue: QueueStore;
+  recent: RecentStore;
+  run: RunStore;
+}
+
+export function createAppState(bridge: FlowdeckApi): AppState {
+  const api = new Api(bridge);
+  const nav = new Navigation();
+  const definitions = new DefinitionsStore(api);
+  const jobs = new JobsStore(api);
+  const recent = new RecentStore(api);
+  return {
+    api,
+    nav,
+    connection: new ConnectionStore(),
+    profiles: new ProfilesStore(api),
+    definitions,
+    jobs,
+    queue: new QueueStore(api),
+    recent,
+    run: new RunStore(api, definitions, jobs, nav, recent),
+  };
+}
+
+/** Subscribes every store to its events, then tells main the renderer is ready for them. */
+export async function startAppState(app: AppState): Promise<() => void> {
+  const detach = [app.connection.attach(app.api), app.profiles.attach(), app.jobs.attach(), app.queue.attach()];
+  await app.api.call('renderer.ready').catch((error: unknown) => console.warn('flowdeck: renderer.ready failed', error));
+  await Promise.allSettled([app.profiles.load(), app.jobs.load(), app.queue.refresh(), app.recent.refresh()]);
+  return () => {
+    for (const off of detach) off();
+  };
+}
+
+export const [getApp, setApp] = createContext<AppState>();

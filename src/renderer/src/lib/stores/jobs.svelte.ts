@@ -1,0 +1,85 @@
+// Jobs as main reports them (job.update), plus what only the renderer knows about the jobs it
+// submitted: the display names of their nodes and how many nodes they have.
+import { SvelteMap } from 'svelte/reactivity';
+import type { JobSnapshotView } from '../../../../shared/ipc/contract';
+import { messageOf, type Api } from '../api';
+import { OutputStore } from './outputs.svelte';
+import { PreviewStore } from './previews.svelte';
+
+export interface JobMeta {
+  /** node id -> display name (from the form the job was submitted from). */
+  nodeNames: Record<string, string>;
+  nodeCount: number;
+}
+
+/** Jobs kept on screen; the oldest finished ones are dropped beyond this (their blobs released). */
+const MAX_JOBS = 50;
+
+export function isFinished(job: JobSnapshotView): boolean {
+  return job.phase === 'succeeded' || job.phase === 'failed' || job.phase === 'cancelled';
+}
+
+export class JobsStore {
+  readonly jobs = new SvelteMap<string, JobSnapshotView>();
+  readonly meta = new SvelteMap<string, JobMeta>();
+  readonly previews = new PreviewStore();
+  readonly outputs: OutputStore;
+  /** Per-job message of a failed cancel. */
+  readonly cancelErrors = new SvelteMap<string, string>();
+  list = $derived([...this.jobs.values()].sort((a, b) => b.submittedAt - a.submittedAt));
+  readonly #api: Api;
+
+  constructor(api: Api) {
+    this.#api = api;
+    this.outputs = new OutputStore(api);
+  }
+
+  attach(): () => void {
+    const offUpdate = this.#api.on('job.update', (job) => this.#apply(job));
+    const offPreview = this.#api.on('job.preview', (frame) => this.previews.accept(frame));
+    return () => {
+      offUpdate();
+      offPreview();
+    };
+  }
+
+  async load(): Promise<void> {
+    const { jobs } = await this.#api.call('jobs.list');
+    for (const job of jobs) this.#apply(job);
+  }
+
+  remember(promptId: string, meta: JobMeta): void {
+    this.meta.set(promptId, meta);
+  }
+
+  async cancel(promptId: string): Promise<void> {
+    this.cancelErrors.delete(promptId);
+    try {
+      const { cancelled } = await this.#api.call('jobs.cancel', { promptId });
+      if (!cancelled) this.cancelErrors.set(promptId, 'The job could not be cancelled: it may have finished already.');
+    } catch (error) {
+      this.cancelErrors.set(promptId, messageOf(error));
+    }
+  }
+
+  /** The display name of the node a job is running, from the form it came from when known. */
+  nodeName(job: JobSnapshotView, nodeId: string): string {
+    return this.meta.get(job.promptId)?.nodeNames[nodeId] ?? `node ${nodeId}`;
+  }
+
+  #apply(job: JobSnapshotView): void {
+    this.jobs.set(job.promptId, job);
+    if (isFinished(job) && job.outputs.length > 0) this.outputs.ensure(job.promptId, job.outputs);
+    if (this.jobs.size > MAX_JOBS) this.#trim();
+  }
+
+  #trim(): void {
+    const finished = [...this.jobs.values()].filter(isFinished).sort((a, b) => a.submittedAt - b.submittedAt);
+    for (const job of finished.slice(0, this.jobs.size - MAX_JOBS)) {
+      this.jobs.delete(job.promptId);
+      this.meta.delete(job.promptId);
+      this.previews.forget(job.promptId);
+      this.outputs.release(job.promptId);
+    }
+  }
+}

@@ -1,0 +1,185 @@
+// The Run view's controller: opening a workflow file, the form built from it, uploads into image
+// inputs, and submitting with a repeat count. Problems are reported where the user acts: in the
+// form (aria-invalid + message), in a notice, or at the key field (401).
+import type { CallResult } from '../../../../shared/ipc/contract';
+import { stringifyJsonExact } from '../../../../shared/json';
+import { messageOf, type Api } from '../api';
+import { routeError } from '../errors';
+import { applyDrafts, fieldKey } from '../workflow/drafts';
+import { randomBigIntInRange } from '../workflow/exact';
+import { buildForm, type FormField, type NodeGroup } from '../workflow/form-model';
+import type { DefinitionsStore } from './definitions.svelte';
+import type { JobsStore } from './jobs.svelte';
+import type { Navigation } from './navigation.svelte';
+import type { RecentStore } from './recent.svelte';
+import { interpretParse, OpenDocument, type Notice } from './workflow.svelte';
+
+const UINT64_MAX = 18446744073709551615n;
+
+export class RunStore {
+  doc = $state.raw<OpenDocument | null>(null);
+  notice = $state<Notice | null>(null);
+  opening = $state(false);
+  submitting = $state(false);
+  repeat = $state(1);
+  newSeedEachRepeat = $state(true);
+  groups: NodeGroup[] = $derived.by(() => this.#buildGroups());
+  unknownNodes = $derived(this.groups.filter((g) => !g.known));
+  seedFields = $derived(this.groups.flatMap((g) => g.fields).filter((f) => f.spec?.kind === 'int' && f.spec.seed && f.source.kind !== 'link'));
+
+  readonly #api: Api;
+  readonly definitions: DefinitionsStore;
+  readonly #jobs: JobsStore;
+  readonly #nav: Navigation;
+  readonly #recent: RecentStore;
+
+  constructor(api: Api, definitions: DefinitionsStore, jobs: JobsStore, nav: Navigation, recent: RecentStore) {
+    this.#api = api;
+    this.definitions = definitions;
+    this.#jobs = jobs;
+    this.#nav = nav;
+    this.#recent = recent;
+  }
+
+  #buildGroups(): NodeGroup[] {
+    return this.doc ? buildForm(this.doc.workflow, this.definitions.classes) : [];
+  }
+
+  /** A file picked in the dialog or dropped on the window. */
+  async openFile(file: File): Promise<void> {
+    if (!/\.json$/i.test(file.name) && file.type !== 'application/json') {
+      this.notice = { tone: 'error', title: 'Not a workflow file', message: `"${file.name}" is not a .json file. Open a workflow exported in API format (.json).` };
+      return;
+    }
+    await this.#open(async () => this.#api.call('workflow.open', { name: file.name, text: await file.text() }));
+  }
+
+  /** A file from the recent list. */
+  openPath(path: string): Promise<void> {
+    return this.#open(() => this.#api.call('workflow.open', { path }));
+  }
+
+  async #open(read: () => Promise<CallResult<'workflow.open'>>): Promise<void> {
+    this.opening = true;
+    try {
+      const result = await read();
+      if (!result.opened || !result.parse) return;
+      const outcome = interpretParse(result.name ?? 'workflow', result.path, result.parse);
+      if (outcome instanceof OpenDocument) {
+        this.doc?.dispose();
+        this.doc = outcome;
+        this.notice = null;
+      } else {
+        this.notice = outcome;
+      }
+      void this.#recent.refresh();
+    } catch (error) {
+      this.notice = { tone: 'error', title: 'The workflow could not be opened', message: messageOf(error) };
+    } finally {
+      this.opening = false;
+    }
+  }
+
+  randomize(field: FormField): void {
+    if (!this.doc || field.spec?.kind !== 'int') return;
+    const min = field.spec.min ?? 0n;
+    const max = field.spec.max ?? UINT64_MAX;
+    const value = randomBigIntInRange(min, max, (bytes) => crypto.getRandomValues(bytes));
+    this.doc.setDraft(field.nodeId, field.name, value.toString());
+  }
+
+  async upload(field: FormField, file: File): Promise<void> {
+    const doc = this.doc;
+    if (!doc) return;
+    const key = fieldKey(field.nodeId, field.name);
+    try {
+      const result = await this.#api.call('upload.image', { name: file.name, bytes: new Uint8Array(await file.arrayBuffer()) });
+      if (!result) return;
+      const previous = doc.uploads.get(key);
+      if (previous?.ownsUrl && previous.thumbnail) URL.revokeObjectURL(previous.thumbnail);
+      const thumbnail = result.thumbnailDataUrl ?? URL.createObjectURL(file);
+      doc.uploads.set(key, { value: result.inputValue, thumbnail, ownsUrl: result.thumbnailDataUrl === null });
+      doc.setDraft(field.nodeId, field.name, result.inputValue);
+    } catch (error) {
+      const routed = routeError(error);
+      if (routed.kind === 'key') this.#nav.askForKey(routed.message);
+      doc.fieldErrors.set(key, `The upload failed: ${routed.message}`);
+    }
+  }
+
+  /** Checks the form, then submits the workflow `repeat` times. Returns the new job ids. */
+  async run(): Promise<string[]> {
+    const doc = this.doc;
+    if (!doc || this.submitting) return [];
+    doc.clearProblems();
+    this.notice = null;
+    if (this.unknownNodes.length > 0) {
+      for (const g of this.unknownNodes) doc.nodeErrors.set(g.id, `The server has no node class "${g.classType}".`);
+      const list = this.unknownNodes.map((g) => `node ${g.id} (${g.classType})`).join(', ');
+      this.notice = { tone: 'error', title: 'Unknown node classes', message: `The active server does not know ${list}. Install the nodes on the server or pick another server.` };
+      return [];
+    }
+    const repeat = Math.max(1, Math.min(100, Math.trunc(this.repeat) || 1));
+    const freshSeeds = repeat > 1 && this.newSeedEachRepeat && this.seedFields.length > 0;
+    this.submitting = true;
+    const ids: string[] = [];
+    try {
+      // With fresh seeds each repeat is its own submission (the same workflow twice would be
+      // served from the server's cache); otherwise main submits the copies.
+      for (let i = 0; i < (freshSeeds ? repeat : 1); i += 1) {
+        if (i > 0) for (const field of this.seedFields) this.randomize(field);
+        const submitted = await this.#submitOnce(doc, freshSeeds ? 1 : repeat);
+        if (!submitted) break;
+        ids.push(...submitted);
+      }
+    } finally {
+      this.submitting = false;
+    }
+    return ids;
+  }
+
+  async #submitOnce(doc: OpenDocument, repeat: number): Promise<string[] | null> {
+    const fields = this.groups.flatMap((g) => g.fields);
+    const { workflow, problems } = applyDrafts(doc.workflow, fields, doc.drafts);
+    if (problems.length > 0) {
+      for (const p of problems) doc.fieldErrors.set(fieldKey(p.nodeId, p.input), p.message);
+      this.notice = { tone: 'error', title: 'Some inputs need attention', message: `${problems.length} input(s) are marked in the form below.` };
+      return null;
+    }
+    try {
+      const { promptIds } = await this.#api.call('run.submit', { workflowJson: stringifyJsonExact(workflow), repeat, label: doc.name });
+      const nodeNames = Object.fromEntries(this.groups.map((g) => [g.id, g.displayName]));
+      for (const id of promptIds) this.#jobs.remember(id, { nodeNames, nodeCount: this.groups.length });
+      return promptIds;
+    } catch (error) {
+      this.#report(doc, error);
+      return null;
+    }
+  }
+
+  #report(doc: OpenDocument, error: unknown): void {
+    const routed = routeError(error);
+    switch (routed.kind) {
+      case 'key':
+        this.notice = { tone: 'error', title: 'The API key was not accepted', message: routed.message };
+        this.#nav.askForKey(routed.message);
+        return;
+      case 'billing':
+        this.notice = { tone: 'error', title: routed.title, message: routed.message };
+        return;
+      case 'rejected': {
+        let placed = 0;
+        for (const e of routed.details?.nodeErrors ?? []) {
+          if (e.inputName) doc.fieldErrors.set(fieldKey(e.nodeId, e.inputName), e.message);
+          else doc.nodeErrors.set(e.nodeId, e.message);
+          placed += 1;
+        }
+        const summary = placed > 0 ? `The server rejected the workflow; the inputs it named are marked in the form below.` : routed.message;
+        this.notice = { tone: 'error', title: 'The server rejected the workflow', message: summary };
+        return;
+      }
+      default:
+        this.notice = { tone: 'error', title: 'The workflow could not be submitted', message: routed.message };
+    }
+  }
+}
