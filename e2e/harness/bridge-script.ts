@@ -1,0 +1,25 @@
+// The script the harness injects into the page: it builds `window.flowdeck` with the very same
+// functions the preload uses (buildFlowdeckApi) over a WebSocket transport. The functions are
+// self-contained, so their source text runs in the browser unchanged.
+import { buildFlowdeckApi } from '../../src/shared/ipc/bridge';
+import { CALL_NAMES, EVENT_NAMES, PREVIEW_ACK_CALL, PREVIEW_EVENT, READY_CALL } from '../../src/shared/ipc/names';
+import { createSocketTransport, decodeWire, encodeWire } from '../../src/shared/ipc/wire';
+
+export const BRIDGE_PATH = '/__flowdeck/bridge.js';
+export const SOCKET_PATH = '/__flowdeck/ws';
+
+export function bridgeScript(): string {
+  const names = JSON.stringify({ calls: CALL_NAMES, events: EVENT_NAMES, previewEvent: PREVIEW_EVENT, previewAck: PREVIEW_ACK_CALL });
+  return `(function () {
+  'use strict';
+  var source = document.currentScript && document.currentScript.src;
+  var token = source ? new URL(source).searchParams.get('token') : null;
+  if (!token) token = new URLSearchParams(location.search).get('token');
+  var url = (location.protocol === 'https:' ? 'wss:' : 'ws:') + '//' + location.host + ${JSON.stringify(SOCKET_PATH)} + '?token=' + encodeURIComponent(token || '');
+  var codec = { encode: (${encodeWire.toString()}), decode: (${decodeWire.toString()}) };
+  var transport = (${createSocketTransport.toString()})(url, WebSocket, codec, ${JSON.stringify(READY_CALL)});
+  var api = (${buildFlowdeckApi.toString()})(transport, ${names});
+  Object.defineProperty(window, 'flowdeck', { value: api, writable: false, configurable: false, enumerable: true });
+})();
+`;
+}
