@@ -1,0 +1,78 @@
+// Minimal doubles for core tests that need no real server (input validation, the harness
+// guards). The tests against a real server use the demo service instead.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfSettingsStore } from '../../src/main/config/conf-settings';
+import { SessionSecretStore } from '../../src/main/config/secrets';
+import { createAppCore, type AppCore, type AppCoreDeps } from '../../src/main/app/core';
+import type { ConnectFactory } from '../../src/main/app/session';
+import type { NodeDefinitions } from '../../src/main/service/object-info';
+import type { ConnectionState, EventStream, ServiceApi } from '../../src/main/service/ports';
+import type { ServerEvent, ServerProfile } from '../../src/main/service/types';
+
+function unused(name: string): never {
+  throw new Error(`${name} is not used by this test`);
+}
+
+export class IdleEvents implements EventStream {
+  readonly clientId = '00000000-0000-4000-8000-000000000000';
+  state: ConnectionState = 'connecting';
+  readonly droppedFrames = 0;
+  start(): void {}
+  async dispose(): Promise<void> {}
+  onEvent(_listener: (event: ServerEvent) => void): () => void {
+    return () => undefined;
+  }
+  onStateChange(_listener: (state: ConnectionState) => void): () => void {
+    return () => undefined;
+  }
+  setExpectingActivity(): void {}
+}
+
+export function idleApi(profile: ServerProfile): ServiceApi {
+  return {
+    profile,
+    getNodeDefinitions: async () => new Map() as NodeDefinitions,
+    uploadImage: async () => unused('uploadImage'),
+    uploadMask: async () => unused('uploadMask'),
+    submit: async () => unused('submit'),
+    getJobStatus: async () => unused('getJobStatus'),
+    getHistory: async () => null,
+    getQueue: async () => ({ running: [], pending: [] }),
+    cancel: async () => undefined,
+    clearPending: async () => undefined,
+    interrupt: async () => undefined,
+    download: async () => unused('download'),
+  };
+}
+
+export const idleConnect: ConnectFactory = (server) => ({ api: idleApi(server), events: new IdleEvents() });
+
+export interface TempCore {
+  core: AppCore;
+  dataDir: string;
+  cleanup(): Promise<void>;
+}
+
+/** A core over a fresh data folder, with an in-memory key store and no real server. */
+export function tempCore(overrides: Partial<AppCoreDeps> = {}): TempCore {
+  const dataDir = mkdtempSync(join(tmpdir(), 'flowdeck-app-'));
+  const core = createAppCore({
+    settings: new ConfSettingsStore(dataDir),
+    secrets: new SessionSecretStore(),
+    dataDir,
+    startDemo: async () => ({ url: 'http://127.0.0.1:9', stop: async () => undefined }),
+    connect: idleConnect,
+    allowAnyPath: true,
+    ...overrides,
+  });
+  return {
+    core,
+    dataDir,
+    async cleanup() {
+      await core.dispose();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
