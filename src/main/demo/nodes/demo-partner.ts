@@ -24,8 +24,10 @@ const shape = {
     seed: seedInput(),
     delay_ms: intInput({ default: 200, min: 0, max: 10000, tooltip: 'Simulated time of the remote call.' }),
   },
-  // What the real partner nodes declare; the server fills these from extra_data.
-  hidden: { auth_token_comfy_org: 'AUTH_TOKEN_COMFY_ORG', api_key_comfy_org: 'API_KEY_COMFY_ORG', unique_id: 'UNIQUE_ID' },
+  // Real partner nodes also declare hidden api_key_comfy_org / auth_token_comfy_org inputs. Not
+  // here: the node reads the key from context.extraData, and a key passed as an input could end
+  // up in an execution_error's current_inputs.
+  hidden: { unique_id: 'UNIQUE_ID' },
   outputs: [{ type: 'IMAGE' }],
   outputNode: false,
   apiNode: true,
