@@ -5,7 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { dataPaths } from '../main/config/data-dir';
 import { JobStore } from '../main/jobs/job-store';
 import { Store } from '../main/jobs/store';
-import { JobTracker } from '../main/jobs/tracker';
+import { JobTimeoutError, JobTracker } from '../main/jobs/tracker';
 import type { JobSnapshot } from '../main/jobs/types';
 import { ServiceClient } from '../main/service/client';
 import { EventsSocket } from '../main/service/events-socket';
@@ -101,22 +101,17 @@ export async function openSession(server: ServerProfile, key: string | null, dat
         const bytes = Uint8Array.from(preview.bytes);
         if (options.onPreview) previewWrites = previewWrites.then(() => options.onPreview!(index, preview.mime, bytes));
       });
-      tracker.track(promptId, { workflow, workflowName: null });
-      let timer: NodeJS.Timeout | undefined;
+      const tracked = tracker.track(promptId, { workflow, workflowName: null });
       try {
-        const ended = tracker.waitForEnd(promptId);
-        const timeout = options.timeoutMs === null ? null : new Promise<'timeout'>((resolveTimeout) => {
-          timer = setTimeout(() => resolveTimeout('timeout'), options.timeoutMs ?? 0);
-        });
-        const snapshot = await (timeout ? Promise.race([ended, timeout]) : ended);
+        const snapshot = await tracked.waitForEnd({ timeoutMs: options.timeoutMs });
         await previewWrites;
-        if (snapshot === 'timeout') {
-          const seconds = Math.round((options.timeoutMs ?? 0) / 1000);
-          return { phase: 'timeout', outputs: [], errorText: `Gave up waiting after ${seconds} s; the job ${promptId} goes on on the server (flowdeck cancel ${promptId} stops it).` };
-        }
         return { phase: snapshot.phase, outputs: snapshot.outputs, errorText: snapshot.phase === 'succeeded' ? null : describeFailure(snapshot) };
+      } catch (error) {
+        if (error instanceof JobTimeoutError) {
+          return { phase: 'timeout', outputs: [], errorText: `${error.message} (flowdeck cancel ${promptId} stops it).` };
+        }
+        throw error;
       } finally {
-        if (timer) clearTimeout(timer);
         offUpdate();
         offPreview();
       }

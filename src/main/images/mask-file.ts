@@ -16,7 +16,8 @@ const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 function hasAlphaChannel(png: PNG, bytes: Buffer): boolean {
   // Colour types 4 (grey+alpha) and 6 (RGBA) carry alpha; a tRNS chunk adds it to the others.
-  return png.alpha || (png as unknown as { colorType?: number }).colorType === 4 || bytes.includes(Buffer.from('tRNS'));
+  const header = png as unknown as { alpha?: boolean; colorType?: number };
+  return header.alpha === true || header.colorType === 4 || header.colorType === 6 || bytes.includes(Buffer.from('tRNS'));
 }
 
 /** Returns the path of a PNG whose alpha is the mask (0 where masked); writes `outPath` when converting. */
