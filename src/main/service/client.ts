@@ -106,6 +106,21 @@ export class ServiceClient implements ServiceApi {
     return [...classes].some((c) => definitions.get(c)?.apiNode === true);
   }
 
+  /**
+   * Like #needsPartnerKey, but a failure to read the definitions does not block the submit: the
+   * workflow goes without the key, and a partner node in it then fails on the server with its
+   * own message, while an ordinary workflow runs as it should.
+   */
+  async #needsPartnerKeyOrFalse(workflow: Workflow, signal?: AbortSignal): Promise<boolean> {
+    try {
+      return await this.#needsPartnerKey(workflow, signal);
+    } catch (error) {
+      if (error instanceof ServiceError && error.kind === 'cancelled') throw error;
+      this.#log(`submit: could not read the node definitions to spot partner nodes (${error instanceof Error ? error.message : String(error)}); sending without the partner key`);
+      return false;
+    }
+  }
+
   // ------------------------------------------------------------ submit
 
   async submit(workflow: Workflow, options: SubmitOptions): Promise<SubmitResult> {
@@ -113,7 +128,7 @@ export class ServiceClient implements ServiceApi {
     // The key goes into the body only when a partner node needs it (older local servers show
     // extra_data in their queue), and only a key we have: no key, no object_info lookup.
     const key = await this.#partnerKey();
-    if (key && (await this.#needsPartnerKey(workflow, options.signal))) extraData[PARTNER_KEY_FIELD] = key;
+    if (key && (await this.#needsPartnerKeyOrFalse(workflow, options.signal))) extraData[PARTNER_KEY_FIELD] = key;
 
     const body: JsonObject = { prompt: workflow, client_id: options.clientId };
     if (Object.keys(extraData).length > 0) body.extra_data = extraData;

@@ -4,7 +4,7 @@
 // destination folder, are fsynced, and only a complete file is renamed to its final, sanitised
 // name, so a crash or failure never leaves a truncated file under a real name.
 import { randomBytes } from 'node:crypto';
-import { constants as fsConstants } from 'node:fs';
+import { constants as fsConstants, createWriteStream } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { Readable, Transform } from 'node:stream';
@@ -91,7 +91,6 @@ async function streamToTemp(
   if (!response.body) throw new ServiceError('protocol', `The server sent no body for ${name}.`, { status: response.status });
   const total = parseLength(response.headers.get('content-length'));
   const tempPath = path.join(dir, `${name}.part-${randomBytes(6).toString('hex')}`);
-  const handle = await fs.open(tempPath, 'wx');
   let received = 0;
   let lastProgress = 0;
   let lastChunkAt = Date.now();
@@ -114,7 +113,8 @@ async function streamToTemp(
   });
   try {
     const source = Readable.fromWeb(response.body as unknown as NodeWebReadableStream<Uint8Array>);
-    const sink = handle.createWriteStream({ autoClose: false, highWaterMark: 1 << 20 });
+    // 'wx': a fresh file, never one that is already there.
+    const sink = createWriteStream(tempPath, { flags: 'wx', highWaterMark: 1 << 20 });
     try {
       await pipeline(source, counter, sink, { signal });
     } catch (error) {
@@ -124,16 +124,20 @@ async function streamToTemp(
       throw new BodyFailure(`The download of ${name} stopped after ${received} bytes: ${reason}.`, { cause: error });
     }
     if (total !== null && received !== total) throw new BodyFailure(`The download of ${name} ended after ${received} of ${total} bytes.`);
-    await handle.sync();
+    // fsync applies to the file, whichever descriptor asks: the bytes are on disk before the rename.
+    const handle = await fs.open(tempPath, 'r+');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
     options.onProgress?.(received, total);
     return { tempPath, bytes: received };
   } catch (error) {
-    await handle.close().catch(() => {});
     await fs.rm(tempPath, { force: true }).catch(() => {});
     throw error;
   } finally {
     clearInterval(watchdog);
-    await handle.close().catch(() => {});
   }
 }
 
