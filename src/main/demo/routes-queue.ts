@@ -1,0 +1,114 @@
+// The queue, cancelling, interrupting and the cloud's job status.
+// Local: delete removes pending jobs only; interrupt with {prompt_id} stops that job only when it
+// is the one running, with no body whatever runs. Cloud: a caller sees and cancels only its own
+// jobs; delete also stops a running job; interrupt stops the caller's running job.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isJsonObject, type JsonValue } from '../../shared/json';
+import { ownerScope, type DemoCore, type RequestInfo } from './core';
+import { parseJsonBody, readBody, sendCloudError, sendEmpty, sendJson, sendServerError } from './http-util';
+import type { Job } from './queue';
+
+const MAX_BODY = 1024 * 1024;
+
+function localEntry(job: Job): unknown[] {
+  return [job.number, job.promptId, job.prompt, job.extraData, job.outputs];
+}
+
+/** Cloud entries carry no extra_data at all, so no key can leak through them. */
+function cloudEntry(job: Job): unknown[] {
+  return [job.number, job.promptId, job.prompt, job.outputs, { create_time: job.createdAt }];
+}
+
+export function getQueue(_req: IncomingMessage, res: ServerResponse, core: DemoCore, info: RequestInfo): void {
+  const owner = ownerScope(core, info);
+  const entry = core.flavour === 'cloud' ? cloudEntry : localEntry;
+  sendJson(res, core.flavour, 200, {
+    queue_running: core.queue.runningJobs(owner).map(entry),
+    queue_pending: core.queue.pendingJobs(owner).map(entry),
+  });
+}
+
+/** Reads a JSON body; answers the malformed case itself and returns undefined then. */
+async function jsonBody(req: IncomingMessage, res: ServerResponse, core: DemoCore, allowEmpty: boolean): Promise<JsonValue | undefined> {
+  const body = await readBody(req, MAX_BODY);
+  if (allowEmpty && body.length === 0) return {};
+  const parsed = parseJsonBody(body);
+  if (parsed.ok) return parsed.value;
+  if (allowEmpty) return {};
+  if (core.flavour === 'local') sendServerError(res, 'local');
+  else sendCloudError(res, 400, 'invalid_request', 'The request body is not valid JSON.');
+  return undefined;
+}
+
+export async function postQueue(req: IncomingMessage, res: ServerResponse, core: DemoCore, info: RequestInfo): Promise<void> {
+  const json = await jsonBody(req, res, core, false);
+  if (json === undefined) return;
+  if (!isJsonObject(json)) {
+    if (core.flavour === 'local') sendServerError(res, 'local');
+    else sendCloudError(res, 400, 'invalid_request', 'Expected {"delete": [ids]} or {"clear": true}.');
+    return;
+  }
+  const owner = ownerScope(core, info);
+  if (json.clear !== undefined && json.clear !== false && json.clear !== null && json.clear !== 0) {
+    core.queue.clearPending(owner);
+    core.hub.sendStatus();
+  }
+  if (json.delete !== undefined) {
+    if (!Array.isArray(json.delete)) {
+      if (core.flavour === 'local') sendServerError(res, 'local');
+      else sendCloudError(res, 400, 'invalid_request', '"delete" must be an array of prompt ids.');
+      return;
+    }
+    const ids = json.delete.filter((id): id is string => typeof id === 'string');
+    for (const id of ids) {
+      if (core.queue.removePending([id], owner).length > 0) core.hub.sendStatus();
+      // The cloud cancels running jobs too.
+      if (core.flavour === 'cloud') core.worker.interrupt(id, info.key);
+    }
+  }
+  sendEmpty(res, 200);
+}
+
+export async function postInterrupt(req: IncomingMessage, res: ServerResponse, core: DemoCore, info: RequestInfo): Promise<void> {
+  const json = await jsonBody(req, res, core, true);
+  if (core.flavour === 'cloud') {
+    core.worker.interrupt(undefined, info.key);
+  } else {
+    const promptId = isJsonObject(json) ? json.prompt_id : undefined;
+    if (typeof promptId === 'string' && promptId !== '') core.worker.interrupt(promptId);
+    else core.worker.interrupt();
+  }
+  sendEmpty(res, 200);
+}
+
+function statusWord(job: Job, vocabulary: 'spec' | 'success_error'): string {
+  switch (job.state) {
+    case 'pending':
+      return 'pending';
+    case 'running':
+      return 'in_progress';
+    case 'success':
+      return vocabulary === 'spec' ? 'completed' : 'success';
+    case 'error':
+      return vocabulary === 'spec' ? 'failed' : 'error';
+    case 'cancelled':
+      return 'cancelled';
+  }
+}
+
+export function getJobStatus(_req: IncomingMessage, res: ServerResponse, core: DemoCore, info: RequestInfo): void {
+  const id = info.params.id ?? '';
+  const job = core.queue.get(id);
+  if (!job || job.owner !== info.key) {
+    sendCloudError(res, 404, 'not_found', 'No job with this id.');
+    return;
+  }
+  const body: Record<string, unknown> = {
+    status: statusWord(job, core.statusVocabulary),
+    id: job.promptId,
+    created_at: new Date(job.createdAt).toISOString(),
+    updated_at: new Date(job.updatedAt).toISOString(),
+  };
+  if (job.state === 'error') body.error_message = job.errorMessage ?? 'The job failed.';
+  sendJson(res, core.flavour, 200, body);
+}
