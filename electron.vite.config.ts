@@ -10,6 +10,9 @@ export default defineConfig({
       rollupOptions: {
         // One build for every plain-Node entry point too: the CLI and the browser harness share
         // the main-process core with the app, so they are bundled from the same sources.
+        // keytar is an optional dependency (a machine without libsecret still installs), which
+        // electron-vite does not externalise on its own; bundling it would break its native binding.
+        external: ['keytar'],
         input: {
           index: resolve(root, 'src/main/index.ts'),
           cli: resolve(root, 'src/cli/index.ts'),
