@@ -1,1 +1,101 @@
-console.log('harness placeholder');
+// The browser harness host (`npm run harness`, built to out/main/harness.js): the same app core
+// as the Electron app, in plain Node, serving the built renderer and carrying the contract over a
+// token-guarded WebSocket on 127.0.0.1. Prints exactly one line on stdout, the address to open:
+//   http://127.0.0.1:PORT/?token=TOKEN
+// Everything else goes to stderr.
+//
+// Settings: the conf-based store in the data folder (FLOWDECK_DATA_DIR, else the usual one).
+// Keys: kept in this process's memory (SessionSecretStore), so the harness never touches the
+// user's keychain; with --keychain, the OS keychain (keytar) is used instead.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createConnectFactory } from '../../src/main/app/connect';
+import { createAppCore } from '../../src/main/app/core';
+import { createDemoStarter } from '../../src/main/app/demo';
+import { ConfSettingsStore } from '../../src/main/config/conf-settings';
+import { resolveDataDir } from '../../src/main/config/data-dir';
+import { KeytarSecretStore, SessionSecretStore } from '../../src/main/config/secrets';
+import { startHarnessServer } from './server';
+
+const USAGE = 'harness [--port N] [--demo-time-scale X] [--renderer DIR] [--keychain]';
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\nUsage: ${USAGE}\n`);
+  process.exit(2);
+}
+
+function packageVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '../../package.json'), 'utf8')) as { version?: unknown };
+    return typeof pkg.version === 'string' ? pkg.version : '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}
+
+async function main(): Promise<void> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        port: { type: 'string' },
+        'demo-time-scale': { type: 'string' },
+        renderer: { type: 'string' },
+        keychain: { type: 'boolean' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    fail(error instanceof Error ? error.message : String(error));
+  }
+  const port = values.port === undefined ? 0 : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be a port number (got "${values.port}").`);
+  const timeScale = values['demo-time-scale'] === undefined ? undefined : Number(values['demo-time-scale']);
+  if (timeScale !== undefined && (!Number.isFinite(timeScale) || timeScale < 0)) fail(`--demo-time-scale must be a number of 0 or more.`);
+  const rendererDir = values.renderer ?? join(import.meta.dirname, '../renderer');
+
+  const log = (level: string, message: string): void => {
+    process.stderr.write(`[harness ${level}] ${message}\n`);
+  };
+  const dataDir = resolveDataDir();
+  const core = createAppCore({
+    settings: new ConfSettingsStore(dataDir),
+    secrets: values.keychain ? new KeytarSecretStore() : new SessionSecretStore(),
+    dataDir,
+    startDemo: createDemoStarter(timeScale !== undefined ? { timeScale } : {}),
+    connect: createConnectFactory(),
+    version: packageVersion(),
+    // The page names files by path (the browser has no native dialog to hand one over).
+    allowAnyPath: true,
+    log,
+  });
+  await core.start();
+  let server;
+  try {
+    server = await startHarnessServer({ core, rendererDir, port, log: (line) => log('warn', line) });
+  } catch (error) {
+    await core.dispose();
+    const code = (error as NodeJS.ErrnoException).code;
+    fail(code === 'EADDRINUSE' ? `Port ${port} is already in use.` : `Could not start: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  process.stdout.write(`${server.url}\n`);
+  log('info', `data folder ${dataDir}; keys kept ${values.keychain ? 'in the OS keychain' : 'in memory for this run'}`);
+
+  let stopping = false;
+  const stop = (): void => {
+    if (stopping) return;
+    stopping = true;
+    void Promise.allSettled([server.close()])
+      .then(() => core.dispose())
+      .finally(() => process.exit(0));
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+void main().catch((error: unknown) => {
+  process.stderr.write(`harness failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,15 +1,93 @@
-// Electron composition root (placeholder until the desktop app issue lands).
-import { app, BrowserWindow } from 'electron';
+// Electron composition root: the one place that wires the plain-Node app core to Electron
+// (keychain secrets, electron-store settings, the app:// protocol, IPC, dialogs, notifications).
+// Everything with logic lives in src/main/app and is tested without Electron.
+import { app, BrowserWindow, Menu } from 'electron';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { createAppCore, type AppCore, type LogLevel } from './app/core';
+import { createConnectFactory } from './app/connect';
+import { createDemoStarter } from './app/demo';
+import { resolveDataDir } from './config/data-dir';
+import { KeytarSecretStore } from './config/secrets';
+import { createFileDialogs } from './electron/dialogs';
+import { installIpcTransport } from './electron/ipc-transport';
+import { attachJobIndicators } from './electron/job-indicators';
+import { APP_ORIGIN, registerAppScheme, serveRenderer } from './electron/protocol';
+import { ElectronStoreSettings } from './electron/settings-store';
+import { createMainWindow } from './electron/window';
 
-function createWindow(): void {
-  const win = new BrowserWindow({
-    width: 1200,
-    height: 800,
-    webPreferences: { preload: join(import.meta.dirname, '../preload/index.cjs'), contextIsolation: true, sandbox: true, nodeIntegration: false },
-  });
-  void win.loadFile(join(import.meta.dirname, '../renderer/index.html'));
+const here = import.meta.dirname;
+const preload = join(here, '../preload/index.cjs');
+const rendererDir = join(here, '../renderer');
+// electron-vite sets this in `dev`; the built app always loads its own files.
+const devUrl = !app.isPackaged && process.env.ELECTRON_RENDERER_URL ? process.env.ELECTRON_RENDERER_URL : null;
+
+registerAppScheme();
+app.enableSandbox();
+
+const dataDir = resolveDataDir();
+// Chromium's own state lives beside ours, in the one data folder.
+app.setPath('userData', dataDir);
+
+function log(level: LogLevel, message: string): void {
+  // The core has already removed every key it knows from `message`.
+  const line = `[flowdeck ${level}] ${message}`;
+  if (level === 'error') console.error(line);
+  else console.log(line);
 }
 
-void app.whenReady().then(createWindow);
-app.on('window-all-closed', () => app.quit());
+let core: AppCore | null = null;
+let mainWindow: BrowserWindow | null = null;
+
+async function launch(): Promise<void> {
+  serveRenderer(rendererDir);
+  if (process.platform !== 'darwin') Menu.setApplicationMenu(null);
+  const settings = new ElectronStoreSettings(dataDir);
+  const icon = join(app.getAppPath(), 'resources', 'icon.png');
+  const win = createMainWindow({ preload, settings, ...(existsSync(icon) ? { icon } : {}) });
+  mainWindow = win;
+  const appCore = createAppCore({
+    settings,
+    secrets: new KeytarSecretStore(),
+    dataDir,
+    startDemo: createDemoStarter(),
+    connect: createConnectFactory(),
+    version: app.getVersion(),
+    dialogs: createFileDialogs(() => mainWindow),
+    log,
+  });
+  core = appCore;
+  // The transport is in place before the core starts, so no early event is lost.
+  installIpcTransport(appCore, win, { devUrl });
+  attachJobIndicators(appCore, win);
+  win.on('closed', () => {
+    mainWindow = null;
+  });
+  await appCore.start();
+  await win.loadURL(devUrl ?? `${APP_ORIGIN}/index.html`);
+}
+
+if (!app.requestSingleInstanceLock()) {
+  app.quit();
+} else {
+  app.on('second-instance', () => {
+    if (!mainWindow) return;
+    if (mainWindow.isMinimized()) mainWindow.restore();
+    mainWindow.focus();
+  });
+  app.whenReady().then(launch).catch((error: unknown) => {
+    log('error', `could not start: ${error instanceof Error ? error.message : String(error)}`);
+    app.exit(1);
+  });
+  app.on('window-all-closed', () => app.quit());
+  let disposing = false;
+  app.on('before-quit', (event) => {
+    if (!core || disposing) return;
+    // Let jobs be journaled and sockets closed before the process ends.
+    event.preventDefault();
+    disposing = true;
+    const running = core;
+    core = null;
+    void running.dispose().finally(() => app.quit());
+  });
+}

@@ -26,7 +26,7 @@ describe('IPC contract', () => {
     const invokeList = (api: FlowdeckApi) => api.invoke('profiles.list');
     expectTypeOf<ListAnswer>().toEqualTypeOf<Envelope<CallResult<'profiles.list'>>>();
     expectTypeOf<CallInput<'run.submit'>>().toHaveProperty('workflowJson');
-    expectTypeOf<EventPayload<'job.preview'>['bytes']>().toEqualTypeOf<Uint8Array<ArrayBufferLike>>();
+    expectTypeOf<EventPayload<'job.preview'>['bytes']>().toEqualTypeOf<Uint8Array>();
   });
 
   it('rejects a handler map with a call missing (compile-time)', () => {
