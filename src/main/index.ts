@@ -12,7 +12,7 @@ import { KeytarSecretStore } from './config/secrets';
 import { createFileDialogs } from './electron/dialogs';
 import { installIpcTransport } from './electron/ipc-transport';
 import { attachJobIndicators } from './electron/job-indicators';
-import { APP_ORIGIN, registerAppScheme, serveRenderer } from './electron/protocol';
+import { APP_ORIGIN, applyDevServerCsp, registerAppScheme, serveRenderer } from './electron/protocol';
 import { ElectronStoreSettings } from './electron/settings-store';
 import { createMainWindow } from './electron/window';
 
@@ -41,6 +41,7 @@ let mainWindow: BrowserWindow | null = null;
 
 async function launch(): Promise<void> {
   serveRenderer(rendererDir);
+  if (devUrl) applyDevServerCsp(devUrl);
   if (process.platform !== 'darwin') Menu.setApplicationMenu(null);
   const settings = new ElectronStoreSettings(dataDir);
   const icon = join(app.getAppPath(), 'resources', 'icon.png');

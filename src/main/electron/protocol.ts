@@ -1,7 +1,7 @@
 // The app's own files are served from a privileged custom scheme, app://flowdeck/, instead of
 // file://: responses carry the strict CSP as a header (file:// responses have no headers), and
 // every path is checked to stay inside the built renderer folder.
-import { protocol } from 'electron';
+import { protocol, session } from 'electron';
 import { readFile } from 'node:fs/promises';
 import { contentSecurityPolicy, securityHeaders, staticContentType } from '../app/csp';
 import { resolveStaticFile } from '../app/static-files';
@@ -13,8 +13,21 @@ export const APP_ORIGIN = `${APP_SCHEME}://${APP_HOST}`;
 /** Must run before the app is ready. */
 export function registerAppScheme(): void {
   protocol.registerSchemesAsPrivileged([
-    { scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true, stream: true, codeCache: true } },
+    { scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true, corsEnabled: true, stream: true, codeCache: true } },
   ]);
+}
+
+/**
+ * `electron-vite dev` serves the renderer over http from its dev server: give those responses the
+ * same CSP, with connect-src opened only to the dev server (its hot-reload socket).
+ */
+export function applyDevServerCsp(devUrl: string): void {
+  const origin = new URL(devUrl);
+  const csp = contentSecurityPolicy({ connectSrc: `${origin.origin} ws://${origin.host}` });
+  session.defaultSession.webRequest.onHeadersReceived((details, callback) => {
+    if (!details.url.startsWith(origin.origin)) return callback({});
+    callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [csp] } });
+  });
 }
 
 export function isAppUrl(url: string): boolean {

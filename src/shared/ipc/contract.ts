@@ -66,7 +66,7 @@ export type Envelope<T> = { ok: true; value: T } | { ok: false; error: IpcError 
 export const exactNumberSchema = z.union([z.number(), z.object({ bigint: z.string().regex(/^-?\d+$/) })]);
 export type ExactNumber = z.infer<typeof exactNumberSchema>;
 
-const bytesSchema = z.instanceof(Uint8Array);
+const bytesSchema = z.custom<Uint8Array>((value) => value instanceof Uint8Array, 'expected bytes (a Uint8Array)');
 const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
 const id = z.string().min(1).max(200);
 /** Calls that act on "the active profile" unless told otherwise. */
