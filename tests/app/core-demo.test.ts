@@ -1,7 +1,7 @@
 // The app core against real servers: the built-in demo profile, and a "cloud" profile pointing at a
 // demo service (cloud flavour) started here on 127.0.0.1. Every answer and every event the core
 // produces is recorded, and at the end scanned for the API keys.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -184,6 +184,24 @@ describe('app core against a real demo service', () => {
       format: 'api',
       unknownClasses: [{ nodeId: '1', classType: 'NoSuchNode' }],
     });
+  });
+
+  it('opens a workflow file by path and remembers it', async () => {
+    const path = join(import.meta.dirname, '../../resources/workflows/text-to-image.json');
+    const opened = await r.ok('workflow.open', { path });
+    expect(opened).toMatchObject({ opened: true, name: 'text-to-image.json', path, parse: { format: 'api' } });
+    expect((await r.ok('workflow.recent')).items[0]).toEqual({ path, name: 'text-to-image.json' });
+    expect((await r.fails('workflow.open', { path: join(r.dataDir, 'missing.json') })).code).toBe('not_found');
+  });
+
+  it('uploads an image given as bytes and a mask for it, with thumbnails', async () => {
+    const png = new Uint8Array(readFileSync(join(import.meta.dirname, '../../resources/demo/example.png')));
+    const image = await r.ok('upload.image', { name: 'example.png', bytes: png });
+    expect(image).toMatchObject({ type: 'input', inputValue: image!.name, thumbnailDataUrl: expect.stringMatching(/^data:image\/png;base64,/) });
+    const maskPng = new Uint8Array(readFileSync(join(import.meta.dirname, '../../resources/demo/example-mask.png')));
+    const masked = await r.ok('upload.mask', { original: { name: image!.name, subfolder: image!.subfolder, type: image!.type }, maskPng });
+    expect(masked.name).not.toBe('');
+    expect(masked.thumbnailDataUrl).toMatch(/^data:image\/png;base64,/);
   });
 
   it('submits a workflow and follows the job to success, with outputs served as bytes', async () => {
