@@ -1,5 +1,5 @@
 // Jobs as main reports them (job.update), plus what only the renderer knows about the jobs it
-// submitted: the display names of their nodes and how many nodes they have.
+// submitted: the display names of their nodes.
 import { SvelteMap } from 'svelte/reactivity';
 import type { JobSnapshotView } from '../../../../shared/ipc/contract';
 import { messageOf, type Api } from '../api';
@@ -9,7 +9,6 @@ import { PreviewStore } from './previews.svelte';
 export interface JobMeta {
   /** node id -> display name (from the form the job was submitted from). */
   nodeNames: Record<string, string>;
-  nodeCount: number;
 }
 
 /** Jobs kept on screen; the oldest finished ones are dropped beyond this (their blobs released). */
@@ -36,7 +35,11 @@ export class JobsStore {
 
   attach(): () => void {
     const offUpdate = this.#api.on('job.update', (job) => this.#apply(job));
-    const offPreview = this.#api.on('job.preview', (frame) => this.previews.accept(frame));
+    const offPreview = this.#api.on('job.preview', (frame) => {
+      // A frame that arrives after its job ended is not shown (and holds no object URL).
+      const job = this.jobs.get(frame.promptId);
+      return job && isFinished(job) ? undefined : this.previews.accept(frame);
+    });
     return () => {
       offUpdate();
       offPreview();
@@ -69,7 +72,11 @@ export class JobsStore {
 
   #apply(job: JobSnapshotView): void {
     this.jobs.set(job.promptId, job);
-    if (isFinished(job) && job.outputs.length > 0) this.outputs.ensure(job.promptId, job.outputs);
+    if (isFinished(job)) {
+      // The outputs replace the live preview; its object URL is released now.
+      this.previews.forget(job.promptId);
+      if (job.outputs.length > 0) this.outputs.ensure(job.promptId, job.outputs);
+    }
     if (this.jobs.size > MAX_JOBS) this.#trim();
   }
 

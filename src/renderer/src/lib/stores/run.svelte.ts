@@ -149,7 +149,7 @@ export class RunStore {
     try {
       const { promptIds } = await this.#api.call('run.submit', { workflowJson: stringifyJsonExact(workflow), repeat, label: doc.name });
       const nodeNames = Object.fromEntries(this.groups.map((g) => [g.id, g.displayName]));
-      for (const id of promptIds) this.#jobs.remember(id, { nodeNames, nodeCount: this.groups.length });
+      for (const id of promptIds) this.#jobs.remember(id, { nodeNames });
       return promptIds;
     } catch (error) {
       this.#report(doc, error);

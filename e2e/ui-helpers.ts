@@ -1,0 +1,119 @@
+// Helpers shared by the UI specs: finding the form's inputs the way a screen reader names them,
+// opening workflows through the real file picker, and reading the live job card.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, type Locator, type Page } from '@playwright/test';
+import { ROOT } from './fixtures/harness';
+
+export const TEXT_TO_IMAGE = join(ROOT, 'resources/workflows/text-to-image.json');
+
+/** Opens a workflow file through "Open workflow" and the browser's file chooser. */
+export async function openWorkflow(page: Page, file: string | { name: string; text: string }): Promise<void> {
+  await page.getByRole('link', { name: 'Run', exact: true }).click();
+  const chooser = page.waitForEvent('filechooser');
+  await page.getByRole('button', { name: 'Open workflow' }).click();
+  const files = typeof file === 'string' ? file : { name: file.name, mimeType: 'application/json', buffer: Buffer.from(file.text) };
+  await (await chooser).setFiles(files);
+}
+
+/** The input named `input` inside the node group named `group` (e.g. "3 DemoSampler", "seed"). */
+export function field(page: Page, group: string, input: string): Locator {
+  return page.getByRole('group', { name: group }).getByLabel(input, { exact: true });
+}
+
+/** The newest job card (cards are listed newest first). */
+export function newestJob(page: Page): Locator {
+  return page.getByRole('region', { name: 'Jobs' }).getByRole('article').first();
+}
+
+export function runButton(page: Page): Locator {
+  return page.getByRole('button', { name: 'Run', exact: true });
+}
+
+/** Waits until the active server is connected (the indicator is always in the header). */
+export async function waitConnected(page: Page): Promise<void> {
+  await expect(page.getByRole('status', { name: 'Connection' })).toHaveText(/connected/, { timeout: 20_000 });
+}
+
+/** The text-to-image workflow with some inputs replaced (node 3 is the DemoSampler). */
+export function textToImage(overrides: Record<string, unknown>): { name: string; text: string } {
+  const workflow = JSON.parse(readFileSync(TEXT_TO_IMAGE, 'utf8')) as Record<string, { inputs: Record<string, unknown> }>;
+  Object.assign(workflow['3']!.inputs, overrides);
+  return { name: 'slow-text-to-image.json', text: JSON.stringify(workflow) };
+}
+
+/**
+ * A fingerprint of what the live preview shows right now: its URL and a hash of its pixels,
+ * drawn small onto a canvas. Null while no preview image is loaded.
+ */
+export function previewFingerprint(card: Locator): Promise<string | null> {
+  return card.evaluate((root) => {
+    const img = root.querySelector<HTMLImageElement>('img[alt="Live preview"]');
+    if (!img || !img.complete || img.naturalWidth === 0) return null;
+    const canvas = document.createElement('canvas');
+    canvas.width = 24;
+    canvas.height = 24;
+    const context = canvas.getContext('2d');
+    if (!context) return null;
+    context.drawImage(img, 0, 0, 24, 24);
+    let hash = 2166136261;
+    for (const byte of context.getImageData(0, 0, 24, 24).data) hash = Math.imul(hash ^ byte, 16777619) >>> 0;
+    return `${img.src} ${hash.toString(16)}`;
+  });
+}
+
+/** One thing the page saw through window.flowdeck, serialised (bytes as Latin-1 text, bigint as digits). */
+export interface BridgeRecord {
+  kind: 'call' | 'result' | 'event';
+  name: string;
+  text: string;
+}
+
+/**
+ * Wraps window.flowdeck as the harness installs it, so every call, result and event the page sees
+ * is recorded in window.__bridgeLog. Takes effect on the next navigation (this reloads the page).
+ */
+export async function recordBridge(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const log: { kind: string; name: string; text: string }[] = [];
+    (window as unknown as { __bridgeLog: typeof log }).__bridgeLog = log;
+    const serialise = (value: unknown): string =>
+      JSON.stringify(value, (_key, item: unknown) => {
+        if (typeof item === 'bigint') return item.toString();
+        if (item instanceof Uint8Array) {
+          let text = '';
+          for (let i = 0; i < item.length; i += 0x8000) text += String.fromCharCode(...item.subarray(i, i + 0x8000));
+          return text;
+        }
+        return item;
+      }) ?? 'undefined';
+    const define = Object.defineProperty;
+    Object.defineProperty = function <T>(target: T, key: PropertyKey, descriptor: PropertyDescriptor & ThisType<unknown>): T {
+      if (target === (window as unknown) && key === 'flowdeck' && descriptor.value) {
+        const api = descriptor.value as { invoke: (name: string, input?: unknown) => Promise<unknown>; on: (name: string, listener: (payload: unknown) => unknown) => () => void };
+        const wrapped = Object.freeze({
+          invoke: (name: string, input?: unknown) => {
+            log.push({ kind: 'call', name, text: serialise(input) });
+            return api.invoke(name, input).then((result) => {
+              log.push({ kind: 'result', name, text: serialise(result) });
+              return result;
+            });
+          },
+          on: (name: string, listener: (payload: unknown) => unknown) =>
+            api.on(name, (payload) => {
+              log.push({ kind: 'event', name, text: serialise(payload) });
+              return listener(payload);
+            }),
+        });
+        return define.call(Object, target, key, { ...descriptor, value: wrapped }) as T;
+      }
+      return define.call(Object, target, key, descriptor) as T;
+    } as typeof Object.defineProperty;
+  });
+  await page.reload();
+  await page.waitForFunction(() => typeof window.flowdeck === 'object');
+}
+
+export function bridgeLog(page: Page): Promise<BridgeRecord[]> {
+  return page.evaluate(() => (window as unknown as { __bridgeLog: BridgeRecord[] }).__bridgeLog.slice());
+}
