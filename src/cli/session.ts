@@ -120,7 +120,7 @@ export async function openSession(server: ServerProfile, key: string | null, dat
       return safeBaseName(serverName, 'output');
     },
     async close() {
-      tracker.dispose();
+      await tracker.dispose();
       await events.dispose();
       await store.close();
     },

@@ -1,0 +1,104 @@
+// Downloads and uploads through the real client, side by side with curl on the same URLs, in one run:
+// - `view` download of a 1 GiB output: our client (/api/view -> 302 -> signed URL) vs `curl` on the
+//   same signed URL; peak RSS growth of the downloading process.
+// - upload of a large file: our client (multipart from fs.openAsBlob) vs `curl -F`.
+import { execFileSync } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runJsonChild, startDemoChild, timeCommand } from './support/processes';
+
+const GiB = 1024 ** 3;
+const ROUNDS = 3;
+
+function writeFile(path: string, bytes: number): void {
+  // Non-repeating content in 1 MiB blocks (nothing on the path compresses, but be fair anyway).
+  const fd = openSync(path, 'w');
+  const block = Buffer.alloc(1024 * 1024);
+  for (let written = 0, n = 0; written < bytes; written += block.length, n += 1) {
+    block.writeUInt32BE(n, 0);
+    for (let i = 4; i < block.length; i += 4096) block.writeUInt32BE((n * 2654435761 + i) >>> 0, i);
+    writeSync(fd, block);
+  }
+  closeSync(fd);
+}
+
+async function signedUrl(url: string, key: string, ref: { filename: string; subfolder: string; type: string }): Promise<string> {
+  const query = new URLSearchParams({ filename: ref.filename, subfolder: ref.subfolder, type: ref.type });
+  const response = await fetch(`${url}/api/view?${query}`, { headers: { 'X-API-Key': key }, redirect: 'manual' });
+  const location = response.headers.get('location');
+  if (response.status !== 302 || !location) throw new Error(`expected a 302 from /api/view, got ${response.status}`);
+  return new URL(location, url).toString();
+}
+
+export async function runTransferBench(): Promise<Record<string, number>> {
+  const work = mkdtempSync(join(tmpdir(), 'flowdeck-bench-transfer-'));
+  const figures: Record<string, number> = {};
+  try {
+    const big = join(work, 'big.bin');
+    writeFile(big, GiB);
+    const cloud = await startDemoChild('cloud', big);
+    try {
+      const key = cloud.apiKey!;
+      const ref = cloud.ref!;
+      let ours = Infinity;
+      let curl = Infinity;
+      let growth = 0;
+      for (let round = 0; round < ROUNDS; round += 1) {
+        const location = await signedUrl(cloud.url, key, ref);
+        const target = join(work, 'curl.bin');
+        curl = Math.min(curl, await timeCommand('curl', ['-s', '-f', '-o', target, location]));
+        rmSync(target, { force: true });
+        const result = await runJsonChild<{ seconds: number; bytes: number; rssBeforeMb: number; maxRssMb: number }>('download-child.ts', [cloud.url, key, JSON.stringify(ref)]);
+        if (result.bytes !== GiB) throw new Error(`downloaded ${result.bytes} bytes, expected ${GiB}`);
+        ours = Math.min(ours, result.seconds);
+        growth = Math.max(growth, result.maxRssMb - result.rssBeforeMb);
+      }
+      figures.downloadMBps = GiB / ours / 1e6;
+      figures.curlDownloadMBps = GiB / curl / 1e6;
+      figures.downloadRatio = curl / ours;
+      figures.downloadRssGrowthMb = growth;
+      console.log(`view download, 1 GiB via 302 to a signed URL (best of ${ROUNDS}):`);
+      console.log(`  flowdeck client  ${figures.downloadMBps.toFixed(0).padStart(6)} MB/s`);
+      console.log(`  curl (same URL)  ${figures.curlDownloadMBps.toFixed(0).padStart(6)} MB/s`);
+      console.log(`  ratio to curl    ${figures.downloadRatio.toFixed(2)}x   (target >= 0.9x)`);
+      console.log(`  peak RSS growth  ${growth.toFixed(1)} MB  (target < 64 MB)`);
+    } finally {
+      await cloud.stop();
+    }
+
+    const uploadSize = 512 * 1024 ** 2;
+    const upload = join(work, 'upload.bin');
+    writeFile(upload, uploadSize);
+    rmSync(big, { force: true });
+    const local = await startDemoChild('local');
+    try {
+      let ours = Infinity;
+      let curl = Infinity;
+      let rss = 0;
+      for (let round = 0; round < ROUNDS; round += 1) {
+        curl = Math.min(curl, await timeCommand('curl', ['-s', '-f', '-o', '/dev/null', '-F', `image=@${upload}`, '-F', 'type=input', '-F', 'overwrite=true', `${local.url}/api/upload/image`]));
+        const result = await runJsonChild<{ seconds: number; maxRssMb: number }>('upload-child.ts', [local.url, upload]);
+        ours = Math.min(ours, result.seconds);
+        rss = Math.max(rss, result.maxRssMb);
+      }
+      figures.uploadMBps = uploadSize / ours / 1e6;
+      figures.curlUploadMBps = uploadSize / curl / 1e6;
+      figures.uploadRatio = curl / ours;
+      console.log(`upload, 512 MiB multipart (best of ${ROUNDS}):`);
+      console.log(`  flowdeck client  ${figures.uploadMBps.toFixed(0).padStart(6)} MB/s  (peak RSS ${rss.toFixed(0)} MB)`);
+      console.log(`  curl -F          ${figures.curlUploadMBps.toFixed(0).padStart(6)} MB/s`);
+      console.log(`  ratio to curl    ${figures.uploadRatio.toFixed(2)}x   (target >= 0.9x)`);
+    } finally {
+      await local.stop();
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  return figures;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  execFileSync('curl', ['--version'], { stdio: 'ignore' });
+  await runTransferBench();
+}

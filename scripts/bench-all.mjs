@@ -1,0 +1,13 @@
+#!/usr/bin/env node
+// `npm run bench`: every benchmark, one after another in one run, each printing its figures.
+import { spawnSync } from 'node:child_process';
+
+const root = new URL('..', import.meta.url).pathname;
+const benches = ['bench/frame-decode.ts', 'bench/client-overhead.ts', 'bench/transfer.ts', ...process.argv.slice(2)];
+let failed = 0;
+for (const bench of benches) {
+  console.log(`\n=== ${bench}`);
+  const result = spawnSync('npx', ['tsx', bench], { cwd: root, stdio: 'inherit' });
+  if (result.status !== 0) failed += 1;
+}
+process.exit(failed > 0 ? 1 : 0);
