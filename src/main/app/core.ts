@@ -92,6 +92,7 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
   const outputs = new OutputCache(join(paths.cache, 'outputs'));
   // The demo service's key: random per run, held in main's memory only.
   const demoKey = `demo-${randomBytes(18).toString('base64url')}`;
+  vault.noteSecret(demoKey);
 
   let store: Store | null = null;
   let jobs: JobStore | null = null;

@@ -76,9 +76,9 @@ export class KeyVault {
     return { isSet: false, last4: null, storage: null };
   }
 
-  /** Keeps a key that is not the user's (the built-in demo service's) in memory only. */
-  hold(profileId: string, key: string): void {
-    this.remember(profileId, { key, storage: 'session' });
+  /** A secret that is not a profile's key (the built-in demo service's) but must be redacted too. */
+  noteSecret(secret: string): void {
+    this.everSeen.add(secret);
   }
 
   /** Removes every key this process has seen from a text (error messages, log lines). */
