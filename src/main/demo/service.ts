@@ -88,6 +88,11 @@ export class DemoService {
     return this.require().storageUrl;
   }
 
+  /** The folder holding input/, output/ and temp/ (a temporary one unless `dataDir` was given). */
+  get dataDir(): string {
+    return this.require().core.files.root;
+  }
+
   /** The instance's API key (cloud), null locally. */
   get apiKey(): string | null {
     return this.accounts.primaryKey;
