@@ -1,7 +1,7 @@
 // The main path: add a demo server, open the text-to-image workflow, edit inputs (including a
 // seed beyond 2^53), run it, watch progress and previews advance, and see the output appear.
 import { test, expect } from './fixtures/index';
-import { bridgeLog, field, newestJob, openWorkflow, previewFingerprint, recordBridge, runButton, TEXT_TO_IMAGE, waitConnected } from './ui-helpers';
+import { bridgeLog, field, property, newestJob, openWorkflow, previewFingerprint, recordBridge, runButton, TEXT_TO_IMAGE, waitConnected } from './ui-helpers';
 
 test('a demo profile runs text-to-image with live progress, changing previews and the output', async ({ appPage: page }) => {
   const pageErrors: string[] = [];
@@ -53,7 +53,7 @@ test('a demo profile runs text-to-image with live progress, changing previews an
       async () => {
         const print = await previewFingerprint(card);
         if (print) fingerprints.add(print);
-        const step = await card.getByRole('progressbar', { name: 'Step progress' }).evaluate((el) => (el as HTMLProgressElement).value).catch(() => null);
+        const step = await property(card.getByRole('progressbar', { name: 'Step progress' }), 'value', 200).catch(() => null);
         if (step !== null) steps.add(step);
         return fingerprints.size >= 3 && steps.size >= 2;
       },
@@ -67,7 +67,7 @@ test('a demo profile runs text-to-image with live progress, changing previews an
   await expect(card.getByRole('progressbar', { name: 'Overall progress' })).toHaveAttribute('aria-valuetext', '2 of 2 nodes');
   const output = card.getByRole('img', { name: /^Output Flowdeck.*\.png$/ });
   await expect(output).toBeVisible();
-  await expect.poll(() => output.evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBe(256);
+  await expect.poll(() => property(output, 'naturalWidth')).toBe(256);
   // The preview is gone with the job, and its object URL with it.
   await expect(card.getByRole('img', { name: 'Live preview' })).toHaveCount(0);
   expect(await page.evaluate(() => (window as unknown as { __flowdeckPreviewStats: { liveObjectUrls: number } }).__flowdeckPreviewStats.liveObjectUrls)).toBeLessThanOrEqual(1);

@@ -42,15 +42,34 @@ export function textToImage(overrides: Record<string, unknown>): { name: string;
   return { name: 'slow-text-to-image.json', text: JSON.stringify(workflow) };
 }
 
+// The project's Node type check has no DOM library: the few page objects used are described here.
+interface PageImage {
+  complete: boolean;
+  naturalWidth: number;
+  src: string;
+}
+interface PageDocument {
+  createElement(tag: 'canvas'): {
+    width: number;
+    height: number;
+    getContext(kind: '2d'): { drawImage(image: PageImage, x: number, y: number, w: number, h: number): void; getImageData(x: number, y: number, w: number, h: number): { data: ArrayLike<number> & Iterable<number> } } | null;
+  };
+}
+
+/** Reads a property of the element a locator points at (value of a <progress>, naturalWidth of an <img>). */
+export function property(locator: Locator, name: 'value' | 'naturalWidth', timeout = 5000): Promise<number> {
+  return locator.evaluate((el, key) => Number((el as unknown as Record<string, unknown>)[key]), name, { timeout });
+}
+
 /**
  * A fingerprint of what the live preview shows right now: its URL and a hash of its pixels,
  * drawn small onto a canvas. Null while no preview image is loaded.
  */
 export function previewFingerprint(card: Locator): Promise<string | null> {
   return card.evaluate((root) => {
-    const img = root.querySelector<HTMLImageElement>('img[alt="Live preview"]');
+    const img = root.querySelector('img[alt="Live preview"]') as PageImage | null;
     if (!img || !img.complete || img.naturalWidth === 0) return null;
-    const canvas = document.createElement('canvas');
+    const canvas = (root.ownerDocument as unknown as PageDocument).createElement('canvas');
     canvas.width = 24;
     canvas.height = 24;
     const context = canvas.getContext('2d');

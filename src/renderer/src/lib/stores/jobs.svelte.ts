@@ -1,6 +1,6 @@
 // Jobs as main reports them (job.update), plus what only the renderer knows about the jobs it
 // submitted: the display names of their nodes.
-import { SvelteMap } from 'svelte/reactivity';
+import { SvelteMap, SvelteSet } from 'svelte/reactivity';
 import type { JobSnapshotView } from '../../../../shared/ipc/contract';
 import { messageOf, type Api } from '../api';
 import { OutputStore } from './outputs.svelte';
@@ -25,6 +25,8 @@ export class JobsStore {
   readonly outputs: OutputStore;
   /** Per-job message of a failed cancel. */
   readonly cancelErrors = new SvelteMap<string, string>();
+  /** Jobs whose cancel the server accepted, until their update says how they ended. */
+  readonly cancelRequested = new SvelteSet<string>();
   list = $derived([...this.jobs.values()].sort((a, b) => b.submittedAt - a.submittedAt));
   readonly #api: Api;
 
@@ -60,6 +62,7 @@ export class JobsStore {
     try {
       const { cancelled } = await this.#api.call('jobs.cancel', { promptId });
       if (!cancelled) this.cancelErrors.set(promptId, 'The job could not be cancelled: it may have finished already.');
+      else if (!this.#finished(promptId)) this.cancelRequested.add(promptId);
     } catch (error) {
       this.cancelErrors.set(promptId, messageOf(error));
     }
@@ -73,11 +76,17 @@ export class JobsStore {
   #apply(job: JobSnapshotView): void {
     this.jobs.set(job.promptId, job);
     if (isFinished(job)) {
+      this.cancelRequested.delete(job.promptId);
       // The outputs replace the live preview; its object URL is released now.
       this.previews.forget(job.promptId);
       if (job.outputs.length > 0) this.outputs.ensure(job.promptId, job.outputs);
     }
     if (this.jobs.size > MAX_JOBS) this.#trim();
+  }
+
+  #finished(promptId: string): boolean {
+    const job = this.jobs.get(promptId);
+    return job !== undefined && isFinished(job);
   }
 
   #trim(): void {
