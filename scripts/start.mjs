@@ -17,7 +17,10 @@ function electronBinary() {
     timeout: 300_000,
   });
   const path = probe.status === 0 ? probe.stdout.trim() : '';
-  return path && existsSync(path) ? { path } : { reason: (probe.stderr || probe.stdout || 'unknown error').trim().split('\n').slice(-3).join(' ') };
+  if (path && existsSync(path)) return { path };
+  const lines = (probe.stderr || probe.stdout || '').split('\n').map((l) => l.trim());
+  const reason = lines.filter((l) => /error|failed|ENOTFOUND|ECONNREFUSED/i.test(l) && !l.startsWith('at ') && !l.startsWith('throw ')).join(' ') || 'the Electron package could not provide its binary';
+  return { reason };
 }
 
 const electron = electronBinary();
