@@ -300,17 +300,26 @@ describe('status, history and queue operations', () => {
   it('cancel, clearPending, interrupt send the right bodies for each kind', async () => {
     server.on('POST', '/api/queue', (_req, res) => res.writeHead(200).end());
     server.on('POST', '/api/interrupt', (_req, res) => res.writeHead(200).end());
-    const bodies = (): string[] => server.requests.map((r) => `${r.path} ${r.body.toString()}`);
+    server.json('GET', '/api/queue', 200, { queue_running: [[1, 'b', {}, {}, []]], queue_pending: [[2, 'y', {}, {}, []]] });
+    const calls = (): string[] => server.requests.map((r) => `${r.method} ${r.path} ${r.body.toString()}`.trim());
 
+    // Local: delete, then interrupt only the id that is running (older servers ignore the id and
+    // would stop whatever runs).
     await client('local').cancel(['a', 'b']);
-    expect(bodies()).toEqual(['/api/queue {"delete":["a","b"]}', '/api/interrupt {"prompt_id":"a"}', '/api/interrupt {"prompt_id":"b"}']);
+    expect(calls()).toEqual(['POST /api/queue {"delete":["a","b"]}', 'GET /api/queue', 'POST /api/interrupt {"prompt_id":"b"}']);
     server.requests.length = 0;
+    await client('local').interrupt('y');
+    expect(calls()).toEqual(['POST /api/queue {"delete":["y"]}', 'GET /api/queue']);
+    server.requests.length = 0;
+    await client('local').interrupt();
+    expect(calls()).toEqual(['POST /api/interrupt']);
+    server.requests.length = 0;
+    // Cloud: delete cancels pending and running; /api/interrupt only without an id.
     await client('cloud').cancel(['a']);
     await client('cloud').clearPending();
     await client('cloud').interrupt();
     await client('cloud').interrupt('x');
-    await client('local').interrupt('y');
-    expect(bodies()).toEqual(['/api/queue {"delete":["a"]}', '/api/queue {"clear":true}', '/api/interrupt ', '/api/queue {"delete":["x"]}', '/api/interrupt {"prompt_id":"y"}']);
+    expect(calls()).toEqual(['POST /api/queue {"delete":["a"]}', 'POST /api/queue {"clear":true}', 'POST /api/interrupt', 'POST /api/queue {"delete":["x"]}']);
   });
 
   it('object_info: exact parse of a large INT', async () => {

@@ -249,14 +249,17 @@ export class ServiceClient implements ServiceApi {
 
   /**
    * Cancels jobs whether they wait or run. Cloud: `{delete}` does both. Local: `{delete}` removes
-   * waiting jobs only, so each id is also sent to /api/interrupt, which stops it only if it is
-   * the one running (the local server ignores an interrupt naming another job).
+   * waiting jobs only, so an id found running is then stopped with `/api/interrupt {prompt_id}`.
+   * Only a running id is sent there: servers older than the prompt_id field ignore the body and
+   * stop whatever runs, which must not hit another job.
    */
   async cancel(promptIds: string[]): Promise<void> {
     if (promptIds.length === 0) return;
     await this.#http.requestOk({ method: 'POST', path: '/api/queue', json: { delete: promptIds }, idempotent: true, what: 'cancelling jobs' });
-    if (this.profile.kind === 'local') {
-      for (const id of promptIds) await this.#http.requestOk({ method: 'POST', path: '/api/interrupt', json: { prompt_id: id }, idempotent: true, what: 'stopping a running job' });
+    if (this.profile.kind !== 'local') return;
+    const running = new Set((await this.getQueue()).running.map((e) => e.promptId));
+    for (const id of promptIds) {
+      if (running.has(id)) await this.#http.requestOk({ method: 'POST', path: '/api/interrupt', json: { prompt_id: id }, idempotent: true, what: 'stopping a running job' });
     }
   }
 
@@ -265,21 +268,17 @@ export class ServiceClient implements ServiceApi {
   }
 
   /**
-   * Stops the running job. With an id: locally `{prompt_id}` (stops it only if it runs); on the
-   * cloud, where /api/interrupt stops ALL of the user's running jobs, the job is cancelled by id
-   * instead. Without an id: /api/interrupt with no body (whatever runs).
+   * Stops a job. With an id it is cancel([id]) on both kinds: on the cloud /api/interrupt would
+   * stop ALL of the user's running jobs, and locally only a running id may be interrupted (see
+   * cancel). Without an id: /api/interrupt with no body, whatever runs.
    */
   async interrupt(promptId?: string): Promise<void> {
-    if (promptId === undefined) {
-      // Not retried: a resend could stop the next job.
-      await this.#http.requestOk({ method: 'POST', path: '/api/interrupt', idempotent: false, what: 'interrupting the running job' });
+    if (promptId !== undefined) {
+      await this.cancel([promptId]);
       return;
     }
-    if (this.profile.kind === 'cloud') {
-      await this.#http.requestOk({ method: 'POST', path: '/api/queue', json: { delete: [promptId] }, idempotent: true, what: 'stopping the job' });
-      return;
-    }
-    await this.#http.requestOk({ method: 'POST', path: '/api/interrupt', json: { prompt_id: promptId }, idempotent: true, what: 'stopping the job' });
+    // Not retried: a resend could stop the next job.
+    await this.#http.requestOk({ method: 'POST', path: '/api/interrupt', idempotent: false, what: 'interrupting the running job' });
   }
 
   // ------------------------------------------------------------ uploads
