@@ -2,8 +2,9 @@
 // byte for byte where the recording holds no machine-specific text; integers beyond 2^53 compared
 // exactly; client-chosen prompt ids.
 import { describe, expect, it } from 'vitest';
-import { api, postJson, readTrace, startDemo, submit, uploadPng } from './helpers';
-import { loopWorkflow, SIMPLE_WORKFLOW } from './trace-nodes';
+import { api, postJson, readTrace, startDemo, submit, uploadPng, waitForHistory } from './helpers';
+import type { DemoNode } from '../../src/main/demo/node-api';
+import { loopWorkflow, SIMPLE_WORKFLOW, traceNodes } from './trace-nodes';
 
 interface Recorded {
   request_prompt?: unknown;
@@ -92,6 +93,63 @@ describe('local flavour: rejected workflows as the real server answers them', ()
         class_type: 'PreviewImage',
       },
     });
+  });
+});
+
+describe('combo and boolean inputs', () => {
+  const comboNode: DemoNode = {
+    definition: {
+      input: {
+        required: {
+          direction: [['right', 'down', 'left', 'up'], { default: 'right' }],
+          mode: ['COMBO', { options: ['fast', 'slow'], default: 'fast' }],
+          flag: ['BOOLEAN', { default: true }],
+        },
+      },
+      input_order: { required: ['direction', 'mode', 'flag'] },
+      output: [],
+      output_is_list: [],
+      output_name: [],
+      name: 'ComboNode',
+      display_name: 'Combo Node',
+      description: '',
+      python_module: 'nodes',
+      category: 'testing',
+      output_node: true,
+    },
+    async run(ctx, inputs) {
+      ctx.text(`${String(inputs.direction)} ${String(inputs.mode)} ${String(inputs.flag)}`);
+      return { outputs: [] };
+    },
+  };
+
+  it('refuses a value outside a legacy or COMBO list with value_not_in_list, worded like Python', async () => {
+    const nodes = traceNodes();
+    nodes.set('ComboNode', comboNode);
+    const svc = await startDemo({ flavour: 'local', nodes });
+    const res = await postJson(svc, '/prompt', { prompt: { '1': { class_type: 'ComboNode', inputs: { direction: 'sideways', mode: 'medium', flag: 'false' } } } });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { node_errors: Record<string, { errors: Array<Record<string, unknown>> }> };
+    expect(body.node_errors['1']!.errors).toEqual([
+      {
+        type: 'value_not_in_list',
+        message: 'Value not in list',
+        details: "direction: 'sideways' not in ['right', 'down', 'left', 'up']",
+        extra_info: { input_name: 'direction', input_config: [['right', 'down', 'left', 'up'], { default: 'right' }], received_value: 'sideways' },
+      },
+      {
+        type: 'value_not_in_list',
+        message: 'Value not in list',
+        details: "mode: 'medium' not in ['fast', 'slow']",
+        extra_info: { input_name: 'mode', input_config: ['COMBO', { options: ['fast', 'slow'], default: 'fast' }], received_value: 'medium' },
+      },
+    ]);
+    // bool("false") is True in Python, and the converted value is what the job keeps.
+    const ok = await submit(svc, { prompt: { '1': { class_type: 'ComboNode', inputs: { direction: 'up', mode: 'slow', flag: 'false' } } } });
+    expect(ok.status).toBe(200);
+    const entry = await waitForHistory(svc, ok.json.prompt_id as string);
+    const prompt = (entry.prompt as unknown[])[2] as Record<string, { inputs: Record<string, unknown> }>;
+    expect(prompt['1']!.inputs).toEqual({ direction: 'up', mode: 'slow', flag: true });
   });
 });
 

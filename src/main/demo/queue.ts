@@ -4,6 +4,8 @@
 import type { JsonObject } from '../../shared/json';
 import type { JobAudience } from './events-hub';
 
+const MAX_HISTORY = 10_000;
+
 export type JobState = 'pending' | 'running' | 'success' | 'error' | 'cancelled';
 
 export interface Job extends JobAudience {
@@ -85,7 +87,13 @@ export class JobQueue {
   /** The running job has ended; its history entry (if any) becomes visible now. */
   finish(job: Job, entry: HistoryEntry | null): void {
     if (this.runningJob === job) this.runningJob = null;
-    if (entry) this.history.set(job.promptId, entry);
+    if (!entry) return;
+    this.history.set(job.promptId, entry);
+    // The real server keeps the latest 10000 entries.
+    for (const id of this.history.keys()) {
+      if (this.history.size <= MAX_HISTORY) break;
+      this.history.delete(id);
+    }
   }
 
   /** Waits until a job is added or `signal` aborts. */
