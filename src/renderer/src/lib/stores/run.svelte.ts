@@ -54,6 +54,11 @@ export class RunStore {
     await this.#open(async () => this.#api.call('workflow.open', { name: file.name, text: await file.text() }));
   }
 
+  /** The system file dialog (desktop app): the file is opened by path and remembered as recent. */
+  openWithDialog(): Promise<void> {
+    return this.#open(() => this.#api.call('workflow.open'));
+  }
+
   /** A file from the recent list. */
   openPath(path: string): Promise<void> {
     return this.#open(() => this.#api.call('workflow.open', { path }));
