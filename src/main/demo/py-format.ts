@@ -56,3 +56,14 @@ export function pyTypeName(value: unknown): string {
   if (Array.isArray(value)) return 'list';
   return 'dict';
 }
+
+/** Python's truthiness of a JSON value (bool(value)). */
+export function pyTruthy(value: unknown): boolean {
+  if (value === null || value === undefined) return false;
+  if (typeof value === 'boolean') return value;
+  if (typeof value === 'number') return value !== 0; // NaN is truthy in Python too
+  if (typeof value === 'bigint') return value !== 0n;
+  if (typeof value === 'string') return value.length > 0;
+  if (Array.isArray(value)) return value.length > 0;
+  return Object.keys(value as object).length > 0;
+}

@@ -4,6 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isJsonObject } from '../../shared/json';
 import { ownerScope, type DemoCore, type RequestInfo } from './core';
+import { pyTruthy } from './py-format';
 import { parseJsonBody, readBody, sendEmpty, sendJson, sendServerError } from './http-util';
 
 export function getHistoryOne(_req: IncomingMessage, res: ServerResponse, core: DemoCore, info: RequestInfo): void {
@@ -34,7 +35,7 @@ export async function postHistory(req: IncomingMessage, res: ServerResponse, cor
     return;
   }
   const json = parsed.value;
-  if (json.clear === true) core.queue.clearHistory();
+  if (pyTruthy(json.clear)) core.queue.clearHistory();
   if (Array.isArray(json.delete)) core.queue.deleteHistory(json.delete.filter((id): id is string => typeof id === 'string'));
   sendEmpty(res, 200);
 }

@@ -4,9 +4,10 @@
 // show, and a rejected workflow answers 400 {error, node_errors}.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isJsonObject, type JsonObject, type JsonValue } from '../../shared/json';
+import { isJsonObject, type JsonObject } from '../../shared/json';
 import { ownerScope, type DemoCore, type RequestInfo } from './core';
 import { BodyTooLargeError, parseJsonBody, readBody, sendCloudError, sendJson, sendServerError, sendText } from './http-util';
+import { pyTruthy } from './py-format';
 import type { Job } from './queue';
 import { validatePrompt, type PromptError } from './validate';
 
@@ -67,7 +68,7 @@ export async function postPrompt(req: IncomingMessage, res: ServerResponse, core
     if (typeof n !== 'number' || !Number.isFinite(n)) return malformed(res, core, '"number" must be a number.');
     number = n;
   } else {
-    number = core.queue.allocateNumber(isTruthy(json.front));
+    number = core.queue.allocateNumber(pyTruthy(json.front));
   }
 
   if (!Object.hasOwn(json, 'prompt')) {
@@ -118,13 +119,6 @@ export async function postPrompt(req: IncomingMessage, res: ServerResponse, core
   core.stats.submissions.set(promptId, (core.stats.submissions.get(promptId) ?? 0) + 1);
   core.hub.sendStatus();
   sendJson(res, core.flavour, 200, { prompt_id: promptId, number, node_errors: result.nodeErrors });
-}
-
-function isTruthy(value: JsonValue | undefined): boolean {
-  if (value === undefined || value === null || value === false || value === 0 || value === '' || value === 0n) return false;
-  if (Array.isArray(value)) return value.length > 0;
-  if (isJsonObject(value)) return Object.keys(value).length > 0;
-  return true;
 }
 
 export function getPrompt(_req: IncomingMessage, res: ServerResponse, core: DemoCore, info: RequestInfo): void {

@@ -6,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isJsonObject, type JsonValue } from '../../shared/json';
 import { ownerScope, type DemoCore, type RequestInfo } from './core';
 import { parseJsonBody, readBody, sendCloudError, sendEmpty, sendJson, sendServerError } from './http-util';
+import { pyTruthy } from './py-format';
 import type { Job } from './queue';
 
 const MAX_BODY = 1024 * 1024;
@@ -49,7 +50,7 @@ export async function postQueue(req: IncomingMessage, res: ServerResponse, core:
     return;
   }
   const owner = ownerScope(core, info);
-  if (json.clear !== undefined && json.clear !== false && json.clear !== null && json.clear !== 0) {
+  if (pyTruthy(json.clear)) {
     core.queue.clearPending(owner);
     core.hub.sendStatus();
   }

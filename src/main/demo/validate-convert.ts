@@ -1,6 +1,6 @@
 // Widget values converted the way the local server converts them before range checks: Python's
 // int(), float(), str() and bool(), with Python's error texts. Integers beyond 2^53 stay bigint.
-import { pyFloatRepr, pyRepr, pyStr, pyTypeName } from './py-format';
+import { pyFloatRepr, pyRepr, pyStr, pyTruthy, pyTypeName } from './py-format';
 
 export type Converted = { ok: true; value: unknown } | { ok: false; message: string };
 
@@ -39,16 +39,6 @@ function toFloat(val: unknown): Converted {
   return { ok: false, message: `float() argument must be a string or a real number, not '${pyTypeName(val)}'` };
 }
 
-function truthy(val: unknown): boolean {
-  if (val === null || val === undefined) return false;
-  if (typeof val === 'boolean') return val;
-  if (typeof val === 'number') return val !== 0; // NaN is truthy in Python too
-  if (typeof val === 'bigint') return val !== 0n;
-  if (typeof val === 'string') return val.length > 0;
-  if (Array.isArray(val)) return val.length > 0;
-  return Object.keys(val as object).length > 0;
-}
-
 /** Converts a widget value for an input of `inputType`; other types pass through unchanged. */
 export function convertWidgetValue(inputType: unknown, val: unknown): Converted {
   switch (inputType) {
@@ -59,7 +49,7 @@ export function convertWidgetValue(inputType: unknown, val: unknown): Converted 
     case 'STRING':
       return { ok: true, value: pyStr(val) };
     case 'BOOLEAN':
-      return { ok: true, value: truthy(val) };
+      return { ok: true, value: pyTruthy(val) };
     default:
       return { ok: true, value: val };
   }
