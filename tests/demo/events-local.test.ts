@@ -2,7 +2,7 @@
 // of frames for a job and for a cached re-run, history entries, feature flags switching previews
 // from type 1 to type 4, TEXT frames, failures, and routing by clientId.
 import { describe, expect, it } from 'vitest';
-import { api, readTrace, readTraceLines, startDemo, submit, TestSocket, uploadPng, waitForHistory, type Frame } from './helpers';
+import { api, postJson, readTrace, readTraceLines, startDemo, submit, TestSocket, uploadPng, waitForHistory, type Frame } from './helpers';
 import { loopWorkflow, SIMPLE_WORKFLOW } from './trace-nodes';
 
 type TraceFrame = { kind: string; msg?: { type: string; data: Record<string, unknown> }; event_type?: number; event?: number };
@@ -187,6 +187,22 @@ describe('local flavour: routing by clientId (traces/ws_probe_node.json)', () =>
     const afterGreeting = (s: TestSocket): string[] => kinds(s.frames).slice(s === a ? 2 : 1);
     expect(afterGreeting(a)).toEqual(probeKinds(trace.phase2.A));
     expect(afterGreeting(b)).toEqual(probeKinds(trace.phase2.B));
+  });
+
+  it('tells a reconnecting client which node of its job runs now, as {node} alone', async () => {
+    const svc = await startDemo({ flavour: 'local', timeScale: 1 });
+    const first = await TestSocket.open(svc, { clientId: 'again' });
+    const { json } = await submit(svc, { prompt: loopWorkflow(100, 0.05), client_id: 'again' });
+    await first.waitFor((f) => f.kind === 'json' && f.type === 'executing' && f.data.node === '5');
+    first.ws.terminate();
+    const second = await TestSocket.open(svc, { clientId: 'again' });
+    const hint = await second.waitFor((f) => f.kind === 'json' && f.type === 'executing');
+    expect(second.frames.indexOf(hint)).toBe(1);
+    expect(hint).toEqual({ kind: 'json', type: 'executing', data: { node: '5' } });
+    const other = await TestSocket.open(svc, { clientId: 'someone-else' });
+    expect(other.json('executing')).toEqual([]);
+    await postJson(svc, '/interrupt', { prompt_id: json.prompt_id });
+    await second.waitForEnd(json.prompt_id as string);
   });
 
   it('a newer socket with the same clientId takes over the job events', async () => {

@@ -44,17 +44,21 @@ export class EventsHub {
   private readonly faults: FaultState;
   private readonly queueRemaining: (owner: string | null) => number;
   private readonly featureFlags: ServerFeatureFlags;
+  private readonly runningNode: () => { clientId: string | null; nodeId: string } | null;
 
   constructor(options: {
     flavour: DemoFlavour;
     faults: FaultState;
     queueRemaining: (owner: string | null) => number;
     featureFlags: ServerFeatureFlags;
+    /** The running job's client and current node, for the local server's reconnect message. */
+    runningNode: () => { clientId: string | null; nodeId: string } | null;
   }) {
     this.flavour = options.flavour;
     this.faults = options.faults;
     this.queueRemaining = options.queueRemaining;
     this.featureFlags = options.featureFlags;
+    this.runningNode = options.runningNode;
   }
 
   get connectionCount(): number {
@@ -74,6 +78,10 @@ export class EventsHub {
     ws.on('close', () => this.detach(conn));
     ws.on('error', () => this.detach(conn));
     this.sendJson(conn, 'status', { status: { exec_info: { queue_remaining: this.queueRemaining(key) } }, sid });
+    // The local server tells a reconnecting client which node of its job runs now, as
+    // {node} alone (no prompt_id): clients must accept that shape.
+    const running = this.flavour === 'local' ? this.runningNode() : null;
+    if (running && running.clientId === sid) this.sendJson(conn, 'executing', { node: running.nodeId });
   }
 
   private detach(conn: Connection): void {

@@ -118,6 +118,7 @@ export async function executeJob(job: Job, deps: ExecutorDeps): Promise<HistoryE
       break;
     }
     emitter.nodeStarted(nodeId);
+    job.currentNode = nodeId;
     emitter.jobEvent('executing', { node: nodeId, display_node: nodeId, prompt_id: job.promptId });
     const { inputs, shown } = resolveInputs(job, nodeId, node, results);
     let result: NodeResult;
@@ -147,6 +148,7 @@ export async function executeJob(job: Job, deps: ExecutorDeps): Promise<HistoryE
     executed.push(nodeId);
   }
   deps.cache?.retainOnly(sigs.values());
+  delete job.currentNode;
 
   const base = { prompt_id: job.promptId };
   if (outcome.kind === 'success') {

@@ -24,6 +24,8 @@ export interface Job extends JobAudience {
   /** Cancelled jobs: whether they were interrupted while running or deleted while pending. */
   cancelReason?: 'interrupted' | 'deleted';
   errorMessage?: string;
+  /** The node running now (while the job runs). */
+  currentNode?: string;
   readonly abort: AbortController;
 }
 

@@ -129,6 +129,10 @@ export class DemoService {
       faults: this.faultState,
       queueRemaining: (owner) => (flavour === 'cloud' ? queue.remaining(owner) : queue.remaining()),
       featureFlags: { supports_preview_metadata: true, max_upload_size: maxUploadBytes },
+      runningNode: () => {
+        const job = queue.running;
+        return job?.currentNode === undefined ? null : { clientId: job.clientId, nodeId: job.currentNode };
+      },
     });
     const cacheOn = this.options.cache ?? flavour === 'local';
     const worker = new Worker(queue, hub, {
