@@ -100,6 +100,11 @@ describe('local flavour: /view (traces/view.json)', () => {
     await expectEmpty(await api(svc, '/view?filename=sample.png&type=input&subfolder=../../etc'), viewTrace.view_subfolder_escape!.status);
     await expectEmpty(await api(svc, '/view?filename=sample.png&type=secret'), viewTrace.view_bad_type!.status);
 
+    await uploadPng(svc, 'café ☕.png');
+    const unicode = await api(svc, `/view?filename=${encodeURIComponent('café ☕.png')}&type=input`);
+    expect(unicode.status).toBe(200);
+    expect(Buffer.from(unicode.headers.get('content-disposition')!, 'latin1').toString('utf8')).toBe('filename="café ☕.png"');
+
     const rgb = decodePngImage(new Uint8Array(await (await api(svc, '/view?filename=sample.png&type=input&channel=rgb')).arrayBuffer()));
     expect([...rgb.data.subarray(0, 4)]).toEqual([200, 30, 30, 255]);
     const alpha = decodePngImage(new Uint8Array(await (await api(svc, '/view?filename=sample.png&type=input&channel=a')).arrayBuffer()));
@@ -107,7 +112,7 @@ describe('local flavour: /view (traces/view.json)', () => {
     const preview = await api(svc, '/view?filename=sample.png&type=input&preview=jpeg;50');
     expect(preview.headers.get('content-type')).toBe('image/jpeg');
     expect(Buffer.from(await preview.arrayBuffer()).subarray(0, 3).toString('hex')).toBe('ffd8ff');
-    expect(svc.stats.viewRequests).toBe(11);
+    expect(svc.stats.viewRequests).toBe(12);
   });
 
   it('registers an existing file as an output (addOutputFile) and serves it', async () => {

@@ -41,7 +41,8 @@ export async function getView(req: IncomingMessage, res: ServerResponse, core: D
   const path = join(dir, filename);
   const size = await regularFileSize(path);
   if (size === null) return sendEmpty(res, 404);
-  const disposition = { 'Content-Disposition': `filename="${filename}"` };
+  // Node refuses header text beyond Latin-1; send the UTF-8 bytes, as aiohttp does.
+  const disposition = { 'Content-Disposition': Buffer.from(`filename="${filename}"`, 'utf8').toString('latin1') };
 
   const preview = q.get('preview');
   const channel = q.get('channel') ?? 'rgba';
