@@ -1,0 +1,303 @@
+// The library's index in the shared SQLite store: inserting items, listing them by type, date,
+// workflow and server, full-text search, and the download bookkeeping (status, attempts, retry
+// time). SQL lives here only; the Library class decides what to do, this says how it is stored.
+import { isJsonObject, parseJsonExact, stringifyJsonExact } from '../../shared/json';
+import type { Queryable, SqlValue, Store } from '../jobs/store';
+import type { Workflow } from '../service/types';
+import { LIBRARY_MIGRATIONS, LIBRARY_MODULE } from './schema';
+import { ITEM_COLUMNS, parseItemRow, type ItemRow } from './rows';
+import type { ItemStatus, ListFilter, MediaKind } from './types';
+
+export const MAX_LIMIT = 10_000;
+const DEFAULT_LIMIT = 100;
+/** More search words than this are ignored: a query is a few words, not a paragraph. */
+const MAX_QUERY_TERMS = 16;
+
+export interface NewItemRow {
+  promptId: string;
+  profileId: string | null;
+  serverKind: 'cloud' | 'local';
+  baseUrl: string;
+  workflow: Workflow | null;
+  workflowName: string | null;
+  nodeId: string;
+  nodeClass: string | null;
+  outputKey: string;
+  fileName: string;
+  fileSubfolder: string;
+  fileType: string;
+  mediaKind: MediaKind;
+  inputs: string;
+  inputText: string;
+  promptText: string;
+  createdAt: number;
+  recordedAt: number;
+  status: ItemStatus;
+}
+
+/** What a finished download sets on its row. */
+export interface DoneFields {
+  sha256: string;
+  path: string;
+  size: number;
+  mime: string | null;
+  mediaKind: MediaKind;
+  width: number | null;
+  height: number | null;
+  durationMs: number | null;
+  completedAt: number;
+}
+
+function epoch(value: number | Date | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = value instanceof Date ? value.getTime() : value;
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+function clampLimit(limit: number | undefined): number {
+  if (limit === undefined || !Number.isFinite(limit)) return DEFAULT_LIMIT;
+  return Math.max(0, Math.min(MAX_LIMIT, Math.floor(limit)));
+}
+
+function clampOffset(offset: number | undefined): number {
+  return offset === undefined || !Number.isFinite(offset) ? 0 : Math.max(0, Math.floor(offset));
+}
+
+/**
+ * Turns what a person types into an FTS5 query: each word becomes a quoted prefix term ("light"
+ * finds "lighthouse"), all must match. Quoting means FTS5 operators and stray quotes in the input
+ * are plain text, never syntax. Null when the text has no word at all.
+ */
+export function ftsQuery(text: string): string | null {
+  const words = text.normalize('NFKC').match(/[\p{L}\p{N}\p{M}_]+/gu) ?? [];
+  const terms = [...new Set(words.map((w) => w.toLowerCase()))].slice(0, MAX_QUERY_TERMS);
+  if (terms.length === 0) return null;
+  return terms.map((t) => `"${t}"*`).join(' ');
+}
+
+/** WHERE clauses and parameters for a filter, over the items table aliased `i`. */
+function filterClauses(filter: ListFilter): { where: string[]; params: SqlValue[] } {
+  const where: string[] = [];
+  const params: SqlValue[] = [];
+  if (filter.type !== undefined) {
+    where.push('i.media_kind = ?');
+    params.push(filter.type);
+  }
+  const since = epoch(filter.since);
+  if (since !== undefined) {
+    where.push('i.created_at >= ?');
+    params.push(since);
+  }
+  const until = epoch(filter.until);
+  if (until !== undefined) {
+    where.push('i.created_at < ?');
+    params.push(until);
+  }
+  if (filter.workflow !== undefined) {
+    where.push('i.workflow_name = ? COLLATE NOCASE');
+    params.push(filter.workflow);
+  }
+  if (filter.server !== undefined) {
+    where.push('(i.profile_id = ? OR i.base_url = ?)');
+    params.push(filter.server, filter.server.replace(/\/+$/, ''));
+  }
+  if (filter.promptId !== undefined) {
+    where.push('i.prompt_id = ?');
+    params.push(filter.promptId);
+  }
+  if (filter.status !== undefined) {
+    const statuses: readonly ItemStatus[] = typeof filter.status === 'string' ? [filter.status] : filter.status;
+    if (statuses.length === 0) where.push('0');
+    else {
+      where.push(`i.status IN (${statuses.map(() => '?').join(', ')})`);
+      params.push(...statuses);
+    }
+  }
+  return { where, params };
+}
+
+function rowsOf(raw: Record<string, unknown>[]): ItemRow[] {
+  return raw.map(parseItemRow).filter((r): r is ItemRow => r !== null);
+}
+
+const SELECT_ITEMS = ITEM_COLUMNS.split(', ')
+  .map((c) => `i.${c}`)
+  .join(', ');
+
+export class LibraryIndex {
+  private constructor(private readonly store: Store) {}
+
+  static async open(store: Store): Promise<LibraryIndex> {
+    await store.migrate(LIBRARY_MODULE, LIBRARY_MIGRATIONS);
+    return new LibraryIndex(store);
+  }
+
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.store.transaction(fn);
+  }
+
+  /** Inserts a row unless the same file of the same job is indexed already; returns the row's id. */
+  async insert(row: NewItemRow, q: Queryable = this.store): Promise<{ id: number; inserted: boolean }> {
+    const result = await q.run(
+      `INSERT INTO library_items (prompt_id, profile_id, server_kind, base_url, workflow, workflow_name, node_id, node_class,
+         output_key, file_name, file_subfolder, file_type, media_kind, inputs, input_text, prompt_text, created_at, recorded_at, status)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (base_url, prompt_id, file_type, file_subfolder, file_name) DO NOTHING`,
+      [
+        row.promptId,
+        row.profileId,
+        row.serverKind,
+        row.baseUrl,
+        row.workflow ? stringifyJsonExact(row.workflow) : null,
+        row.workflowName,
+        row.nodeId,
+        row.nodeClass,
+        row.outputKey,
+        row.fileName,
+        row.fileSubfolder,
+        row.fileType,
+        row.mediaKind,
+        row.inputs,
+        row.inputText,
+        row.promptText,
+        row.createdAt,
+        row.recordedAt,
+        row.status,
+      ],
+    );
+    if (result.changes > 0) return { id: result.lastId, inserted: true };
+    const existing = await q.get(
+      'SELECT id FROM library_items WHERE base_url = ? AND prompt_id = ? AND file_type = ? AND file_subfolder = ? AND file_name = ?',
+      [row.baseUrl, row.promptId, row.fileType, row.fileSubfolder, row.fileName],
+    );
+    const id = existing?.['id'];
+    if (typeof id !== 'number') throw new Error(`library: the row for ${row.fileName} of job ${row.promptId} vanished while being recorded.`);
+    return { id, inserted: false };
+  }
+
+  async get(id: number): Promise<ItemRow | null> {
+    const raw = await this.store.get(`SELECT ${SELECT_ITEMS} FROM library_items i WHERE i.id = ?`, [id]);
+    return raw ? parseItemRow(raw) : null;
+  }
+
+  async getMany(ids: readonly number[]): Promise<ItemRow[]> {
+    if (ids.length === 0) return [];
+    const raw = await this.store.all(`SELECT ${SELECT_ITEMS} FROM library_items i WHERE i.id IN (${ids.map(() => '?').join(', ')})`, [...ids]);
+    return rowsOf(raw);
+  }
+
+  /** The workflow recorded with an item (kept apart from the item: it can be large). */
+  async workflowOf(id: number): Promise<Workflow | null> {
+    const raw = await this.store.get('SELECT workflow FROM library_items WHERE id = ?', [id]);
+    const text = raw?.['workflow'];
+    if (typeof text !== 'string') return null;
+    try {
+      const value = parseJsonExact(text);
+      return isJsonObject(value) ? value : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Newest first (by the job's creation time). */
+  async list(filter: ListFilter = {}): Promise<ItemRow[]> {
+    const { where, params } = filterClauses(filter);
+    const sql = `SELECT ${SELECT_ITEMS} FROM library_items i ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+       ORDER BY i.created_at DESC, i.id DESC LIMIT ? OFFSET ?`;
+    return rowsOf(await this.store.all(sql, [...params, clampLimit(filter.limit), clampOffset(filter.offset)]));
+  }
+
+  async count(filter: ListFilter = {}): Promise<number> {
+    const { where, params } = filterClauses(filter);
+    const raw = await this.store.get(`SELECT COUNT(*) AS n FROM library_items i ${where.length ? `WHERE ${where.join(' AND ')}` : ''}`, params);
+    const n = raw?.['n'];
+    return typeof n === 'number' ? n : 0;
+  }
+
+  /**
+   * Full-text search over workflow name, prompt text, node class, the server's file name and the
+   * other input values, combined with the list filters. Newest recorded first: walking the FTS
+   * index by rowid lets SQLite stop after `limit` matches instead of sorting every match.
+   */
+  async search(text: string, filter: ListFilter = {}): Promise<ItemRow[]> {
+    const match = ftsQuery(text);
+    if (match === null) return this.list(filter);
+    const { where, params } = filterClauses(filter);
+    const sql = `SELECT ${SELECT_ITEMS} FROM library_fts f JOIN library_items i ON i.id = f.rowid
+       WHERE library_fts MATCH ? ${where.length ? `AND ${where.join(' AND ')}` : ''}
+       ORDER BY f.rowid DESC LIMIT ? OFFSET ?`;
+    return rowsOf(await this.store.all(sql, [match, ...params, clampLimit(filter.limit), clampOffset(filter.offset)]));
+  }
+
+  /** Distinct workflow names with their item counts (for a filter menu). */
+  async workflows(): Promise<{ name: string; count: number }[]> {
+    const raw = await this.store.all(
+      `SELECT workflow_name AS name, COUNT(*) AS count FROM library_items WHERE workflow_name IS NOT NULL
+       GROUP BY workflow_name COLLATE NOCASE ORDER BY MAX(created_at) DESC LIMIT 1000`,
+    );
+    return raw.flatMap((r) => (typeof r['name'] === 'string' && typeof r['count'] === 'number' ? [{ name: r['name'], count: r['count'] }] : []));
+  }
+
+  /** Rows whose file is not in the library yet (pending, downloading, failed), oldest first. */
+  async unfinished(): Promise<ItemRow[]> {
+    return rowsOf(await this.store.all(`SELECT ${SELECT_ITEMS} FROM library_items i WHERE i.status != 'done' ORDER BY i.id ASC`));
+  }
+
+  /** Marks an attempt as started: counts it. False when the row is gone (deleted meanwhile). */
+  async markDownloading(id: number): Promise<boolean> {
+    const result = await this.store.run(`UPDATE library_items SET status = 'downloading', attempts = attempts + 1, retry_at = NULL WHERE id = ?`, [id]);
+    return result.changes > 0;
+  }
+
+  async markPending(id: number, error: string | null = null): Promise<void> {
+    await this.store.run(`UPDATE library_items SET status = 'pending', retry_at = NULL, last_error = COALESCE(?, last_error) WHERE id = ? AND status != 'done'`, [error, id]);
+  }
+
+  /** An attempt that was stopped on purpose or had no client: back to pending, not counted. */
+  async uncountAttempt(id: number, error: string | null): Promise<void> {
+    await this.store.run(
+      `UPDATE library_items SET status = 'pending', attempts = MAX(0, attempts - 1), retry_at = NULL, last_error = COALESCE(?, last_error)
+       WHERE id = ? AND status != 'done'`,
+      [error, id],
+    );
+  }
+
+  async markFailed(id: number, error: string, retryAt: number | null): Promise<void> {
+    await this.store.run(`UPDATE library_items SET status = 'failed', last_error = ?, retry_at = ? WHERE id = ? AND status != 'done'`, [error, retryAt, id]);
+  }
+
+  /** Puts a given-up item back in line, with a fresh count of attempts. */
+  async requeue(id: number): Promise<boolean> {
+    const result = await this.store.run(`UPDATE library_items SET status = 'pending', attempts = 0, retry_at = NULL WHERE id = ? AND status != 'done'`, [id]);
+    return result.changes > 0;
+  }
+
+  async markDone(id: number, fields: DoneFields, q: Queryable = this.store): Promise<boolean> {
+    const result = await q.run(
+      `UPDATE library_items SET status = 'done', sha256 = ?, path = ?, size = ?, mime = ?, media_kind = ?, width = ?, height = ?,
+         duration_ms = ?, completed_at = ?, last_error = NULL, retry_at = NULL
+       WHERE id = ?`,
+      [fields.sha256, fields.path, fields.size, fields.mime, fields.mediaKind, fields.width, fields.height, fields.durationMs, fields.completedAt, id],
+    );
+    return result.changes > 0;
+  }
+
+  /** The stored relative path of a finished file with these bytes, if any. */
+  async pathForHash(sha256: string, q: Queryable = this.store): Promise<string | null> {
+    const raw = await q.get(`SELECT path FROM library_items WHERE sha256 = ? AND status = 'done' AND path IS NOT NULL ORDER BY id ASC LIMIT 1`, [sha256]);
+    const path = raw?.['path'];
+    return typeof path === 'string' ? path : null;
+  }
+
+  /** How many finished rows share a file. */
+  async pathReferences(path: string, q: Queryable = this.store): Promise<number> {
+    const raw = await q.get(`SELECT COUNT(*) AS n FROM library_items WHERE path = ? AND status = 'done'`, [path]);
+    const n = raw?.['n'];
+    return typeof n === 'number' ? n : 0;
+  }
+
+  async remove(id: number, q: Queryable = this.store): Promise<boolean> {
+    const result = await q.run('DELETE FROM library_items WHERE id = ?', [id]);
+    return result.changes > 0;
+  }
+}

@@ -1,0 +1,491 @@
+// The outputs library: every output file of every job, downloaded into one folder, indexed in the
+// shared store, searchable. record() indexes a job's outputs at once (status pending) and queues
+// their downloads; a few run at a time, failures are retried with backoff and reported per item;
+// pending downloads live in the store, so a new Library over the same store resumes them
+// (resumePending()). Plain Node: the app core, the CLI and the tests use it alike.
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { stringifyJsonExact } from '../../shared/json';
+import type { Store } from '../jobs/store';
+import { backoffDelay } from '../service/backoff';
+import type { Workflow } from '../service/types';
+import { downloadAttempt } from './download-attempt';
+import { classifyFailure } from './failures';
+import { INCOMING_DIR, THUMBNAIL_DIR, absolutePath, removeStaleStaging } from './layout';
+import { LibraryIndex, type NewItemRow } from './library-index';
+import { guessKind } from './media-info';
+import { nodeClassOf, provenanceOf } from './provenance';
+import { toItem, type ItemRow } from './rows';
+import { clampThumbnailSize, existingThumbnail, writeThumbnail } from './thumbnails';
+import { moveToTrash, osTrash, type TrashFunction, type TrashPlace } from './trash';
+import {
+  SourceUnavailableError,
+  type LibraryChange,
+  type LibraryItem,
+  type LibraryRetryPolicy,
+  type ListFilter,
+  type RecordContext,
+  type RecordJob,
+  type SourceResolver,
+  type Thumbnail,
+} from './types';
+
+export interface LibraryOptions {
+  /** The shared store (opened by the caller, who also closes it). */
+  store: Store;
+  /** The library folder (see resolveLibraryDir). */
+  root: string;
+  /** Finds a client for a job's server when its files are downloaded (also after a restart). */
+  source: SourceResolver;
+  now?: () => number;
+  /** Downloads running at once. Default 2. */
+  concurrency?: number;
+  retry?: Partial<LibraryRetryPolicy>;
+  /** File reference types recorded. Default ['output']: `temp` previews and `input` files are not outputs. */
+  includeTypes?: readonly string[];
+  /** Moves a file to the OS trash; default the `trash` package. */
+  trash?: TrashFunction;
+  log?: (message: string) => void;
+}
+
+export interface DeleteResult {
+  removed: boolean;
+  /** Where the file went: the OS trash, the library's .trash folder, or nowhere (still used by another item, or none). */
+  trash: TrashPlace | null;
+}
+
+export const DEFAULT_LIBRARY_RETRY: LibraryRetryPolicy = { maxAttempts: 8, baseMs: 2_000, maxMs: 10 * 60_000, random: Math.random };
+
+function outputKey(baseUrl: string, promptId: string, file: { type: string; subfolder: string; filename: string }): string {
+  return JSON.stringify([baseUrl, promptId, file.type, file.subfolder, file.filename]);
+}
+
+export class Library {
+  readonly root: string;
+  private readonly index: LibraryIndex;
+  private readonly source: SourceResolver;
+  private readonly now: () => number;
+  private readonly concurrency: number;
+  private readonly retryPolicy: LibraryRetryPolicy;
+  private readonly includeTypes: ReadonlySet<string>;
+  private readonly trash: TrashFunction;
+  private readonly log: (message: string) => void;
+  private readonly stagingDir: string;
+
+  private readonly listeners = new Set<(change: LibraryChange) => void>();
+  /** Ids ready to download now, in order. */
+  private readonly queue: number[] = [];
+  private readonly queued = new Set<number>();
+  private readonly timers = new Map<number, ReturnType<typeof setTimeout>>();
+  private readonly active = new Map<number, { controller: AbortController; done: Promise<void> }>();
+  private readonly settleWaiters = new Set<() => void>();
+  private readonly thumbnailsInFlight = new Map<string, Promise<Thumbnail | null>>();
+  /** Outputs recorded by this instance: repeated record() calls of a growing job skip them. */
+  private readonly recordedKeys = new Set<string>();
+  private exclusiveTail: Promise<unknown> = Promise.resolve();
+  private disposed = false;
+
+  private constructor(index: LibraryIndex, options: LibraryOptions) {
+    this.index = index;
+    this.root = path.resolve(options.root);
+    this.source = options.source;
+    this.now = options.now ?? Date.now;
+    this.concurrency = Math.max(1, Math.floor(options.concurrency ?? 2));
+    this.retryPolicy = { ...DEFAULT_LIBRARY_RETRY, ...(options.retry ?? {}) };
+    this.includeTypes = new Set(options.includeTypes ?? ['output']);
+    this.trash = options.trash ?? osTrash;
+    this.log = options.log ?? (() => {});
+    // Per process and instance, named by pid: a later start can tell an abandoned one from a live one.
+    this.stagingDir = path.join(this.root, INCOMING_DIR, `${process.pid}-${randomBytes(4).toString('hex')}`);
+  }
+
+  /** Applies the library's migrations to `store` and returns a library over it (not yet started). */
+  static async open(options: LibraryOptions): Promise<Library> {
+    return new Library(await LibraryIndex.open(options.store), options);
+  }
+
+  /** Creates the folder and removes what crashed processes left in staging. Downloads are not resumed: see resumePending(). */
+  async start(): Promise<void> {
+    await fs.mkdir(this.root, { recursive: true });
+    const removed = await removeStaleStaging(this.root);
+    if (removed > 0) this.log(`library: removed ${removed} unfinished download folder(s) left by an earlier run`);
+  }
+
+  /**
+   * Queues every item whose file is not in the library yet: pending ones, ones a crash left
+   * "downloading", and failed ones with a retry due (at their time). Items this instance is
+   * already working on are left as they are. `server` limits it to one profile id or base URL.
+   * Returns how many were queued or scheduled.
+   */
+  async resumePending(filter: { server?: string } = {}): Promise<number> {
+    if (this.disposed) return 0;
+    let count = 0;
+    for (const row of await this.index.unfinished()) {
+      if (filter.server !== undefined && row.profile_id !== filter.server && row.base_url !== filter.server.replace(/\/+$/, '')) continue;
+      if (this.active.has(row.id) || this.queued.has(row.id) || this.timers.has(row.id)) continue;
+      if (row.status === 'failed' && row.retry_at === null) continue; // given up: only retry(id) brings it back
+      if (row.status === 'downloading') {
+        await this.index.markPending(row.id);
+        this.emitUpdated(row.id);
+      }
+      if (row.status === 'failed' && row.retry_at !== null && row.retry_at > this.now()) this.scheduleAt(row.id, row.retry_at);
+      else this.enqueue(row.id);
+      count += 1;
+    }
+    return count;
+  }
+
+  /**
+   * Indexes the outputs of a job (the same file of the same job only once, however often it is
+   * recorded) and queues their downloads. Returns the items of these outputs, new or not.
+   */
+  async record(job: RecordJob, context: RecordContext): Promise<LibraryItem[]> {
+    if (this.disposed) throw new Error('The library has been closed.');
+    const server = { ...context.server, baseUrl: context.server.baseUrl.replace(/\/+$/, '') };
+    const outputs = job.outputs.filter((o) => this.includeTypes.has(o.type));
+    if (outputs.length === 0) return [];
+    const workflow: Workflow | null = context.workflow ?? null;
+    const provenance = provenanceOf(workflow);
+    const inputsJson = stringifyJsonExact(provenance.inputs);
+    const createdAt = context.createdAt ?? job.trackedAt ?? this.now();
+    const workflowName = context.workflowName ?? job.workflowName ?? null;
+    const recordedAt = this.now();
+    const ids: number[] = [];
+    const added: number[] = [];
+    await this.index.transaction(async (tx) => {
+      for (const output of outputs) {
+        const row: NewItemRow = {
+          promptId: job.promptId,
+          profileId: server.profileId,
+          serverKind: server.kind,
+          baseUrl: server.baseUrl,
+          workflow,
+          workflowName,
+          nodeId: output.node,
+          nodeClass: nodeClassOf(workflow, output.node),
+          outputKey: output.key,
+          fileName: output.filename,
+          fileSubfolder: output.subfolder,
+          fileType: output.type,
+          mediaKind: guessKind(output.key, output.filename),
+          inputs: inputsJson,
+          inputText: provenance.inputText,
+          promptText: provenance.promptText,
+          createdAt,
+          recordedAt,
+          status: 'pending',
+        };
+        const { id, inserted } = await this.index.insert(row, tx);
+        ids.push(id);
+        if (inserted) added.push(id);
+      }
+    });
+    for (const output of outputs) this.recordedKeys.add(outputKey(server.baseUrl, job.promptId, output));
+    const rows = await this.index.getMany(ids);
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    for (const id of added) {
+      const row = byId.get(id);
+      if (row) this.emit({ type: 'added', item: toItem(row, this.root) });
+      this.enqueue(id);
+    }
+    return ids.flatMap((id) => {
+      const row = byId.get(id);
+      return row ? [toItem(row, this.root)] : [];
+    });
+  }
+
+  /** Whether every output of `job` on `baseUrl` was recorded by this instance already (cheap, no I/O). */
+  hasRecorded(job: RecordJob, baseUrl: string): boolean {
+    const base = baseUrl.replace(/\/+$/, '');
+    return job.outputs.filter((o) => this.includeTypes.has(o.type)).every((o) => this.recordedKeys.has(outputKey(base, job.promptId, o)));
+  }
+
+  async get(id: number): Promise<LibraryItem | null> {
+    const row = await this.index.get(id);
+    return row ? toItem(row, this.root) : null;
+  }
+
+  async list(filter: ListFilter = {}): Promise<LibraryItem[]> {
+    return (await this.index.list(filter)).map((row) => toItem(row, this.root));
+  }
+
+  async count(filter: ListFilter = {}): Promise<number> {
+    return this.index.count(filter);
+  }
+
+  /** Full-text search (workflow name, prompt text, node class, file name, input values) within the filters. */
+  async search(query: string, filter: ListFilter = {}): Promise<LibraryItem[]> {
+    return (await this.index.search(query, filter)).map((row) => toItem(row, this.root));
+  }
+
+  /** The workflow an item's job ran (big integers exact), for "run again". */
+  async workflow(id: number): Promise<Workflow | null> {
+    return this.index.workflowOf(id);
+  }
+
+  async workflows(): Promise<{ name: string; count: number }[]> {
+    return this.index.workflows();
+  }
+
+  /** Puts a failed item back in line now, with a fresh count of attempts. */
+  async retry(id: number): Promise<LibraryItem | null> {
+    if (this.active.has(id)) return this.get(id);
+    if (!(await this.index.requeue(id))) return this.get(id);
+    this.clearTimer(id);
+    this.emitUpdated(id);
+    this.enqueue(id);
+    return this.get(id);
+  }
+
+  /**
+   * Removes an item: stops its download, moves its file to the trash unless another item shares
+   * the same bytes, drops its thumbnails with the file, and deletes the row.
+   */
+  async delete(id: number): Promise<DeleteResult> {
+    this.clearTimer(id);
+    this.dequeue(id);
+    const running = this.active.get(id);
+    if (running) {
+      running.controller.abort();
+      await running.done;
+    }
+    const result = await this.exclusive(async (): Promise<DeleteResult> => {
+      const row = await this.index.get(id);
+      if (!row) return { removed: false, trash: null };
+      let trash: TrashPlace | null = null;
+      if (row.status === 'done' && row.path !== null && (await this.index.pathReferences(row.path)) <= 1) {
+        const file = absolutePath(this.root, row.path);
+        const exists = file !== null && (await fs.access(file).then(() => true, () => false));
+        if (file && exists) trash = await moveToTrash(file, this.root, this.trash, this.log);
+        if (row.sha256) await this.removeThumbnails(row.sha256);
+      }
+      const removed = await this.index.remove(id);
+      return { removed, trash };
+    });
+    if (result.removed) this.emit({ type: 'removed', id });
+    this.notifySettled();
+    return result;
+  }
+
+  /**
+   * A JPEG thumbnail whose longer edge is at most `maxSize` (16..2048), made once and cached under
+   * .thumbnails/. Null for items that are not a finished PNG or JPEG image.
+   */
+  async thumbnail(id: number, maxSize = 256): Promise<Thumbnail | null> {
+    const size = clampThumbnailSize(maxSize);
+    const row = await this.index.get(id);
+    if (!row || row.status !== 'done' || row.path === null || row.sha256 === null || row.media_kind !== 'image') return null;
+    if (row.mime !== 'image/png' && row.mime !== 'image/jpeg') return null;
+    const source = absolutePath(this.root, row.path);
+    if (!source) return null;
+    const target = path.join(this.root, THUMBNAIL_DIR, `${row.sha256}-${size}.jpg`);
+    const key = `${row.sha256}-${size}`;
+    let pending = this.thumbnailsInFlight.get(key);
+    if (!pending) {
+      pending = (async (): Promise<Thumbnail | null> => {
+        const made = (await existingThumbnail(target)) ?? (await writeThumbnail(source, target, size));
+        return made ? { path: made.path, mime: 'image/jpeg', width: made.width, height: made.height } : null;
+      })();
+      this.thumbnailsInFlight.set(key, pending);
+      void pending.finally(() => this.thumbnailsInFlight.delete(key)).catch(() => undefined);
+    }
+    return pending;
+  }
+
+  /** Every change: added (recorded), updated (status, file), removed. Returns an unsubscribe function. */
+  onChange(listener: (change: LibraryChange) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Resolves once this instance has no more work planned for these items: each is done, given
+   * up, waiting for a server that is not reachable from here, or removed. Returns their latest
+   * state (removed ones are left out).
+   */
+  async whenSettled(ids: readonly number[], options: { signal?: AbortSignal } = {}): Promise<LibraryItem[]> {
+    const busy = (): boolean => ids.some((id) => this.queued.has(id) || this.active.has(id) || this.timers.has(id));
+    while (busy() && !this.disposed) {
+      options.signal?.throwIfAborted();
+      await new Promise<void>((resolve, reject) => {
+        const wake = (): void => {
+          this.settleWaiters.delete(wake);
+          options.signal?.removeEventListener('abort', onAbort);
+          resolve();
+        };
+        const onAbort = (): void => {
+          this.settleWaiters.delete(wake);
+          reject(options.signal?.reason);
+        };
+        this.settleWaiters.add(wake);
+        options.signal?.addEventListener('abort', onAbort, { once: true });
+      });
+    }
+    const rows = await this.index.getMany(ids);
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ids.flatMap((id) => {
+      const row = byId.get(id);
+      return row ? [toItem(row, this.root)] : [];
+    });
+  }
+
+  /**
+   * Stops downloads (their items go back to pending, the attempt not counted, so the next run
+   * resumes them), cancels retry timers and removes this instance's staging folder. The store
+   * stays open (it is the caller's).
+   */
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    for (const id of [...this.timers.keys()]) this.clearTimer(id);
+    this.queue.length = 0;
+    this.queued.clear();
+    const running = [...this.active.values()];
+    for (const r of running) r.controller.abort();
+    await Promise.all(running.map((r) => r.done));
+    await Promise.allSettled([...this.thumbnailsInFlight.values()]);
+    await this.exclusiveTail.catch(() => undefined);
+    await fs.rm(this.stagingDir, { recursive: true, force: true }).catch(() => {});
+    this.notifySettled();
+    this.listeners.clear();
+  }
+
+  // ---------------------------------------------------------------- scheduling
+
+  private enqueue(id: number): void {
+    if (this.disposed || this.queued.has(id) || this.active.has(id)) return;
+    this.clearTimer(id);
+    this.queue.push(id);
+    this.queued.add(id);
+    this.pump();
+  }
+
+  private dequeue(id: number): void {
+    if (!this.queued.delete(id)) return;
+    const at = this.queue.indexOf(id);
+    if (at >= 0) this.queue.splice(at, 1);
+  }
+
+  private scheduleAt(id: number, when: number): void {
+    if (this.disposed) return;
+    this.clearTimer(id);
+    const timer = setTimeout(() => {
+      this.timers.delete(id);
+      this.enqueue(id);
+    }, Math.max(0, when - this.now()));
+    timer.unref?.();
+    this.timers.set(id, timer);
+  }
+
+  private clearTimer(id: number): void {
+    const timer = this.timers.get(id);
+    if (timer === undefined) return;
+    clearTimeout(timer);
+    this.timers.delete(id);
+  }
+
+  private pump(): void {
+    while (!this.disposed && this.active.size < this.concurrency && this.queue.length > 0) {
+      const id = this.queue.shift()!;
+      this.queued.delete(id);
+      const controller = new AbortController();
+      const done = this.runAttempt(id, controller.signal)
+        .catch((error: unknown) => this.log(`library: download of item ${id} failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`))
+        .finally(() => {
+          this.active.delete(id);
+          this.pump();
+          this.notifySettled();
+        });
+      this.active.set(id, { controller, done });
+    }
+  }
+
+  private async runAttempt(id: number, signal: AbortSignal): Promise<void> {
+    const row = await this.index.get(id);
+    if (!row || row.status === 'done') return;
+    const server = { profileId: row.profile_id, kind: row.server_kind, baseUrl: row.base_url };
+    let source;
+    try {
+      source = await this.source(server);
+      if (!source) throw new SourceUnavailableError(`Waiting for a connection to ${row.base_url}.`);
+    } catch (error) {
+      const reason = error instanceof SourceUnavailableError ? error.message : `No client for ${row.base_url}: ${error instanceof Error ? error.message : String(error)}`;
+      await this.index.markPending(id, reason);
+      this.emitUpdated(id);
+      return;
+    }
+    if (signal.aborted || !(await this.index.markDownloading(id))) return;
+    this.emitUpdated(id);
+    try {
+      const outcome = await downloadAttempt(row, source, {
+        root: this.root,
+        stagingDir: this.stagingDir,
+        index: this.index,
+        now: this.now,
+        exclusive: (task) => this.exclusive(task),
+      }, signal);
+      if (outcome === 'done') this.emitUpdated(id);
+    } catch (error) {
+      await this.afterFailure(row, error, signal.aborted);
+    }
+  }
+
+  private async afterFailure(row: ItemRow, error: unknown, aborted: boolean): Promise<void> {
+    const failure = classifyFailure(error, aborted);
+    const attempts = row.attempts + 1;
+    if (failure.kind === 'cancelled' || failure.kind === 'unavailable') {
+      // Stopped on purpose, or no client: not the download's fault, so the attempt does not count.
+      await this.index.uncountAttempt(row.id, failure.kind === 'unavailable' ? failure.reason : null);
+      this.emitUpdated(row.id);
+      return;
+    }
+    const retryAt =
+      failure.kind === 'retry' && attempts < this.retryPolicy.maxAttempts && !this.disposed
+        ? this.now() + backoffDelay(attempts - 1, { baseMs: this.retryPolicy.baseMs, maxMs: this.retryPolicy.maxMs, minMs: Math.min(this.retryPolicy.baseMs, 250), random: this.retryPolicy.random })
+        : null;
+    const reason = retryAt === null && failure.kind === 'retry' ? `${failure.reason} (gave up after ${attempts} attempts)` : failure.reason;
+    await this.index.markFailed(row.id, reason, retryAt);
+    this.log(`library: ${row.file_name} of job ${row.prompt_id}: attempt ${attempts} failed: ${reason}`);
+    if (retryAt !== null) this.scheduleAt(row.id, retryAt);
+    this.emitUpdated(row.id);
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  private exclusive<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.exclusiveTail.then(task, task);
+    this.exclusiveTail = run.catch(() => undefined);
+    return run;
+  }
+
+  private async removeThumbnails(sha256: string): Promise<void> {
+    const dir = path.join(this.root, THUMBNAIL_DIR);
+    const names = await fs.readdir(dir).catch(() => [] as string[]);
+    await Promise.all(names.filter((n) => n.startsWith(`${sha256}-`)).map((n) => fs.rm(path.join(dir, n), { force: true })));
+  }
+
+  private emit(change: LibraryChange): void {
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(change);
+      } catch (error) {
+        this.log(`library: a change listener failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+  }
+
+  private emitUpdated(id: number): void {
+    if (this.listeners.size === 0) return;
+    void this.index.get(id).then(
+      (row) => {
+        if (row) this.emit({ type: 'updated', item: toItem(row, this.root) });
+      },
+      () => undefined,
+    );
+  }
+
+  private notifySettled(): void {
+    for (const wake of [...this.settleWaiters]) wake();
+  }
+}

@@ -1,0 +1,68 @@
+// The library's tables in the shared store (migrations of module 'library'). One row per output
+// file of a job; the file itself may be shared by several rows when two jobs produced the same
+// bytes (same sha256, same path). Full-text search is an FTS5 index over the row's text fields,
+// kept in step by triggers, so no code path can forget to update it.
+export const LIBRARY_MODULE = 'library';
+
+export const LIBRARY_MIGRATIONS: readonly string[] = [
+  `CREATE TABLE library_items (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     prompt_id TEXT NOT NULL,
+     profile_id TEXT,
+     server_kind TEXT NOT NULL,
+     base_url TEXT NOT NULL,
+     workflow TEXT,
+     workflow_name TEXT,
+     node_id TEXT NOT NULL,
+     node_class TEXT,
+     output_key TEXT NOT NULL,
+     file_name TEXT NOT NULL,
+     file_subfolder TEXT NOT NULL,
+     file_type TEXT NOT NULL,
+     media_kind TEXT NOT NULL,
+     mime TEXT,
+     size INTEGER,
+     width INTEGER,
+     height INTEGER,
+     duration_ms INTEGER,
+     sha256 TEXT,
+     path TEXT,
+     inputs TEXT NOT NULL DEFAULT '{}',
+     input_text TEXT NOT NULL DEFAULT '',
+     prompt_text TEXT NOT NULL DEFAULT '',
+     created_at INTEGER NOT NULL,
+     recorded_at INTEGER NOT NULL,
+     completed_at INTEGER,
+     status TEXT NOT NULL,
+     attempts INTEGER NOT NULL DEFAULT 0,
+     last_error TEXT,
+     retry_at INTEGER,
+     UNIQUE (base_url, prompt_id, file_type, file_subfolder, file_name)
+   );
+   CREATE INDEX library_items_created ON library_items (created_at DESC, id DESC);
+   CREATE INDEX library_items_kind_created ON library_items (media_kind, created_at DESC, id DESC);
+   CREATE INDEX library_items_workflow ON library_items (workflow_name COLLATE NOCASE, created_at DESC);
+   CREATE INDEX library_items_prompt ON library_items (prompt_id);
+   CREATE INDEX library_items_sha ON library_items (sha256) WHERE sha256 IS NOT NULL;
+   CREATE INDEX library_items_unfinished ON library_items (status) WHERE status != 'done';
+
+   CREATE VIRTUAL TABLE library_fts USING fts5(
+     workflow_name, prompt_text, node_class, file_name, input_text,
+     content = 'library_items', content_rowid = 'id',
+     tokenize = 'unicode61 remove_diacritics 2'
+   );
+   CREATE TRIGGER library_items_ai AFTER INSERT ON library_items BEGIN
+     INSERT INTO library_fts (rowid, workflow_name, prompt_text, node_class, file_name, input_text)
+     VALUES (new.id, new.workflow_name, new.prompt_text, new.node_class, new.file_name, new.input_text);
+   END;
+   CREATE TRIGGER library_items_ad AFTER DELETE ON library_items BEGIN
+     INSERT INTO library_fts (library_fts, rowid, workflow_name, prompt_text, node_class, file_name, input_text)
+     VALUES ('delete', old.id, old.workflow_name, old.prompt_text, old.node_class, old.file_name, old.input_text);
+   END;
+   CREATE TRIGGER library_items_au AFTER UPDATE OF workflow_name, prompt_text, node_class, file_name, input_text ON library_items BEGIN
+     INSERT INTO library_fts (library_fts, rowid, workflow_name, prompt_text, node_class, file_name, input_text)
+     VALUES ('delete', old.id, old.workflow_name, old.prompt_text, old.node_class, old.file_name, old.input_text);
+     INSERT INTO library_fts (rowid, workflow_name, prompt_text, node_class, file_name, input_text)
+     VALUES (new.id, new.workflow_name, new.prompt_text, new.node_class, new.file_name, new.input_text);
+   END;`,
+];
