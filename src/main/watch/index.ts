@@ -1,0 +1,17 @@
+// Hot folders: public API for the app core and the CLI.
+export { HotFolderService, HotFolderNotFoundError, type HotFolderServiceDeps, type AddOptions } from './service';
+export {
+  resolveHotFolderConfig,
+  hotFolderInputSchema,
+  HotFolderConfigError,
+  DEFAULT_PATTERNS,
+  DEFAULT_MASK_RULE,
+  DEFAULT_OUTPUT_NAME,
+  type HotFolderConfig,
+  type HotFolderInput,
+  type RetryPolicyConfig,
+} from './config';
+export { trackerFollower, type TrackerLike } from './follow';
+export { SIDECAR_SUFFIX } from './deliver';
+export type { IdleReason } from './folder-runner';
+export type * from './types';

@@ -1,0 +1,312 @@
+// The hot-folder journal, in the app's embedded store (migrations under module 'watch'). One row
+// per input CONTENT per folder (the key is the content hash, so the same bytes under two names run
+// once), with its state: discovered -> uploading -> submitting (the prompt id chosen and recorded
+// BEFORE it is sent) -> submitted (the server has it) -> done | failed. A second table remembers
+// which path had which content at which size and modification time, so a restart or a rescan
+// does not read unchanged files again. Folder configurations the app keeps live here too.
+//
+// Writes are batched: every write made in the same turn of the event loop goes into one
+// transaction, and each write's promise resolves once its transaction has committed. A caller that
+// must have a state on disk before acting (the prompt id before a submit) awaits the write.
+import { z } from 'zod';
+import type { Queryable, Store } from '../jobs/store';
+
+export const WATCH_MIGRATIONS: readonly string[] = [
+  `CREATE TABLE watch_folders (
+     id TEXT PRIMARY KEY NOT NULL,
+     config TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     updated_at INTEGER NOT NULL
+   );
+   CREATE TABLE watch_entries (
+     folder_id TEXT NOT NULL,
+     content_key TEXT NOT NULL,
+     image_sha256 TEXT NOT NULL,
+     mask_sha256 TEXT,
+     path TEXT NOT NULL,
+     rel_path TEXT NOT NULL,
+     mask_path TEXT,
+     state TEXT NOT NULL,
+     prompt_id TEXT,
+     server_kind TEXT,
+     base_url TEXT,
+     attempts INTEGER NOT NULL DEFAULT 0,
+     reason TEXT,
+     failed_phase TEXT,
+     uploaded_as TEXT,
+     outputs TEXT NOT NULL DEFAULT '[]',
+     created_at INTEGER NOT NULL,
+     updated_at INTEGER NOT NULL,
+     PRIMARY KEY (folder_id, content_key)
+   );
+   CREATE INDEX watch_entries_state ON watch_entries (folder_id, state);
+   CREATE INDEX watch_entries_prompt ON watch_entries (prompt_id);
+   CREATE TABLE watch_paths (
+     folder_id TEXT NOT NULL,
+     path TEXT NOT NULL,
+     content_key TEXT NOT NULL,
+     image_sha256 TEXT NOT NULL,
+     size INTEGER NOT NULL,
+     mtime_ms REAL NOT NULL,
+     PRIMARY KEY (folder_id, path)
+   );`,
+];
+
+export const JOURNAL_STATES = ['discovered', 'uploading', 'submitting', 'submitted', 'done', 'failed'] as const;
+export type JournalState = (typeof JOURNAL_STATES)[number];
+
+/** Where a failure happened: the input itself, getting the job accepted, the job, or collecting its outputs. */
+export type FailedPhase = 'input' | 'submit' | 'job' | 'collect';
+
+export interface EntryRecord {
+  folderId: string;
+  contentKey: string;
+  imageSha256: string;
+  maskSha256: string | null;
+  path: string;
+  relPath: string;
+  maskPath: string | null;
+  state: JournalState;
+  promptId: string | null;
+  serverKind: 'cloud' | 'local' | null;
+  baseUrl: string | null;
+  attempts: number;
+  reason: string | null;
+  failedPhase: FailedPhase | null;
+  uploadedAs: string | null;
+  outputs: string[];
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface PathRecord {
+  folderId: string;
+  path: string;
+  contentKey: string;
+  imageSha256: string;
+  size: number;
+  mtimeMs: number;
+}
+
+// Rows come from a file on disk: validated like any other untrusted input.
+const entryRow = z.object({
+  folder_id: z.string(),
+  content_key: z.string(),
+  image_sha256: z.string(),
+  mask_sha256: z.string().nullable(),
+  path: z.string(),
+  rel_path: z.string(),
+  mask_path: z.string().nullable(),
+  state: z.enum(JOURNAL_STATES),
+  prompt_id: z.string().nullable(),
+  server_kind: z.enum(['cloud', 'local']).nullable(),
+  base_url: z.string().nullable(),
+  attempts: z.number().int(),
+  reason: z.string().nullable(),
+  failed_phase: z.enum(['input', 'submit', 'job', 'collect']).nullable(),
+  uploaded_as: z.string().nullable(),
+  outputs: z.string(),
+  created_at: z.number(),
+  updated_at: z.number(),
+});
+
+const pathRow = z.object({
+  folder_id: z.string(),
+  path: z.string(),
+  content_key: z.string(),
+  image_sha256: z.string(),
+  size: z.number(),
+  mtime_ms: z.number(),
+});
+
+const folderRow = z.object({ id: z.string(), config: z.string() });
+
+function parseOutputs(text: string): string[] {
+  try {
+    const value: unknown = JSON.parse(text);
+    return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+type Write = (tx: Queryable) => Promise<unknown>;
+
+export class WatchJournal {
+  private batch: { writes: Write[]; done: Promise<void> } | null = null;
+  private chain: Promise<void> = Promise.resolve();
+  /** Rows that failed validation while loading (a damaged or foreign row is skipped, not fatal). */
+  skippedRows = 0;
+
+  private constructor(private readonly store: Store) {}
+
+  static async open(store: Store): Promise<WatchJournal> {
+    await store.migrate('watch', WATCH_MIGRATIONS);
+    return new WatchJournal(store);
+  }
+
+  // ---- folders ----------------------------------------------------------------------------------
+
+  saveFolder(id: string, configText: string, now: number): Promise<void> {
+    return this.enqueue((tx) =>
+      tx.run(
+        `INSERT INTO watch_folders (id, config, created_at, updated_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET config = excluded.config, updated_at = excluded.updated_at`,
+        [id, configText, now, now],
+      ),
+    );
+  }
+
+  async listFolders(): Promise<{ id: string; config: string }[]> {
+    await this.flushed();
+    const rows = await this.store.all('SELECT id, config FROM watch_folders ORDER BY created_at');
+    const out: { id: string; config: string }[] = [];
+    for (const row of rows) {
+      const parsed = folderRow.safeParse(row);
+      if (parsed.success) out.push(parsed.data);
+      else this.skippedRows += 1;
+    }
+    return out;
+  }
+
+  /** Removes a folder's configuration and everything the journal knows about its files. */
+  deleteFolder(id: string): Promise<void> {
+    return this.enqueue(async (tx) => {
+      await tx.run('DELETE FROM watch_folders WHERE id = ?', [id]);
+      await tx.run('DELETE FROM watch_entries WHERE folder_id = ?', [id]);
+      await tx.run('DELETE FROM watch_paths WHERE folder_id = ?', [id]);
+    });
+  }
+
+  // ---- entries and paths ------------------------------------------------------------------------
+
+  async load(folderId: string): Promise<{ entries: EntryRecord[]; paths: PathRecord[] }> {
+    await this.flushed();
+    const entries: EntryRecord[] = [];
+    for (const row of await this.store.all('SELECT * FROM watch_entries WHERE folder_id = ? ORDER BY created_at', [folderId])) {
+      const parsed = entryRow.safeParse(row);
+      if (!parsed.success) {
+        this.skippedRows += 1;
+        continue;
+      }
+      const r = parsed.data;
+      entries.push({
+        folderId: r.folder_id,
+        contentKey: r.content_key,
+        imageSha256: r.image_sha256,
+        maskSha256: r.mask_sha256,
+        path: r.path,
+        relPath: r.rel_path,
+        maskPath: r.mask_path,
+        state: r.state,
+        promptId: r.prompt_id,
+        serverKind: r.server_kind,
+        baseUrl: r.base_url,
+        attempts: r.attempts,
+        reason: r.reason,
+        failedPhase: r.failed_phase,
+        uploadedAs: r.uploaded_as,
+        outputs: parseOutputs(r.outputs),
+        createdAt: r.created_at,
+        updatedAt: r.updated_at,
+      });
+    }
+    const paths: PathRecord[] = [];
+    for (const row of await this.store.all('SELECT * FROM watch_paths WHERE folder_id = ?', [folderId])) {
+      const parsed = pathRow.safeParse(row);
+      if (!parsed.success) {
+        this.skippedRows += 1;
+        continue;
+      }
+      const r = parsed.data;
+      paths.push({ folderId: r.folder_id, path: r.path, contentKey: r.content_key, imageSha256: r.image_sha256, size: r.size, mtimeMs: r.mtime_ms });
+    }
+    return { entries, paths };
+  }
+
+  /** Writes the entry's whole row (a snapshot is taken now, so later changes to `entry` do not leak in). */
+  saveEntry(entry: EntryRecord): Promise<void> {
+    const e = { ...entry, outputs: JSON.stringify(entry.outputs) };
+    return this.enqueue((tx) =>
+      tx.run(
+        `INSERT OR REPLACE INTO watch_entries (folder_id, content_key, image_sha256, mask_sha256, path, rel_path, mask_path, state, prompt_id,
+           server_kind, base_url, attempts, reason, failed_phase, uploaded_as, outputs, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [
+          e.folderId,
+          e.contentKey,
+          e.imageSha256,
+          e.maskSha256,
+          e.path,
+          e.relPath,
+          e.maskPath,
+          e.state,
+          e.promptId,
+          e.serverKind,
+          e.baseUrl,
+          e.attempts,
+          e.reason,
+          e.failedPhase,
+          e.uploadedAs,
+          e.outputs,
+          e.createdAt,
+          e.updatedAt,
+        ],
+      ),
+    );
+  }
+
+  deleteEntry(folderId: string, contentKey: string): Promise<void> {
+    return this.enqueue(async (tx) => {
+      await tx.run('DELETE FROM watch_entries WHERE folder_id = ? AND content_key = ?', [folderId, contentKey]);
+      await tx.run('DELETE FROM watch_paths WHERE folder_id = ? AND content_key = ?', [folderId, contentKey]);
+    });
+  }
+
+  savePath(record: PathRecord): Promise<void> {
+    const r = { ...record };
+    return this.enqueue((tx) =>
+      tx.run('INSERT OR REPLACE INTO watch_paths (folder_id, path, content_key, image_sha256, size, mtime_ms) VALUES (?, ?, ?, ?, ?, ?)', [
+        r.folderId,
+        r.path,
+        r.contentKey,
+        r.imageSha256,
+        r.size,
+        r.mtimeMs,
+      ]),
+    );
+  }
+
+  deletePath(folderId: string, path: string): Promise<void> {
+    return this.enqueue((tx) => tx.run('DELETE FROM watch_paths WHERE folder_id = ? AND path = ?', [folderId, path]));
+  }
+
+  /** Resolves once every write made so far has committed. */
+  flushed(): Promise<void> {
+    return this.batch ? this.batch.done : this.chain;
+  }
+
+  private enqueue(write: Write): Promise<void> {
+    if (!this.batch) {
+      const writes: Write[] = [];
+      // The batch commits after the writes of this turn have joined it, and after the previous batch.
+      const done = this.chain.then(
+        () =>
+          new Promise<void>((resolve, reject) => {
+            setImmediate(() => {
+              if (this.batch?.writes === writes) this.batch = null;
+              this.store
+                .transaction(async (tx) => {
+                  for (const w of writes) await w(tx);
+                })
+                .then(resolve, reject);
+            });
+          }),
+      );
+      this.batch = { writes, done };
+      this.chain = done.catch(() => undefined);
+    }
+    this.batch.writes.push(write);
+    return this.batch.done;
+  }
+}

@@ -1,0 +1,105 @@
+// "Completely written" as a hot folder decides it: a file's size and modification time must stay
+// the same over an interval. Every path waits on its own timer; a change seen in between (or a
+// watcher event, see touch()) starts the interval again. A path that disappears resolves to null.
+import { stat } from 'node:fs/promises';
+import { Limiter } from './limiter';
+
+export interface FileStamp {
+  size: number;
+  mtimeMs: number;
+}
+
+interface Pending {
+  stamp: FileStamp | null;
+  timer: ReturnType<typeof setTimeout> | null;
+  promise: Promise<FileStamp | null>;
+  resolve(value: FileStamp | null): void;
+}
+
+export type StatFn = (path: string) => Promise<FileStamp | null>;
+
+export const statStamp: StatFn = async (path) => {
+  try {
+    const s = await stat(path);
+    return s.isFile() ? { size: s.size, mtimeMs: s.mtimeMs } : null;
+  } catch {
+    return null;
+  }
+};
+
+export class SettleQueue {
+  private readonly pending = new Map<string, Pending>();
+  private readonly limiter = new Limiter(64);
+  private disposed = false;
+
+  constructor(
+    private readonly settleMs: number,
+    private readonly statFn: StatFn = statStamp,
+  ) {}
+
+  /** Resolves with the file's stamp once it has stayed unchanged for the interval; null if it went away. */
+  waitStable(path: string): Promise<FileStamp | null> {
+    const existing = this.pending.get(path);
+    if (existing) return existing.promise;
+    let resolve!: (value: FileStamp | null) => void;
+    const promise = new Promise<FileStamp | null>((r) => (resolve = r));
+    const entry: Pending = { stamp: null, timer: null, promise, resolve };
+    this.pending.set(path, entry);
+    void this.observe(path, entry);
+    return promise;
+  }
+
+  /** A watcher saw the file change: measure the interval from now. */
+  touch(path: string): void {
+    const entry = this.pending.get(path);
+    if (!entry || entry.timer === null) return;
+    clearTimeout(entry.timer);
+    entry.stamp = null;
+    this.schedule(path, entry, 0);
+  }
+
+  get size(): number {
+    return this.pending.size;
+  }
+
+  /** Resolves every wait with null and stops the timers. */
+  dispose(): void {
+    this.disposed = true;
+    for (const [path, entry] of this.pending) this.finish(path, entry, null);
+  }
+
+  private async observe(path: string, entry: Pending): Promise<void> {
+    if (this.disposed || this.pending.get(path) !== entry) return;
+    const now = await this.limiter.run(() => this.statFn(path));
+    if (this.disposed || this.pending.get(path) !== entry) return;
+    if (now === null) {
+      this.finish(path, entry, null);
+      return;
+    }
+    const before = entry.stamp;
+    if (before && before.size === now.size && before.mtimeMs === now.mtimeMs) {
+      this.finish(path, entry, now);
+      return;
+    }
+    entry.stamp = now;
+    if (this.settleMs === 0 && before === null) {
+      this.finish(path, entry, now);
+      return;
+    }
+    this.schedule(path, entry, this.settleMs);
+  }
+
+  private schedule(path: string, entry: Pending, ms: number): void {
+    entry.timer = setTimeout(() => {
+      entry.timer = null;
+      void this.observe(path, entry);
+    }, ms);
+  }
+
+  private finish(path: string, entry: Pending, value: FileStamp | null): void {
+    if (entry.timer !== null) clearTimeout(entry.timer);
+    entry.timer = null;
+    this.pending.delete(path);
+    entry.resolve(value);
+  }
+}
