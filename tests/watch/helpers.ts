@@ -66,12 +66,12 @@ export class CollectingSink implements OutputSink {
 }
 
 /** A temp folder with in/ and out/, a store file in it, and a hot-folder service on `demo`. */
-export async function openHarness(demo: DemoService, options: { storePath?: string; work?: string; clientOptions?: { retries?: number } } = {}): Promise<Harness> {
+export async function openHarness(demo: DemoService, options: { storePath?: string; work?: string; clientOptions?: { retries?: number }; apiKey?: () => string | null } = {}): Promise<Harness> {
   const work = options.work ?? mkdtempSync(join(tmpdir(), 'flowdeck-watch-'));
   const inDir = join(work, 'in');
   const outDir = join(work, 'out');
   const profile: ServerProfile = { kind: demo.flavour, baseUrl: demo.url };
-  const apiKey = (): string | null => demo.apiKey;
+  const apiKey = options.apiKey ?? ((): string | null => demo.apiKey);
   const api = new ServiceClient(profile, { apiKey, retry: { baseMs: 20, maxMs: 80, retries: options.clientOptions?.retries ?? 3 } });
   const socket = new EventsSocket(profile, { apiKey, backoff: { minMs: 50, maxMs: 200 } });
   const store = await Store.open(options.storePath ?? join(work, 'flowdeck.sqlite'));
