@@ -7,12 +7,14 @@ import { demoCommand, DEMO_USAGE } from './commands/demo';
 import { loginCommand, logoutCommand } from './commands/login';
 import { cancelCommand, interruptCommand, queueCommand } from './commands/queue';
 import { runCommand, RUN_USAGE } from './commands/run';
+import { watchCommand, WATCH_USAGE } from './commands/watch';
 
 const HELP = `flowdeck: run node-graph workflows on the cloud service, a local server or the built-in demo.
 
 Usage:
   ${RUN_USAGE}
   ${DEMO_USAGE}
+  ${WATCH_USAGE}
   flowdeck login [--server URL] [--no-verify]     store the API key in the OS keychain (read from stdin)
   flowdeck logout [--server URL]                  remove it
   flowdeck queue [--server URL] [--local] [--json]
@@ -51,6 +53,8 @@ async function main(argv: string[]): Promise<number> {
       return runCommand(rest, io, defaultEnvironment());
     case 'demo':
       return demoCommand(rest, io, waitForSignal);
+    case 'watch':
+      return watchCommand(rest, io, defaultEnvironment(), waitForSignal);
     case 'login':
       return loginCommand(rest, io, defaultEnvironment(), process.stdin);
     case 'logout':

@@ -170,7 +170,7 @@ interface BinaryRecord {
   text?: string;
 }
 
-const previews = JSON.parse(readFileSync('/work/shared/traces/previews.json', 'utf8')) as Record<string, unknown>;
+const previews = JSON.parse(readFileSync(new URL('../demo/traces/previews.json', import.meta.url), 'utf8')) as Record<string, unknown>;
 
 function binaryRecords(key: string): BinaryRecord[] {
   const list = previews[key] as Array<{ kind: string }>;

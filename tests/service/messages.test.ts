@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { MessageDecoder, parseServerMessage } from '../../src/main/service/messages';
 
-const TRACES = '/work/shared/traces';
+const TRACES = new URL('../demo/traces', import.meta.url).pathname;
 
 function jsonFramesOf(list: unknown[]): unknown[] {
   return list

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { isJsonObject, parseJsonExact, stringifyJsonExact, type JsonObject } from '../../src/shared/json';
 import { parseNodeDefinitions, parseNodeDefinitionsReport, type InputSpec } from '../../src/main/service/object-info';
 
-const traceText = readFileSync('/work/shared/traces/object_info.json', 'utf8');
+const traceText = readFileSync(new URL('../demo/traces/object_info.json', import.meta.url), 'utf8');
 
 /** An object_info answer assembled from the recorded entries (the trace wraps them with notes). */
 function recordedAnswer(): string {

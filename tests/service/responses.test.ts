@@ -15,7 +15,7 @@ import {
   rejectionFromBody,
 } from '../../src/main/service/responses';
 
-const TRACES = '/work/shared/traces';
+const TRACES = new URL('../demo/traces', import.meta.url).pathname;
 const invalid = JSON.parse(readFileSync(`${TRACES}/invalid_prompts.json`, 'utf8')) as Record<string, { status: number; json?: unknown; text?: string }>;
 
 function rejection(name: string): WorkflowRejectedError {

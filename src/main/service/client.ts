@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import type { JsonObject } from '../../shared/json';
 import { isJsonObject } from '../../shared/json';
 import { backoffDelay, type RetryPolicy } from './backoff';
+import { multipartBody } from './multipart';
 import { downloadOutput } from './download';
 import { ServiceError, WorkflowRejectedError } from './errors';
 import { HttpTransport, jsonOf, type HttpAnswer } from './http';
@@ -317,14 +318,8 @@ export class ServiceClient implements ServiceApi {
       });
     }
     const mime = MIME_BY_EXTENSION[path.extname(filename).toLowerCase()] ?? 'application/octet-stream';
-    const form = async (): Promise<FormData> => {
-      // openAsBlob reads the file when the body is sent: streamed, never loaded whole.
-      const blob = await fs.openAsBlob(filePath, { type: mime });
-      const data = new FormData();
-      data.append('image', blob, filename);
-      for (const [k, v] of Object.entries(fields)) data.append(k, v);
-      return data;
-    };
+    // Streamed from disk as it is sent (multipart.ts), a fresh stream for each attempt.
+    const form = () => multipartBody({ field: 'image', path: filePath, filename, contentType: mime }, fields);
     // Idempotent: the local server keeps one file for the same name and bytes, the cloud is
     // content-addressed; a resend yields the same name.
     const answer = await this.#http.requestOk({ method: 'POST', path: endpoint, form, idempotent: true, timeoutMs: this.#uploadTimeoutMs, what, ...(signal ? { signal } : {}) });

@@ -8,6 +8,8 @@ import type { ApiKeyProvider } from './ports';
 import type { ServerProfile } from './types';
 import { serverReason } from './responses';
 import { stringifyJsonExact } from '../../shared/json';
+import type { MultipartBody } from './multipart';
+import { sendStreamed } from './stream-request';
 
 export interface HttpOptions {
   apiKey: ApiKeyProvider;
@@ -25,8 +27,8 @@ export interface RequestSpec {
   query?: Record<string, string>;
   /** JSON body, serialised exactly (bigint seeds stay exact). */
   json?: unknown;
-  /** Multipart body; a function so that each attempt gets a fresh FormData. */
-  form?: () => FormData | Promise<FormData>;
+  /** Multipart body (multipart.ts); a function so that each attempt gets a fresh stream. */
+  form?: () => Promise<MultipartBody>;
   /** Safe to send twice. Defaults to true for GET, false for POST. */
   idempotent?: boolean;
   timeoutMs?: number;
@@ -191,19 +193,25 @@ export class HttpTransport {
 
   async #send(spec: RequestSpec, signal: AbortSignal): Promise<Response> {
     const url = this.url(spec.path, spec.query);
-    let body: string | FormData | undefined;
-    const extra: Record<string, string> = { Accept: 'application/json' };
+    let body: string | AsyncIterable<Uint8Array> | undefined;
+    let extra: Record<string, string> = { Accept: 'application/json' };
     if (spec.json !== undefined) {
       body = stringifyJsonExact(spec.json);
       extra['Content-Type'] = 'application/json';
     } else if (spec.form) {
-      // The multipart boundary is written by fetch; never set Content-Type by hand here.
-      body = await spec.form();
+      // The multipart boundary and Content-Type come from the form-data library, never by hand.
+      const multipart = await spec.form();
+      body = multipart.body;
+      extra = { ...extra, ...multipart.headers };
     }
     const headers = await this.#headers(url, extra);
     const started = Date.now();
     try {
-      const response = await this.#fetch(url, { method: spec.method, headers, body: body ?? null, redirect: 'manual', signal });
+      // Streamed bodies (uploads) go over node:http, which honours back-pressure (stream-request.ts).
+      const response =
+        body !== undefined && typeof body !== 'string'
+          ? await sendStreamed(url, { method: spec.method, headers, body, signal })
+          : await this.#fetch(url, { method: spec.method, headers, body: body ?? null, redirect: 'manual', signal });
       this.#log(`${spec.method} ${url.pathname}${url.search} -> ${response.status} in ${Date.now() - started} ms`);
       return response;
     } catch (error) {
