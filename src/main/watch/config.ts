@@ -85,7 +85,7 @@ export function resolveHotFolderConfig(input: unknown, makeId: () => string): Ho
   const inputDir = resolve(value.inputDir);
   const outputDir = resolve(value.outputDir);
   if (inputDir === outputDir) throw new HotFolderConfigError('The output folder must differ from the input folder, or outputs would be taken as new inputs.');
-  if (isInside(outputDir, inputDir)) throw new HotFolderConfigError('The input folder must not lie inside the output folder.');
+  if (isInside(inputDir, outputDir)) throw new HotFolderConfigError('The input folder must not lie inside the output folder.');
 
   let ref;
   try {

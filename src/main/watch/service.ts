@@ -82,8 +82,8 @@ export class HotFolderService {
     if (this.disposed) return;
     this.disposed = true;
     await this.started?.catch(() => undefined);
+    // The folders stay listed (stopped), so a caller can still read their last counters and files.
     await Promise.all([...this.folders.values()].map((hosted) => hosted.runner?.stop()));
-    this.folders.clear();
     await this.journal?.flushed().catch(() => undefined);
   }
 

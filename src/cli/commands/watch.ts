@@ -1,0 +1,242 @@
+// flowdeck watch DIR: a hot folder, headless. Every image in DIR (and, with --recursive, below it)
+// runs through the workflow with its file bound to NODE.INPUT; outputs go to --out, named after
+// their inputs, each with a sidecar JSON. The journal lives in the data folder's store, so a
+// restart (even after kill -9) settles what was in flight and runs nothing twice.
+// --once processes what is there and exits 0 when every file succeeded, 1 when any failed.
+// Without it the command runs until Ctrl+C, which lets uploads under way finish, then exits.
+import { createHash } from 'node:crypto';
+import { existsSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { dataPaths } from '../../main/config/data-dir';
+import { JobStore } from '../../main/jobs/job-store';
+import { Store } from '../../main/jobs/store';
+import { JobTracker } from '../../main/jobs/tracker';
+import { ServiceClient } from '../../main/service/client';
+import { EventsSocket } from '../../main/service/events-socket';
+import type { Workflow } from '../../main/service/types';
+import { parseWorkflowText } from '../../main/workflow/parse';
+import { HotFolderConfigError, HotFolderService, trackerFollower, type HotFileRow, type HotFolderConfig, type HotFolderEvent, type PauseKind } from '../../main/watch';
+import { isInside } from '../../main/watch/config';
+import { acquireFolderLock, FolderLockedError } from '../../main/watch/lock';
+import { parseCommandArgs } from '../args';
+import { requireKey, resolveServer, type CliEnvironment } from '../connection';
+import { ExitCode, UsageError } from '../errors';
+import type { CliIo } from './run';
+
+export const WATCH_USAGE = `flowdeck watch DIR --workflow WF.json --bind NODE.INPUT [--server URL] [--local] [--out DIR]
+             [--concurrency N] [--once] [--json] [--recursive] [--move] [--name RULE]
+             [--settle MS] [--retry-failed]`;
+
+/** Waits for Ctrl+C or SIGTERM; injectable so tests and the entry point decide. */
+export type SignalWaiter = () => Promise<void>;
+
+function parseCount(name: string, text: string | undefined, min: number, max: number): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min || value > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max} (got "${text}").`);
+  return value;
+}
+
+async function readWorkflow(path: string): Promise<Workflow> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`Cannot read the workflow file ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`);
+  }
+  const parsed = parseWorkflowText(text);
+  if (!parsed.ok) throw new UsageError(`${path}: ${parsed.message}`);
+  return parsed.workflow;
+}
+
+/** The CLI's folder id: one per input folder, so a second run finds its journal again. */
+function folderIdFor(inputDir: string): string {
+  return `cli-${createHash('sha256').update(inputDir).digest('hex').slice(0, 16)}`;
+}
+
+function exitCodeForPause(kind: PauseKind | null): number {
+  if (kind === 'unauthorized') return ExitCode.auth;
+  if (kind === 'insufficient_credits' || kind === 'subscription_inactive') return ExitCode.account;
+  return ExitCode.server;
+}
+
+export async function watchCommand(argv: string[], io: CliIo, environment: CliEnvironment, waitForSignal: SignalWaiter): Promise<number> {
+  const { values, positionals } = parseCommandArgs('watch', argv, {
+    workflow: { type: 'string' },
+    bind: { type: 'string' },
+    server: { type: 'string' },
+    local: { type: 'boolean' },
+    out: { type: 'string' },
+    concurrency: { type: 'string' },
+    once: { type: 'boolean' },
+    json: { type: 'boolean' },
+    recursive: { type: 'boolean' },
+    move: { type: 'boolean' },
+    name: { type: 'string' },
+    settle: { type: 'string' },
+    'retry-failed': { type: 'boolean' },
+  });
+  if (positionals.length !== 1) throw new UsageError(`Expected one folder to watch.\nUsage: ${WATCH_USAGE}`);
+  if (!values.workflow) throw new UsageError(`--workflow WF.json is required.\nUsage: ${WATCH_USAGE}`);
+  if (!values.bind) throw new UsageError(`--bind NODE.INPUT is required (the input that receives each file, e.g. 1.image).\nUsage: ${WATCH_USAGE}`);
+  const inputDir = resolve(positionals[0]!);
+  if (!existsSync(inputDir) || !statSync(inputDir).isDirectory()) throw new UsageError(`The folder ${positionals[0]} does not exist.`);
+  const workflowPath = resolve(values.workflow);
+  const workflow = await readWorkflow(workflowPath);
+  const concurrency = parseCount('concurrency', values.concurrency, 1, 64);
+  const settleMs = parseCount('settle', values.settle, 0, 600_000);
+  const once = values.once === true;
+  const json = values.json === true;
+  const outputDir = resolve(values.out ?? join(inputDir, 'output'));
+
+  const resolved = resolveServer({ server: values.server, local: values.local }, environment);
+  const key = await requireKey(resolved, environment);
+  const folderId = folderIdFor(inputDir);
+  let release: () => void;
+  try {
+    release = acquireFolderLock(join(environment.dataDir, 'watch-locks', `${folderId}.lock`), inputDir);
+  } catch (error) {
+    if (error instanceof FolderLockedError) throw new UsageError(error.message);
+    throw error;
+  }
+
+  const out = (line: object | string): void => {
+    io.stdout.write(typeof line === 'string' ? `${line}\n` : `${JSON.stringify(line)}\n`);
+  };
+  const note = (message: string): void => {
+    io.stderr.write(`${message}\n`);
+  };
+
+  const apiKey = (): string | null => key;
+  const api = new ServiceClient(resolved.server, { apiKey });
+  const events = new EventsSocket(resolved.server, { apiKey });
+  const store = await Store.open(dataPaths(environment.dataDir).database);
+  let hot: HotFolderService | null = null;
+  let tracker: JobTracker | null = null;
+  try {
+    const jobs = await JobStore.open(store);
+    tracker = new JobTracker({ api, events, jobs, pollIntervalMs: 1000, staleAfterMs: 1000 });
+    events.start();
+    hot = new HotFolderService({ store, api, clientId: events.clientId, follower: trackerFollower(tracker) });
+    await hot.start();
+
+    const changedThisRun = new Set<string>();
+    const lastState = new Map<string, string>();
+    let lastPause: string | null = null;
+    hot.on((event: HotFolderEvent) => report(event));
+    function report(event: HotFolderEvent): void {
+      if (event.folderId !== folderId) return;
+      if (event.type === 'warning') {
+        if (json) out({ event: 'warning', message: event.message });
+        else note(`warning: ${event.message}`);
+        return;
+      }
+      if (event.type === 'folder') {
+        const pause = event.status.paused && event.status.pauseKind !== 'user' ? (event.status.pauseReason ?? 'paused') : null;
+        if (pause !== lastPause) {
+          lastPause = pause;
+          if (json) out({ event: pause ? 'paused' : 'resumed', reason: pause });
+          else note(pause ? `paused: ${pause}` : 'resumed');
+        }
+        return;
+      }
+      if (event.type !== 'file') return;
+      const row = event.row;
+      const id = `${row.relPath}|${row.contentKey ?? ''}`;
+      if (lastState.get(id) === row.state) return;
+      lastState.set(id, row.state);
+      changedThisRun.add(row.path);
+      if (row.state === 'done') {
+        if (json) out({ event: 'done', file: row.path, prompt_id: row.promptId, outputs: row.outputs });
+        else {
+          note(`done: ${row.relPath} (job ${row.promptId ?? '?'})`);
+          for (const path of row.outputs) out(path);
+        }
+      } else if (row.state === 'failed') {
+        if (json) out({ event: 'failed', file: row.path, prompt_id: row.promptId, reason: row.reason, attempts: row.attempts });
+        else note(`failed: ${row.relPath}: ${row.reason ?? 'no reason given'}`);
+      } else if (row.state === 'duplicate') {
+        if (json) out({ event: 'duplicate', file: row.path, same_as: row.duplicateOf });
+        else note(`duplicate: ${row.relPath} has the same content as ${row.duplicateOf ?? 'another file'}; it runs once`);
+      } else if (row.state === 'waiting' && row.retryAt !== null) {
+        if (!json) note(`retrying: ${row.relPath}: ${row.reason ?? ''}`);
+      } else if (row.state === 'submitting' || row.state === 'running') {
+        if (!json && row.state === 'running') note(`running: ${row.relPath} (job ${row.promptId ?? '?'})`);
+      }
+    }
+
+    let config: HotFolderConfig;
+    try {
+      config = await hot.add(
+        {
+          id: folderId,
+          name: inputDir,
+          inputDir,
+          outputDir,
+          workflow,
+          workflowName: workflowPath.split(/[/\\]/).pop() ?? null,
+          bind: values.bind,
+          recursive: values.recursive === true,
+          processed: values.move ? 'move' : 'leave',
+          ...(values.name ? { outputName: values.name } : {}),
+          ...(concurrency !== undefined ? { concurrency } : {}),
+          ...(settleMs !== undefined ? { settleMs } : {}),
+        },
+        { persist: false, watch: !once },
+      );
+    } catch (error) {
+      if (error instanceof HotFolderConfigError) throw new UsageError(error.message);
+      throw error;
+    }
+    if (values['retry-failed']) {
+      const count = await hot.retryFailed(folderId);
+      if (!json) note(`retrying ${count} failed file${count === 1 ? '' : 's'}`);
+    }
+    if (!json) note(`watching ${inputDir} -> ${outputDir} on ${resolved.server.baseUrl}${once ? ' (once)' : '; Ctrl+C stops'}`);
+
+    if (once) {
+      const reason = await hot.whenIdle(folderId);
+      const status = hot.status(folderId);
+      const rows = hot.files(folderId);
+      const failed = rows.filter((r) => r.state === 'failed' && (changedThisRun.has(r.path) || stillThere(r, config)));
+      summarise(status.counters, failed.length);
+      if (reason === 'paused') {
+        note(`stopped: ${status.pauseReason ?? 'the folder is paused'}`);
+        return exitCodeForPause(status.pauseKind);
+      }
+      return failed.length > 0 ? ExitCode.jobFailed : ExitCode.ok;
+    }
+
+    await waitForSignal();
+    if (!json) note('stopping: finishing uploads in progress (Ctrl+C again to quit at once)');
+    const again = (): void => process.exit(130);
+    process.once('SIGINT', again);
+    try {
+      await hot.dispose();
+    } finally {
+      process.removeListener('SIGINT', again);
+    }
+    const status = hot.list().find((f) => f.config.id === folderId)?.status;
+    if (status) summarise(status.counters, status.counters.failed);
+    const running = hot.files(folderId).filter((r) => r.state === 'running').length;
+    if (running > 0 && !json) note(`${running} job${running === 1 ? '' : 's'} still on the server; their results are collected on the next start.`);
+    return ExitCode.ok;
+
+    function summarise(counters: { done: number; failed: number; duplicates: number; waiting: number; running: number }, failedCount: number): void {
+      if (json) out({ event: 'summary', done: counters.done, failed: failedCount, duplicates: counters.duplicates, waiting: counters.waiting, running: counters.running });
+      else note(`${counters.done} done, ${failedCount} failed, ${counters.duplicates} duplicate${counters.duplicates === 1 ? '' : 's'}`);
+    }
+  } finally {
+    await hot?.dispose().catch(() => undefined);
+    await tracker?.dispose().catch(() => undefined);
+    await events.dispose().catch(() => undefined);
+    await store.close().catch(() => undefined);
+    release();
+  }
+}
+
+/** A failed file still in the input folder (not moved to failed/): it is "there", so --once counts it. */
+function stillThere(row: HotFileRow, config: HotFolderConfig): boolean {
+  return existsSync(row.path) && isInside(row.path, config.inputDir) && !isInside(row.path, config.failedDir);
+}

@@ -1,0 +1,136 @@
+// `flowdeck watch` end to end: the BUILT command (node out/main/cli.js) against a demo service
+// running in this test process. --once exits 0 when every file succeeded and 1 when any failed;
+// a run killed with SIGKILL in the middle of a batch, then started again, runs every file exactly
+// once (counted at the server) and forgets none.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DemoService } from '../../src/main/demo';
+import { CLI, runCli } from '../support/cli';
+import { invertWorkflow, makePng, until } from './helpers';
+
+let work: string;
+let demo: DemoService;
+
+function env(): NodeJS.ProcessEnv {
+  return { FLOWDECK_DATA_DIR: join(work, 'data') };
+}
+
+function folderWith(name: string, files: Record<string, Buffer | string>): string {
+  const dir = join(work, name);
+  mkdirSync(dir, { recursive: true });
+  for (const [file, content] of Object.entries(files)) writeFileSync(join(dir, file), content);
+  return dir;
+}
+
+function newSubmissions(before: Map<string, number>): [string, number][] {
+  return [...demo.stats.submissions].filter(([id]) => !before.has(id));
+}
+
+beforeAll(async () => {
+  expect(existsSync(CLI), `${CLI} (the build runs in tests/support/build.ts)`).toBe(true);
+  work = mkdtempSync(join(tmpdir(), 'flowdeck-cli-watch-'));
+  // No node cache: every job really runs its slow node, so a batch takes long enough to be killed in.
+  demo = new DemoService({ flavour: 'local', timeScale: 1, cache: false });
+  await demo.start();
+  writeFileSync(join(work, 'invert.json'), JSON.stringify(invertWorkflow()));
+  const slow = {
+    ...invertWorkflow(),
+    '4': { class_type: 'DemoSampler', inputs: { prompt: 'slow', seed: 1, steps: 2, width: 16, height: 16, cfg: 7, sampler_name: 'euler', delay_ms: 60 } },
+    '5': { class_type: 'PreviewImage', inputs: { images: ['4', 0] } },
+  };
+  writeFileSync(join(work, 'slow.json'), JSON.stringify(slow));
+});
+
+afterAll(async () => {
+  await demo?.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe('flowdeck watch --once', () => {
+  it('processes what is there and exits 0 when every file succeeded', async () => {
+    const dir = folderWith('ok', { 'a.png': makePng(601), 'b.png': makePng(602), 'c.png': makePng(603), 'readme.txt': 'ignored' });
+    const out = join(work, 'ok-out');
+    const run = await runCli(['watch', dir, '--workflow', join(work, 'invert.json'), '--bind', '1.image', '--server', demo.url, '--local', '--out', out, '--once', '--settle', '100'], { env: env() });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout.trim().split('\n').sort()).toEqual(['a_3_1.png', 'b_3_1.png', 'c_3_1.png'].map((n) => join(out, n)));
+    expect(run.stderr).toContain('3 done, 0 failed');
+    // a second run finds everything done in the journal and sends nothing
+    const before = new Map(demo.stats.submissions);
+    const again = await runCli(['watch', dir, '--workflow', join(work, 'invert.json'), '--bind', '1.image', '--server', demo.url, '--local', '--out', out, '--once', '--json'], { env: env() });
+    expect(again.code, again.stderr).toBe(0);
+    expect(newSubmissions(before)).toEqual([]);
+    const summary = JSON.parse(again.stdout.trim().split('\n').pop()!) as { event: string; done: number; failed: number };
+    expect(summary).toMatchObject({ event: 'summary', done: 3, failed: 0 });
+  });
+
+  it('exits 1 when any file failed, naming it and the reason', async () => {
+    const dir = folderWith('bad', { 'good.png': makePng(611), 'bad.png': 'this is not a picture' });
+    const run = await runCli(['watch', dir, '--workflow', join(work, 'invert.json'), '--bind', '1.image', '--server', demo.url, '--local', '--out', join(work, 'bad-out'), '--once', '--json', '--settle', '100'], {
+      env: env(),
+    });
+    expect(run.code, run.stderr).toBe(1);
+    const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as { event: string; file?: string; reason?: string });
+    const failed = lines.find((l) => l.event === 'failed')!;
+    expect(failed.file).toBe(join(dir, 'bad.png'));
+    expect(failed.reason).toMatch(/not an image/);
+    expect(lines.find((l) => l.event === 'done')!.file).toBe(join(dir, 'good.png'));
+    expect(lines.at(-1)).toMatchObject({ event: 'summary', done: 1, failed: 1 });
+  });
+
+  it('exits 2 for a workflow without the bound node', async () => {
+    const dir = folderWith('usage', { 'x.png': makePng(621) });
+    const run = await runCli(['watch', dir, '--workflow', join(work, 'invert.json'), '--bind', '7.image', '--server', demo.url, '--local', '--once'], { env: env() });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('no node "7"');
+  });
+});
+
+describe('flowdeck watch killed with SIGKILL mid-batch', () => {
+  it('runs every file exactly once after a restart, and forgets none', async () => {
+    const files: Record<string, Buffer> = {};
+    for (let i = 0; i < 12; i += 1) files[`img${String(i).padStart(2, '0')}.png`] = makePng(700 + i);
+    files['img03 copy.png'] = makePng(703); // duplicates by content
+    files['img07 copy.png'] = makePng(707);
+    const dir = folderWith('killed', files);
+    const out = join(work, 'killed-out');
+    const args = ['watch', dir, '--workflow', join(work, 'slow.json'), '--bind', '1.image', '--server', demo.url, '--local', '--out', out, '--concurrency', '3', '--settle', '100', '--json'];
+    const before = new Map(demo.stats.submissions);
+
+    const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env() }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code, signal) => resolve(signal === 'SIGKILL' ? -9 : code)));
+    try {
+      // Kill once some files are done and others are in flight: a batch cut in the middle.
+      await until(() => (stdout.match(/"event":"done"/g) ?? []).length >= 2 && newSubmissions(before).length >= 4, `progress before the kill\n${stderr}`, 30_000);
+    } finally {
+      child.kill('SIGKILL');
+    }
+    expect(await exited).toBe(-9);
+    const doneBeforeKill = (stdout.match(/"event":"done"/g) ?? []).length;
+    expect(doneBeforeKill).toBeLessThan(12);
+
+    const rerun = await runCli([...args, '--once'], { env: env(), timeoutMs: 60_000 });
+    expect(rerun.code, rerun.stderr).toBe(0);
+
+    const submitted = newSubmissions(before);
+    expect(submitted.length).toBe(12); // one accepted submission per distinct content
+    expect(submitted.every(([, count]) => count === 1)).toBe(true); // none sent twice
+    // one output per distinct content, named after one of the names that content had
+    const outputs = readdirSync(out).filter((n) => n.endsWith('.png')).sort();
+    expect(outputs.length).toBe(12);
+    const contents = new Set(outputs.map((n) => files[n.replace('_3_1.png', '.png')]!.toString('base64')));
+    expect(contents.size).toBe(12);
+    for (const name of outputs) {
+      const sidecar = JSON.parse(readFileSync(join(out, `${name}.json`), 'utf8')) as { job: { prompt_id: string } };
+      expect(demo.stats.submissions.get(sidecar.job.prompt_id)).toBe(1);
+    }
+    const summary = JSON.parse(rerun.stdout.trim().split('\n').pop()!) as { done: number; failed: number; duplicates: number };
+    expect(summary).toMatchObject({ done: 12, failed: 0, duplicates: 2 });
+  }, 90_000);
+});
