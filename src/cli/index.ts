@@ -6,6 +6,7 @@ import { exitCodeFor, ExitCode, messageFor, UsageError } from './errors';
 import { demoCommand, DEMO_USAGE } from './commands/demo';
 import { loginCommand, logoutCommand } from './commands/login';
 import { cancelCommand, interruptCommand, queueCommand } from './commands/queue';
+import { libraryCommand, LIBRARY_USAGE } from './commands/library';
 import { runCommand, RUN_USAGE } from './commands/run';
 import { watchCommand, WATCH_USAGE } from './commands/watch';
 
@@ -20,6 +21,10 @@ Usage:
   flowdeck queue [--server URL] [--local] [--json]
   flowdeck cancel ID... [--server URL] [--local]
   flowdeck interrupt [ID] [--server URL] [--local]
+  ${LIBRARY_USAGE}
+
+Every output of flowdeck run is also kept in the outputs library: <data folder>/library, or
+FLOWDECK_LIBRARY_DIR (in dated folders, each file once).
 
 The API key is read from FLOWDECK_API_KEY first, then from the OS keychain.
 All state lives in one data folder: FLOWDECK_DATA_DIR, or the OS's per-user app data folder.
@@ -65,6 +70,8 @@ async function main(argv: string[]): Promise<number> {
       return cancelCommand(rest, io, defaultEnvironment());
     case 'interrupt':
       return interruptCommand(rest, io, defaultEnvironment());
+    case 'library':
+      return libraryCommand(rest, io, defaultEnvironment());
     default:
       throw new UsageError(`Unknown command "${command}". Run "flowdeck help" for the list of commands.`);
   }

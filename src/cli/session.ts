@@ -6,6 +6,7 @@ import { dataPaths } from '../main/config/data-dir';
 import { JobStore } from '../main/jobs/job-store';
 import { Store } from '../main/jobs/store';
 import { JobTimeoutError, JobTracker } from '../main/jobs/tracker';
+import { Library, resolveLibraryDir } from '../main/library';
 import type { JobSnapshot } from '../main/jobs/types';
 import { ServiceClient } from '../main/service/client';
 import { EventsSocket } from '../main/service/events-socket';
@@ -26,8 +27,20 @@ export interface FollowOptions {
   onPreview?: ((index: number, mime: ImageMime, bytes: Uint8Array) => Promise<void>) | undefined;
 }
 
+export interface SessionOptions {
+  /** The library folder; default resolveLibraryDir(dataDir) (FLOWDECK_LIBRARY_DIR or <dataDir>/library). */
+  libraryDir?: string;
+  /** The settings profile of the server, recorded with library items. */
+  profileId?: string | null;
+  /** Told when the library cannot be opened (the run goes on without it). */
+  warn?: (message: string) => void;
+}
+
 export interface CliSession {
   readonly api: ServiceClient;
+  /** The outputs library (downloads of this server only); null when it could not be opened. */
+  readonly library: Library | null;
+  readonly profileId: string | null;
   submit(workflow: Workflow, workflowName: string): Promise<string>;
   follow(promptId: string, options: FollowOptions): Promise<JobOutcome>;
   safeName(serverName: string): string;
@@ -60,7 +73,27 @@ function progressView(snapshot: JobSnapshot, previews: number, workflow: Workflo
   };
 }
 
-export async function openSession(server: ServerProfile, key: string | null, dataDir: string): Promise<CliSession> {
+// A CLI run waits for its own outputs: a few quick retries, then it downloads directly to --out
+// and leaves the library item to be resumed later (by the app, or by the next run's record).
+const CLI_LIBRARY_RETRY = { maxAttempts: 3, baseMs: 300, maxMs: 3000 };
+
+async function openLibrary(store: Store, api: ServiceClient, server: ServerProfile, dataDir: string, options: SessionOptions): Promise<Library | null> {
+  try {
+    const library = await Library.open({
+      store,
+      root: options.libraryDir ?? resolveLibraryDir(dataDir),
+      source: (s) => (s.baseUrl === server.baseUrl ? api : null),
+      retry: CLI_LIBRARY_RETRY,
+    });
+    await library.start();
+    return library;
+  } catch (error) {
+    options.warn?.(`The outputs library cannot be used (${error instanceof Error ? error.message : String(error)}); outputs are saved to the output folder only.`);
+    return null;
+  }
+}
+
+export async function openSession(server: ServerProfile, key: string | null, dataDir: string, options: SessionOptions = {}): Promise<CliSession> {
   mkdirSync(dataDir, { recursive: true });
   const apiKey = (): string | null => key;
   const api = new ServiceClient(server, { apiKey });
@@ -68,11 +101,14 @@ export async function openSession(server: ServerProfile, key: string | null, dat
   const store = await Store.open(dataPaths(dataDir).database);
   const jobs = await JobStore.open(store);
   const tracker = new JobTracker({ api, events, jobs });
+  const library = await openLibrary(store, api, server, dataDir, options);
   events.start();
   const workflows = new Map<string, Workflow>();
 
   return {
     api,
+    library,
+    profileId: options.profileId ?? null,
     async submit(workflow, workflowName) {
       // Locally the client picks the prompt_id, so a crash between sending and reading the answer
       // can be reconciled from the journal; the cloud assigns its own.
@@ -122,6 +158,7 @@ export async function openSession(server: ServerProfile, key: string | null, dat
     async close() {
       await tracker.dispose();
       await events.dispose();
+      await library?.dispose();
       await store.close();
     },
   };

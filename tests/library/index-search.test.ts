@@ -98,13 +98,13 @@ describe('recording', () => {
   });
 
   it('registers its migrations under the module "library" in the shared store', async () => {
-    expect(await store.version('library')).toBe(1);
+    expect(await store.version('library')).toBe(2);
     const tables = await store.all("SELECT name FROM sqlite_master WHERE name LIKE 'library_%' ORDER BY name");
     expect(tables.map((t) => t['name'])).toContain('library_fts');
     // A second Library over the same store applies nothing again.
     const other = await Library.open({ store, root: join(dir, 'library'), source: () => null });
     await other.dispose();
-    expect(await store.version('library')).toBe(1);
+    expect(await store.version('library')).toBe(2);
   });
 });
 

@@ -7,7 +7,9 @@ import { tmpdir } from 'node:os';
 import { basename, extname, join, resolve } from 'node:path';
 import { prepareMaskPng, MaskFileError } from '../../main/images/mask-file';
 import type { ServiceApi } from '../../main/service/ports';
-import type { OutputFile, ServerKind, UploadResult, Workflow } from '../../main/service/types';
+import { copyOutOfLibrary, resolveLibraryDir, type LibraryItem } from '../../main/library';
+import { outputKey } from '../../main/jobs/types';
+import type { OutputFile, ServerKind, ServerProfile, UploadResult, Workflow } from '../../main/service/types';
 import { parseAssignment, parseCliValue, setInput, type InputRef } from '../../main/workflow/edit';
 import { parseWorkflowText } from '../../main/workflow/parse';
 import { parseCommandArgs, parsePositiveNumber } from '../args';
@@ -28,7 +30,7 @@ export interface CliIo {
 interface RunResultJson {
   prompt_id: string | null;
   status: string;
-  outputs: { node: string; filename: string; type: string; path: string }[];
+  outputs: { node: string; filename: string; type: string; path: string; library_path: string | null }[];
   error: string | null;
 }
 
@@ -103,14 +105,46 @@ function uniqueName(dir: string, name: string, taken: Set<string>): string {
   return candidate;
 }
 
-async function downloadOutputs(session: CliSession, outputs: OutputFile[], outDir: string, log: (m: string) => void): Promise<RunResultJson['outputs']> {
+/** Where this run's outputs come from: the library (recorded, downloaded once, de-duplicated) when it is open. */
+interface LibraryRun {
+  promptId: string;
+  workflow: Workflow;
+  workflowName: string;
+  createdAt: number;
+  server: ServerProfile;
+}
+
+/** Records the outputs in the library and waits for their downloads; a map by output identity. */
+async function saveInLibrary(session: CliSession, outputs: OutputFile[], run: LibraryRun, log: (m: string) => void): Promise<Map<string, LibraryItem>> {
+  const byOutput = new Map<string, LibraryItem>();
+  if (!session.library) return byOutput;
+  try {
+    const server = { profileId: session.profileId, kind: run.server.kind, baseUrl: run.server.baseUrl };
+    const recorded = await session.library.record({ promptId: run.promptId, outputs }, { server, workflow: run.workflow, workflowName: run.workflowName, createdAt: run.createdAt });
+    for (const item of await session.library.whenSettled(recorded.map((i) => i.id))) byOutput.set(outputKey(item.file), item);
+  } catch (error) {
+    log(`library: could not record the outputs (${error instanceof Error ? error.message : String(error)}); downloading them directly`);
+  }
+  return byOutput;
+}
+
+async function downloadOutputs(session: CliSession, outputs: OutputFile[], outDir: string, log: (m: string) => void, run: LibraryRun): Promise<RunResultJson['outputs']> {
   await mkdir(outDir, { recursive: true });
+  const inLibrary = await saveInLibrary(session, outputs, run, log);
   const taken = new Set<string>();
   const results: RunResultJson['outputs'] = [];
   for (const output of outputs) {
     const destName = uniqueName(outDir, session.safeName(output.filename), taken);
+    const item = inLibrary.get(outputKey(output));
+    if (item?.status === 'done' && item.path) {
+      const path = await copyOutOfLibrary(item.path, outDir, destName);
+      results.push({ node: output.node, filename: output.filename, type: output.type, path, library_path: item.path });
+      log(`downloaded ${output.filename} (${item.size ?? 0} bytes) into the library: ${item.path}`);
+      continue;
+    }
+    if (item) log(`library: ${output.filename} is not in the library yet (${item.error ?? item.status}); it is kept pending there, and downloaded directly now`);
     const result = await session.api.download(output, outDir, { destName });
-    results.push({ node: output.node, filename: output.filename, type: output.type, path: result.path });
+    results.push({ node: output.node, filename: output.filename, type: output.type, path: result.path, library_path: null });
     log(`downloaded ${output.filename} (${result.bytes} bytes)`);
   }
   return results;
@@ -143,7 +177,11 @@ export async function runCommand(argv: string[], io: CliIo, environment: CliEnvi
 
   const resolved = resolveServer({ server: values.server, local: values.local }, environment);
   const key = await requireKey(resolved, environment);
-  const session = await openSession(resolved.server, key, environment.dataDir);
+  const session = await openSession(resolved.server, key, environment.dataDir, {
+    libraryDir: resolveLibraryDir(environment.dataDir, environment.env),
+    profileId: resolved.profile?.id ?? null,
+    warn: log,
+  });
   let outcome: JobOutcome | null = null;
   let promptId: string | null = null;
   const onSigint = (): void => {
@@ -155,6 +193,7 @@ export async function runCommand(argv: string[], io: CliIo, environment: CliEnvi
     await applyUploads(session.api, workflow, values.upload ?? [], values.mask ?? [], resolved.server.kind, log);
     const previewDir = values['save-previews'] ? join(outDir, 'previews') : null;
     if (previewDir) await mkdir(previewDir, { recursive: true });
+    const submittedAt = Date.now();
     const submitted = await session.submit(workflow, basename(workflowPath));
     promptId = submitted;
     log(`submitted job ${promptId} to ${resolved.server.baseUrl}`);
@@ -168,7 +207,8 @@ export async function runCommand(argv: string[], io: CliIo, environment: CliEnvi
         : undefined,
     });
     progress.done();
-    const downloaded = outcome.phase === 'succeeded' ? await downloadOutputs(session, outcome.outputs, outDir, log) : [];
+    const libraryRun = { promptId, workflow, workflowName: basename(workflowPath), createdAt: submittedAt, server: resolved.server };
+    const downloaded = outcome.phase === 'succeeded' ? await downloadOutputs(session, outcome.outputs, outDir, log, libraryRun) : [];
     const result: RunResultJson = { prompt_id: promptId, status: outcome.phase, outputs: downloaded, error: outcome.errorText };
     if (json) io.stdout.write(`${JSON.stringify(result)}\n`);
     else for (const o of downloaded) io.stdout.write(`${o.path}\n`);

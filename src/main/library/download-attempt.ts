@@ -78,7 +78,7 @@ export async function downloadAttempt(row: ItemRow, source: DownloadSource, ctx:
     return await ctx.exclusive(async () => {
       signal.throwIfAborted();
       let relative: string | null = null;
-      const existing = await ctx.index.pathForHash(digest.sha256);
+      const existing = await ctx.index.pathForHash(digest.sha256, ctx.root);
       const existingPath = existing === null ? null : absolutePath(ctx.root, existing);
       // The same bytes are already in the library (and the file is still there): keep one copy.
       if (existing !== null && existingPath !== null && (await fileHasSize(existingPath, digest.size))) relative = existing;
@@ -91,6 +91,7 @@ export async function downloadAttempt(row: ItemRow, source: DownloadSource, ctx:
       }
       const updated = await ctx.index.markDone(row.id, {
         sha256: digest.sha256,
+        root: ctx.root,
         path: relative,
         size: digest.size,
         mime: media.mime,

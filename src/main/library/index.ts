@@ -1,6 +1,7 @@
 // The outputs library's public API: import from here, not from the individual modules.
 export { Library, DEFAULT_LIBRARY_RETRY, type LibraryOptions, type DeleteResult } from './library';
 export { resolveLibraryDir } from './library-dir';
+export { copyOutOfLibrary } from './copy-out';
 export { LIBRARY_MIGRATIONS, LIBRARY_MODULE } from './schema';
 export { ftsQuery } from './library-index';
 export { probeMedia, type MediaInfo } from './media-info';

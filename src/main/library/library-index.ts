@@ -38,6 +38,8 @@ export interface NewItemRow {
 /** What a finished download sets on its row. */
 export interface DoneFields {
   sha256: string;
+  /** The library folder the file is in, and its path relative to it. */
+  root: string;
   path: string;
   size: number;
   mime: string | null;
@@ -274,24 +276,28 @@ export class LibraryIndex {
 
   async markDone(id: number, fields: DoneFields, q: Queryable = this.store): Promise<boolean> {
     const result = await q.run(
-      `UPDATE library_items SET status = 'done', sha256 = ?, path = ?, size = ?, mime = ?, media_kind = ?, width = ?, height = ?,
+      `UPDATE library_items SET status = 'done', sha256 = ?, root = ?, path = ?, size = ?, mime = ?, media_kind = ?, width = ?, height = ?,
          duration_ms = ?, completed_at = ?, last_error = NULL, retry_at = NULL
        WHERE id = ?`,
-      [fields.sha256, fields.path, fields.size, fields.mime, fields.mediaKind, fields.width, fields.height, fields.durationMs, fields.completedAt, id],
+      [fields.sha256, fields.root, fields.path, fields.size, fields.mime, fields.mediaKind, fields.width, fields.height, fields.durationMs, fields.completedAt, id],
     );
     return result.changes > 0;
   }
 
-  /** The stored relative path of a finished file with these bytes, if any. */
-  async pathForHash(sha256: string, q: Queryable = this.store): Promise<string | null> {
-    const raw = await q.get(`SELECT path FROM library_items WHERE sha256 = ? AND status = 'done' AND path IS NOT NULL ORDER BY id ASC LIMIT 1`, [sha256]);
+  /** The relative path of a finished file with these bytes in the library folder `root`, if any. */
+  async pathForHash(sha256: string, root: string, q: Queryable = this.store): Promise<string | null> {
+    const raw = await q.get(
+      `SELECT path FROM library_items WHERE sha256 = ? AND status = 'done' AND path IS NOT NULL AND (root = ? OR root IS NULL) ORDER BY id ASC LIMIT 1`,
+      [sha256, root],
+    );
     const path = raw?.['path'];
     return typeof path === 'string' ? path : null;
   }
 
-  /** How many finished rows share a file. */
-  async pathReferences(path: string, q: Queryable = this.store): Promise<number> {
-    const raw = await q.get(`SELECT COUNT(*) AS n FROM library_items WHERE path = ? AND status = 'done'`, [path]);
+  /** How many finished rows share a file (rows without a folder count as the current one's). */
+  async pathReferences(root: string | null, path: string, currentRoot: string, q: Queryable = this.store): Promise<number> {
+    const folder = root ?? currentRoot;
+    const raw = await q.get(`SELECT COUNT(*) AS n FROM library_items WHERE path = ? AND status = 'done' AND COALESCE(root, ?) = ?`, [path, currentRoot, folder]);
     const n = raw?.['n'];
     return typeof n === 'number' ? n : 0;
   }

@@ -12,11 +12,11 @@ import { backoffDelay } from '../service/backoff';
 import type { Workflow } from '../service/types';
 import { downloadAttempt } from './download-attempt';
 import { classifyFailure } from './failures';
-import { INCOMING_DIR, THUMBNAIL_DIR, absolutePath, removeStaleStaging } from './layout';
+import { INCOMING_DIR, THUMBNAIL_DIR, removeStaleStaging } from './layout';
 import { LibraryIndex, type NewItemRow } from './library-index';
 import { guessKind } from './media-info';
 import { nodeClassOf, provenanceOf } from './provenance';
-import { toItem, type ItemRow } from './rows';
+import { rowFilePath, toItem, type ItemRow } from './rows';
 import { clampThumbnailSize, existingThumbnail, writeThumbnail } from './thumbnails';
 import { moveToTrash, osTrash, type TrashFunction, type TrashPlace } from './trash';
 import {
@@ -254,10 +254,10 @@ export class Library {
       const row = await this.index.get(id);
       if (!row) return { removed: false, trash: null };
       let trash: TrashPlace | null = null;
-      if (row.status === 'done' && row.path !== null && (await this.index.pathReferences(row.path)) <= 1) {
-        const file = absolutePath(this.root, row.path);
+      if (row.status === 'done' && row.path !== null && (await this.index.pathReferences(row.root, row.path, this.root)) <= 1) {
+        const file = rowFilePath(row, this.root);
         const exists = file !== null && (await fs.access(file).then(() => true, () => false));
-        if (file && exists) trash = await moveToTrash(file, this.root, this.trash, this.log);
+        if (file && exists) trash = await moveToTrash(file, row.root ?? this.root, this.trash, this.log);
         if (row.sha256) await this.removeThumbnails(row.sha256);
       }
       const removed = await this.index.remove(id);
@@ -277,7 +277,7 @@ export class Library {
     const row = await this.index.get(id);
     if (!row || row.status !== 'done' || row.path === null || row.sha256 === null || row.media_kind !== 'image') return null;
     if (row.mime !== 'image/png' && row.mime !== 'image/jpeg') return null;
-    const source = absolutePath(this.root, row.path);
+    const source = rowFilePath(row, this.root);
     if (!source) return null;
     const target = path.join(this.root, THUMBNAIL_DIR, `${row.sha256}-${size}.jpg`);
     const key = `${row.sha256}-${size}`;

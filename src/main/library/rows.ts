@@ -28,6 +28,7 @@ export const itemRowSchema = z.object({
   duration_ms: nullableInt,
   sha256: z.string().nullable(),
   path: z.string().nullable(),
+  root: z.string().nullable(),
   inputs: z.string(),
   prompt_text: z.string(),
   created_at: z.number(),
@@ -60,6 +61,11 @@ export function parseItemRow(raw: Record<string, unknown>): ItemRow | null {
   return parsed.success ? parsed.data : null;
 }
 
+/** The absolute path of a row's file: its own library folder, else the current one. */
+export function rowFilePath(row: ItemRow, currentRoot: string): string | null {
+  return row.path === null ? null : absolutePath(row.root ?? currentRoot, row.path);
+}
+
 export function toItem(row: ItemRow, root: string): LibraryItem {
   return {
     id: row.id,
@@ -77,7 +83,7 @@ export function toItem(row: ItemRow, root: string): LibraryItem {
     height: row.height,
     durationMs: row.duration_ms,
     sha256: row.sha256,
-    path: row.status === 'done' && row.path !== null ? absolutePath(root, row.path) : null,
+    path: row.status === 'done' ? rowFilePath(row, root) : null,
     createdAt: row.created_at,
     recordedAt: row.recorded_at,
     completedAt: row.completed_at,

@@ -65,4 +65,8 @@ export const LIBRARY_MIGRATIONS: readonly string[] = [
      INSERT INTO library_fts (rowid, workflow_name, prompt_text, node_class, file_name, input_text)
      VALUES (new.id, new.workflow_name, new.prompt_text, new.node_class, new.file_name, new.input_text);
    END;`,
+  // The library folder a file was written to. The folder is a setting (and FLOWDECK_LIBRARY_DIR can
+  // point one run elsewhere), so each row remembers its own; rows written before have NULL and
+  // live in the current folder.
+  `ALTER TABLE library_items ADD COLUMN root TEXT;`,
 ];

@@ -1,0 +1,24 @@
+// Copies a library file into another folder (`flowdeck run --out`): a real copy, not a link, so
+// editing the copy never changes the library; written under a temporary name and renamed, so the
+// folder never shows a half-copied file. Copy-on-write where the file system offers it.
+import { randomBytes } from 'node:crypto';
+import { constants as fsConstants } from 'node:fs';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { safeBaseName } from '../service/filenames';
+
+export async function copyOutOfLibrary(source: string, destDir: string, name: string): Promise<string> {
+  const dir = path.resolve(destDir);
+  const safe = safeBaseName(name, 'output');
+  const target = path.join(dir, safe);
+  await fs.mkdir(dir, { recursive: true });
+  const temp = path.join(dir, `${safe}.part-${randomBytes(6).toString('hex')}`);
+  try {
+    await fs.copyFile(source, temp, fsConstants.COPYFILE_EXCL | fsConstants.COPYFILE_FICLONE);
+    await fs.rename(temp, target);
+  } catch (error) {
+    await fs.rm(temp, { force: true }).catch(() => {});
+    throw error;
+  }
+  return target;
+}
