@@ -13,6 +13,7 @@ import type { ReadableStream as NodeWebReadableStream } from 'node:stream/web';
 import { messageForStatus, ServiceError } from './errors';
 import { safeBaseName } from './filenames';
 import type { HttpTransport } from './http';
+import { discardBody, nodeBodyOf } from './stream-request';
 import type { DownloadOptions, DownloadResult } from './ports';
 import type { FileRef } from './types';
 
@@ -88,7 +89,8 @@ async function streamToTemp(
   name: string,
   options: DownloadRequestOptions,
 ): Promise<{ tempPath: string; bytes: number }> {
-  if (!response.body) throw new ServiceError('protocol', `The server sent no body for ${name}.`, { status: response.status });
+  const nodeBody = nodeBodyOf(response);
+  if (!nodeBody && !response.body) throw new ServiceError('protocol', `The server sent no body for ${name}.`, { status: response.status });
   const total = parseLength(response.headers.get('content-length'));
   const tempPath = path.join(dir, `${name}.part-${randomBytes(6).toString('hex')}`);
   let received = 0;
@@ -112,7 +114,7 @@ async function streamToTemp(
     },
   });
   try {
-    const source = Readable.fromWeb(response.body as unknown as NodeWebReadableStream<Uint8Array>);
+    const source = nodeBody ?? Readable.fromWeb(response.body as unknown as NodeWebReadableStream<Uint8Array>);
     // 'wx': a fresh file, never one that is already there.
     const sink = createWriteStream(tempPath, { flags: 'wx', highWaterMark: 1 << 20 });
     try {
@@ -155,7 +157,7 @@ async function openFile(transport: HttpTransport, ref: FileRef, what: string, si
       const text = await view.text().catch(() => '');
       throw await transport.errorFor({ status: view.status, headers: view.headers, text }, what);
     }
-    await view.body?.cancel().catch(() => {});
+    discardBody(view);
     const location = view.headers.get('location');
     if (!location) throw new ServiceError('protocol', `The server redirected ${what} without saying where (no Location header).`, { status: view.status });
     const signedUrl = new URL(location, transport.url('/api/view')).toString();

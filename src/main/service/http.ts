@@ -9,7 +9,7 @@ import type { ServerProfile } from './types';
 import { serverReason } from './responses';
 import { stringifyJsonExact } from '../../shared/json';
 import type { MultipartBody } from './multipart';
-import { sendStreamed } from './stream-request';
+import { discardBody, getStreamed, sendStreamed } from './stream-request';
 
 export interface HttpOptions {
   apiKey: ApiKeyProvider;
@@ -75,6 +75,8 @@ export class HttpTransport {
   readonly profile: ServerProfile;
   readonly #apiKey: ApiKeyProvider;
   readonly #fetch: typeof fetch;
+  /** Tests that inject fetch see every request; otherwise downloads stream over node:http. */
+  readonly #customFetch: boolean;
   readonly #retry: RetryPolicy;
   readonly #log: (line: string) => void;
   readonly #timeoutMs: number;
@@ -84,6 +86,7 @@ export class HttpTransport {
     this.profile = profile;
     this.#apiKey = options.apiKey;
     this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.#customFetch = options.fetch !== undefined;
     this.#retry = resolveRetryPolicy(options.retry);
     this.#log = options.logger ?? (() => {});
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -157,13 +160,27 @@ export class HttpTransport {
     return this.#withRetries(
       spec,
       async (signal, disarm) => {
-        const response = await this.#send(spec, signal);
+        const response = spec.method === 'GET' && !this.#customFetch ? await this.#getStreamed(spec, signal) : await this.#send(spec, signal);
         disarm(); // the body may take much longer than the headers; the caller guards it
         return response;
       },
       (r) => r.status,
-      (r) => r.body?.cancel().catch(() => {}),
+      (r) => discardBody(r),
     );
+  }
+
+  /** A GET whose successful body stays a Node stream (stream-request.ts); never follows redirects. */
+  async #getStreamed(spec: RequestSpec, signal: AbortSignal): Promise<Response> {
+    const url = this.url(spec.path, spec.query);
+    const headers = await this.#headers(url, {});
+    const started = Date.now();
+    try {
+      const response = await getStreamed(url, { headers, signal, followRedirects: 0 });
+      this.#log(`GET ${url.pathname}${url.search} -> ${response.status} in ${Date.now() - started} ms`);
+      return response;
+    } catch (error) {
+      throw this.#networkError(error, spec, url, spec.signal);
+    }
   }
 
   /**
@@ -178,7 +195,9 @@ export class HttpTransport {
       async (attemptSignal, disarm) => {
         const started = Date.now();
         try {
-          const response = await this.#fetch(target, { method: 'GET', redirect: 'follow', signal: attemptSignal });
+          const response = this.#customFetch
+            ? await this.#fetch(target, { method: 'GET', redirect: 'follow', signal: attemptSignal })
+            : await getStreamed(target, { headers: new Headers(), signal: attemptSignal, followRedirects: 5 });
           disarm();
           this.#log(`GET ${target.origin}${target.pathname} (signed URL) -> ${response.status} in ${Date.now() - started} ms`);
           return response;
@@ -187,7 +206,7 @@ export class HttpTransport {
         }
       },
       (r) => r.status,
-      (r) => r.body?.cancel().catch(() => {}),
+      (r) => discardBody(r),
     );
   }
 

@@ -35,3 +35,67 @@ export async function sendStreamed(url: URL, init: { method: string; headers: He
   if (body === null) response.resume();
   return new Response(body, { status, statusText: response.statusMessage ?? '', headers: responseHeaders });
 }
+
+/**
+ * Downloads hand the body of a successful GET to a file as a Node stream: converting it to a web
+ * stream and back (what fetch's Response forces) measured ~30 % slower. A 2xx Response made here
+ * has a null web body and its Node body registered below; error answers carry their text as usual.
+ */
+const nodeBodies = new WeakMap<Response, Readable>();
+
+export function nodeBodyOf(response: Response): Readable | null {
+  return nodeBodies.get(response) ?? null;
+}
+
+/** Releases a response's body, whichever kind it has. */
+export function discardBody(response: Response): void {
+  const node = nodeBodies.get(response);
+  if (node) node.destroy();
+  else void response.body?.cancel().catch(() => {});
+}
+
+function toHeaders(message: http.IncomingMessage): Headers {
+  const headers = new Headers();
+  for (const [key, value] of Object.entries(message.headers)) {
+    if (Array.isArray(value)) for (const v of value) headers.append(key, v);
+    else if (value !== undefined) headers.set(key, value);
+  }
+  return headers;
+}
+
+/**
+ * GET over node:http(s). `followRedirects` > 0 follows that many redirects, each as a new request
+ * with NO headers (only for storage URLs, which carry nothing secret); 0 returns a redirect as is.
+ */
+export async function getStreamed(url: URL, init: { headers: Headers; signal: AbortSignal; followRedirects: number }): Promise<Response> {
+  let target = url;
+  let headers = init.headers;
+  for (let hop = 0; ; hop += 1) {
+    const transport = target.protocol === 'https:' ? https : http;
+    const plain: Record<string, string> = {};
+    headers.forEach((value, key) => {
+      plain[key] = value;
+    });
+    const message = await new Promise<http.IncomingMessage>((resolve, reject) => {
+      const request = transport.get(target, { headers: plain, signal: init.signal }, resolve);
+      request.once('error', reject);
+    });
+    const status = message.statusCode ?? 0;
+    const location = message.headers.location;
+    if (status >= 300 && status < 400 && location && hop < init.followRedirects) {
+      message.resume();
+      target = new URL(location, target);
+      headers = new Headers();
+      continue;
+    }
+    if (status >= 200 && status < 300) {
+      const response = new Response(null, { status, statusText: message.statusMessage ?? '', headers: toHeaders(message) });
+      nodeBodies.set(response, message);
+      return response;
+    }
+    const chunks: Buffer[] = [];
+    for await (const chunk of message) chunks.push(chunk as Buffer);
+    const body = NULL_BODY_STATUS.has(status) ? null : Buffer.concat(chunks);
+    return new Response(body, { status, statusText: message.statusMessage ?? '', headers: toHeaders(message) });
+  }
+}
