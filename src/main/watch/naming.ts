@@ -20,8 +20,8 @@ export function checkOutputNameRule(rule: string): string | null {
   }
   if (/^[/\\]/.test(rule) || /^[a-zA-Z]:/.test(rule)) return `The output naming rule "${rule}" must be relative to the output folder.`;
   if (rule.split(/[/\\]/).some((part) => part === '..' || part === '.')) return `The output naming rule "${rule}" must not climb out of the output folder ("..").`;
-  if (rule.replace(TOKEN, '').trim() === '' && !rule.includes('{stem}') && !rule.includes('{hash}')) {
-    return `The output naming rule "${rule}" must name the input ({stem} or {hash}), or every output would get the same name.`;
+  if (!['{stem}', '{hash}', '{job}'].some((token) => rule.includes(token))) {
+    return `The output naming rule "${rule}" must name the input or the job ({stem}, {hash} or {job}), or the outputs of every input would compete for the same names.`;
   }
   return null;
 }

@@ -1,0 +1,251 @@
+// The hot folder's small parts on their own: names and patterns, the mask rule, the output naming
+// rule, the streaming image check (fed in pieces, as files are read), the settle queue, the
+// retry policy, configuration checks, the journal's batched writes, and the folder lock.
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import jpeg from 'jpeg-js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Store } from '../../src/main/jobs/store';
+import { ServiceError } from '../../src/main/service/errors';
+import { HotFolderConfigError, resolveHotFolderConfig } from '../../src/main/watch/config';
+import { ImageInspector } from '../../src/main/watch/image-check';
+import { WatchJournal, type EntryRecord } from '../../src/main/watch/journal';
+import { acquireFolderLock, FolderLockedError } from '../../src/main/watch/lock';
+import { MaskRule, checkMaskRule } from '../../src/main/watch/mask-rule';
+import { checkOutputNameRule, nameValues, renderOutputName } from '../../src/main/watch/naming';
+import { PatternSet, isTemporaryName, normalisePatterns } from '../../src/main/watch/patterns';
+import { reactionTo, retryDelay } from '../../src/main/watch/policy';
+import { SettleQueue } from '../../src/main/watch/settle';
+import { invertWorkflow, makePng } from './helpers';
+
+const work = mkdtempSync(join(tmpdir(), 'flowdeck-watch-units-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+function inspect(bytes: Buffer, piece = 7) {
+  const inspector = new ImageInspector();
+  for (let i = 0; i < bytes.length; i += piece) inspector.push(bytes.subarray(i, i + piece));
+  return inspector.finish();
+}
+
+function makeJpeg(): Buffer {
+  const width = 24;
+  const height = 16;
+  const data = Buffer.alloc(width * height * 4, 0x80);
+  return Buffer.from(jpeg.encode({ data, width, height }, 80).data);
+}
+
+function makeWebpLossless(): Buffer {
+  // RIFF header, VP8L chunk with its 0x2f signature and a few payload bytes (structure only).
+  const payload = Buffer.from([0x2f, 0x00, 0x00, 0x00, 0x10, 0x07, 0x10, 0x11]);
+  const chunk = Buffer.concat([Buffer.from('VP8L'), Buffer.alloc(4), payload]);
+  chunk.writeUInt32LE(payload.length, 4);
+  const riff = Buffer.concat([Buffer.from('RIFF'), Buffer.alloc(4), Buffer.from('WEBP'), chunk]);
+  riff.writeUInt32LE(riff.length - 8, 4);
+  return riff;
+}
+
+describe('names and patterns', () => {
+  it('recognises temporary and hidden names', () => {
+    for (const name of ['a.png.part', 'b.PNG.crdownload', 'c.png.tmp', '.d.png', '.e.png.Xy12ab', 'f.png~', '~$g.png', 'h.png.download', 'i.filepart']) {
+      expect(isTemporaryName(name), name).toBe(true);
+    }
+    for (const name of ['photo.png', 'part.png', 'tmp.jpg', 'my.temp.file.webp']) expect(isTemporaryName(name), name).toBe(false);
+  });
+
+  it('matches globs case-insensitively, with bare extensions accepted', () => {
+    expect(normalisePatterns(['png', '.JPG', '*.webp', 'scan-??.tif'])).toEqual(['*.png', '*.jpg', '*.webp', 'scan-??.tif']);
+    const set = new PatternSet(['png', 'jpeg', 'scan-??.tif']);
+    expect(set.matches('A.PNG')).toBe(true);
+    expect(set.matches('a.jpeg')).toBe(true);
+    expect(set.matches('a.jpg')).toBe(false);
+    expect(set.matches('scan-01.tif')).toBe(true);
+    expect(set.matches('scan-001.tif')).toBe(false);
+    expect(() => normalisePatterns(['sub/*.png'])).toThrow(/without folders/);
+    expect(() => normalisePatterns(['  '])).toThrow(/At least one/);
+  });
+
+  it('pairs masks with images by the rule, and knows a mask when it sees one', () => {
+    const rule = new MaskRule('{stem}.mask.png');
+    expect(rule.maskFor('/in/sub/photo.jpg')).toBe('/in/sub/photo.mask.png');
+    expect(rule.isMask('photo.mask.png')).toBe(true);
+    expect(rule.isMask('PHOTO.MASK.PNG')).toBe(true);
+    expect(rule.isMask('photo.png')).toBe(false);
+    expect(new MaskRule('mask_{stem}.png').maskFor('/x/a.webp')).toBe('/x/mask_a.png');
+    expect(checkMaskRule('mask.png')).toMatch(/\{stem\}/);
+    expect(checkMaskRule('{stem}/{stem}.png')).toMatch(/exactly once|without folders/);
+  });
+
+  it('renders output names, keeping token values from making folders', () => {
+    const values = nameValues({ stem: 'photo', contentKey: 'abcdef0123456789', promptId: '12345678-aaaa', node: '9', index: 2, serverFilename: 'Flowdeck_00001_.png', at: Date.UTC(2026, 10, 21, 12) });
+    expect(renderOutputName('{stem}_{node}_{index}.{ext}', values)).toBe('photo_9_2.png');
+    expect(renderOutputName('{date}/{hash}-{job}.{ext}', values)).toBe('2026-11-21/abcdef01-12345678.png');
+    const hostile = renderOutputName('{stem}.{ext}', { ...values, stem: '../../etc/passwd' });
+    expect(hostile).toBe('_._etc_passwd.png'); // one harmless name: no separator, no ".."
+
+    expect(checkOutputNameRule('{stem}_{nope}.{ext}')).toMatch(/\{nope\}/);
+    expect(checkOutputNameRule('../{stem}.{ext}')).toMatch(/climb/);
+    expect(checkOutputNameRule('/abs/{stem}')).toMatch(/relative/);
+    expect(checkOutputNameRule('{node}_{index}.{ext}')).toMatch(/name the input/);
+    expect(checkOutputNameRule('{stem}_{node}_{index}.{ext}')).toBeNull();
+  });
+});
+
+describe('the streaming image check', () => {
+  it('accepts complete PNG, JPEG and WebP files fed in small pieces, with their sizes', () => {
+    expect(inspect(makePng(1, 40, 30))).toEqual({ ok: true, format: 'png', width: 40, height: 30 });
+    expect(inspect(makeJpeg(), 5)).toEqual({ ok: true, format: 'jpeg', width: 24, height: 16 });
+    expect(inspect(makeWebpLossless(), 3)).toMatchObject({ ok: true, format: 'webp' });
+  });
+
+  it('names what is wrong: text, empty, truncated, damaged', () => {
+    expect(inspect(Buffer.from('just some text, long enough to be sniffed'))).toMatchObject({ ok: false, reason: expect.stringMatching(/not an image.*text/) });
+    expect(inspect(Buffer.alloc(0))).toMatchObject({ ok: false, reason: expect.stringMatching(/empty/) });
+    const png = makePng(2, 64, 64);
+    expect(inspect(png.subarray(0, png.length - 5))).toMatchObject({ ok: false, reason: expect.stringMatching(/PNG.*truncated/) });
+    const damaged = Buffer.from(png);
+    damaged[png.length - 20] = damaged[png.length - 20]! ^ 0x55;
+    expect(inspect(damaged)).toMatchObject({ ok: false, reason: expect.stringMatching(/checksum/) });
+    const jpg = makeJpeg();
+    expect(inspect(jpg.subarray(0, jpg.length - 2))).toMatchObject({ ok: false, reason: expect.stringMatching(/JPEG.*truncated/) });
+    const webp = makeWebpLossless();
+    expect(inspect(webp.subarray(0, webp.length - 3))).toMatchObject({ ok: false, reason: expect.stringMatching(/WebP.*truncated/) });
+    expect(inspect(Buffer.from([0xff, 0xd8]))).toMatchObject({ ok: false });
+  });
+});
+
+describe('the settle queue', () => {
+  it('resolves once size and time stop changing, restarting the interval on each change', async () => {
+    const path = join(work, 'settle.bin');
+    writeFileSync(path, 'a');
+    const queue = new SettleQueue(120);
+    const started = Date.now();
+    const stable = queue.waitStable(path);
+    for (let i = 0; i < 4; i += 1) {
+      await new Promise((r) => setTimeout(r, 60));
+      appendFileSync(path, 'more');
+      queue.touch(path);
+    }
+    const stamp = await stable;
+    expect(stamp?.size).toBe(1 + 4 * 4);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(4 * 60 + 120 - 20);
+    expect(await queue.waitStable(join(work, 'missing.bin'))).toBeNull();
+    queue.dispose();
+  });
+});
+
+describe('the retry policy', () => {
+  it('pauses for the account, retries network and server errors, fails the rest', () => {
+    expect(reactionTo(new ServiceError('subscription_inactive', 'x', { status: 429 }))).toMatchObject({ kind: 'pause', pauseKind: 'subscription_inactive' });
+    expect(reactionTo(new ServiceError('unauthorized', 'x', { status: 401 }))).toMatchObject({ kind: 'pause', pauseKind: 'unauthorized' });
+    expect(reactionTo(new ServiceError('insufficient_credits', 'x', { status: 402 }))).toMatchObject({ kind: 'pause' });
+    expect(reactionTo(new ServiceError('server', 'x', { status: 503 }))).toMatchObject({ kind: 'retry' });
+    expect(reactionTo(new ServiceError('network', 'x'))).toMatchObject({ kind: 'retry' });
+    expect(reactionTo(new ServiceError('invalid_workflow', 'x', { status: 400 }))).toMatchObject({ kind: 'fail' });
+    expect(reactionTo(new Error('EACCES'))).toMatchObject({ kind: 'fail', reason: 'EACCES' });
+  });
+
+  it('backs off exponentially, capped, with jitter between half and all of the step', () => {
+    const policy = { maxAttempts: 5, baseDelayMs: 100, maxDelayMs: 1000 };
+    expect([1, 2, 3, 4, 5, 6].map((n) => retryDelay(n, policy, () => 1))).toEqual([100, 200, 400, 800, 1000, 1000]);
+    expect(retryDelay(3, policy, () => 0)).toBe(200);
+  });
+});
+
+describe('configuration', () => {
+  const base = { inputDir: join(work, 'in'), outputDir: join(work, 'out'), workflow: invertWorkflow(), bind: '1.image' };
+
+  it('fills in the defaults', () => {
+    const config = resolveHotFolderConfig(base, () => 'generated');
+    expect(config).toMatchObject({
+      id: 'generated',
+      name: 'in',
+      patterns: ['*.png', '*.jpg', '*.jpeg', '*.webp'],
+      maskRule: '{stem}.mask.png',
+      outputName: '{stem}_{node}_{index}.{ext}',
+      processed: 'leave',
+      doneDir: join(work, 'in', 'done'),
+      failedDir: join(work, 'in', 'failed'),
+    });
+    // an output folder inside the input folder is allowed (it is never scanned)
+    expect(() => resolveHotFolderConfig({ ...base, outputDir: join(work, 'in', 'output') }, () => 'x')).not.toThrow();
+  });
+
+  it('refuses what cannot work, saying why', () => {
+    const bad: [object, RegExp][] = [
+      [{ ...base, bind: '7.image' }, /no node "7"/],
+      [{ ...base, bind: 'image' }, /NODE\.INPUT/],
+      [{ ...base, inputDir: 'relative/in' }, /absolute/],
+      [{ ...base, outputDir: base.inputDir }, /differ/],
+      [{ ...base, inputDir: join(work, 'out', 'in') }, /inside the output folder/],
+      [{ ...base, outputName: '{nope}' }, /\{nope\}/],
+      [{ ...base, maskRule: 'mask.png' }, /\{stem\}/],
+      [{ ...base, concurrency: 0 }, /concurrency/],
+      [{ ...base, workflow: 'not an object' }, /workflow/],
+    ];
+    for (const [input, message] of bad) expect(() => resolveHotFolderConfig(input, () => 'x'), String(message)).toThrow(message);
+    expect(() => resolveHotFolderConfig({ ...base, bind: '9.x' }, () => 'x')).toThrow(HotFolderConfigError);
+  });
+});
+
+describe('the journal', () => {
+  it('batches writes into transactions and reads back validated rows', async () => {
+    const store = await Store.open(':memory:');
+    try {
+      const journal = await WatchJournal.open(store);
+      const now = Date.now();
+      const entry = (i: number): EntryRecord => ({
+        folderId: 'f',
+        contentKey: `k${i}`,
+        imageSha256: `s${i}`,
+        maskSha256: null,
+        path: `/in/${i}.png`,
+        relPath: `${i}.png`,
+        maskPath: null,
+        state: 'discovered',
+        promptId: null,
+        serverKind: null,
+        baseUrl: null,
+        attempts: 0,
+        reason: null,
+        failedPhase: null,
+        uploadedAs: null,
+        outputs: [],
+        createdAt: now + i,
+        updatedAt: now,
+      });
+      const writes = Array.from({ length: 50 }, (_, i) => journal.saveEntry(entry(i)));
+      const changed = { ...entry(3), state: 'done' as const, outputs: ['/out/3_1.png'] };
+      writes.push(journal.saveEntry(changed));
+      await Promise.all(writes);
+      // a damaged row is skipped, not fatal
+      await store.run(`UPDATE watch_entries SET state = 'exploded' WHERE content_key = 'k4'`);
+      const { entries } = await journal.load('f');
+      expect(entries.length).toBe(49);
+      expect(journal.skippedRows).toBe(1);
+      expect(entries.find((e) => e.contentKey === 'k3')).toMatchObject({ state: 'done', outputs: ['/out/3_1.png'] });
+      await journal.savePath({ folderId: 'f', path: '/in/1.png', contentKey: 'k1', imageSha256: 's1', size: 10, mtimeMs: 1.5 });
+      await journal.deleteEntry('f', 'k2');
+      const after = await journal.load('f');
+      expect(after.paths).toEqual([{ folderId: 'f', path: '/in/1.png', contentKey: 'k1', imageSha256: 's1', size: 10, mtimeMs: 1.5 }]);
+      expect(after.entries.some((e) => e.contentKey === 'k2')).toBe(false);
+      expect(await store.version('watch')).toBe(1);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('the folder lock', () => {
+  it('refuses a second owner while the first lives, and takes over from a dead one', () => {
+    const path = join(work, 'locks', 'f.lock');
+    const release = acquireFolderLock(path, '/in');
+    release();
+    writeFileSync(path, `${process.ppid}\n`); // another live process (the test runner's parent) holds it
+    expect(() => acquireFolderLock(path, '/in')).toThrow(FolderLockedError);
+    writeFileSync(path, '999999999\n'); // no such process
+    const again = acquireFolderLock(path, '/in');
+    again();
+    expect(() => acquireFolderLock(path, '/in')()).not.toThrow(); // released
+  });
+});
