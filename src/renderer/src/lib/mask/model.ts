@@ -108,6 +108,11 @@ export class MaskModel {
     return dirty;
   }
 
+  /** Marks the whole mask for repainting (the overlay's colour changed, a view was recreated). */
+  invalidate(): void {
+    this.#markDirty({ x: 0, y: 0, width: this.width, height: this.height });
+  }
+
   /** Pixels with any coverage. */
   countMasked(): number {
     let count = 0;

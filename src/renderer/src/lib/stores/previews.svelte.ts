@@ -1,12 +1,12 @@
-// Live previews: the latest frame of each job as an object URL. A frame counts as painted once the
-// visible <img> has loaded it and a frame has been drawn; only then is the previous URL revoked
-// and the event listener's promise settled, which is what releases main's next frame for that job
-// (latest-wins back-pressure, see src/shared/ipc/bridge.ts). Nothing queues up behind a slow paint.
+// Live previews: the latest frame of each job as an object URL. Each frame is decoded off screen
+// first; the job.preview listener's promise settles once it is decoded (or found undecodable),
+// which releases main's next frame for that job (latest-wins back-pressure, see
+// src/shared/ipc/bridge.ts), so the next frame travels while this one is painted. A frame counts
+// as painted when the visible <img> has loaded it and a frame has been drawn; only then are the
+// URLs before it revoked. Nothing queues: a frame replaced before it was shown is skipped.
 import { SvelteMap } from 'svelte/reactivity';
 import type { PreviewView } from '../../../../shared/ipc/contract';
 
-/** How long a frame may wait for its <img> before the pipeline moves on anyway. */
-const PAINT_TIMEOUT_MS = 2000;
 const MAX_PAINT_RECORDS = 20_000;
 
 export interface PaintRecord {
@@ -20,15 +20,28 @@ export interface PaintRecord {
 export interface PreviewStats {
   received: number;
   painted: number;
-  /** Frames accepted but never shown: superseded, undecodable, or their card went away. */
+  /** Frames never shown: replaced before the <img> loaded them, undecodable, or nobody watching. */
   unpainted: number;
   liveObjectUrls: number;
   paints: PaintRecord[];
 }
 
-interface Pending {
+/** Resolves true when the image at `url` decodes. */
+export type ImageDecoder = (url: string) => Promise<boolean>;
+
+export const decodeImage: ImageDecoder = (url) => {
+  const image = new Image();
+  image.src = url;
+  return image.decode().then(
+    () => true,
+    () => false,
+  );
+};
+
+interface Shown {
   url: string;
-  resolve: (painted: boolean) => void;
+  seq: number;
+  painted: boolean;
 }
 
 export function epochNow(): number {
@@ -36,25 +49,35 @@ export function epochNow(): number {
 }
 
 export class PreviewStore {
-  /** promptId -> object URL of the latest frame accepted for display. */
+  /** promptId -> object URL of the latest decoded frame (what the job's <img> shows). */
   readonly urls = new SvelteMap<string, string>();
   readonly stats: PreviewStats = { received: 0, painted: 0, unpainted: 0, liveObjectUrls: 0, paints: [] };
   readonly #viewers = new Map<string, number>();
-  readonly #pending = new Map<string, Pending>();
+  /** Per job, the URLs handed to the <img> and not revoked yet, oldest first. */
+  readonly #shown = new Map<string, Shown[]>();
+  readonly #decode: ImageDecoder;
 
-  /** The job.preview listener: resolves when the frame is painted (or skipped). */
-  accept(frame: PreviewView): Promise<void> {
+  constructor(decode: ImageDecoder = decodeImage) {
+    this.#decode = decode;
+  }
+
+  /** The job.preview listener: resolves when the frame is decoded and on its way to the screen. */
+  async accept(frame: PreviewView): Promise<void> {
     this.stats.received += 1;
     const url = URL.createObjectURL(new Blob([frame.bytes as Uint8Array<ArrayBuffer>], { type: frame.mime }));
     this.stats.liveObjectUrls += 1;
-    const previous = this.urls.get(frame.promptId);
-    this.urls.set(frame.promptId, url);
-    const painted = (this.#viewers.get(frame.promptId) ?? 0) > 0 ? this.#waitForPaint(frame.promptId, url) : Promise.resolve(false);
-    return painted.then((ok) => {
-      if (previous) this.#revoke(previous);
-      if (ok) this.#recordPaint(frame);
-      else this.stats.unpainted += 1;
-    });
+    if ((this.#viewers.get(frame.promptId) ?? 0) === 0) {
+      // Nobody sees this job's card: keep only the latest frame for when it is shown again.
+      this.#show(frame.promptId, url, frame.seq);
+      this.#revokeBefore(frame.promptId, url);
+      return;
+    }
+    if (!(await this.#decode(url))) {
+      this.#revoke(url);
+      this.stats.unpainted += 1;
+      return;
+    }
+    this.#show(frame.promptId, url, frame.seq);
   }
 
   /** A LivePreview mounts for a job; returns its unmount. */
@@ -64,49 +87,50 @@ export class PreviewStore {
       const left = (this.#viewers.get(promptId) ?? 1) - 1;
       if (left > 0) this.#viewers.set(promptId, left);
       else this.#viewers.delete(promptId);
-      this.#settle(promptId, null, false);
     };
   }
 
-  /** The visible <img> finished loading `url` (ok) or failed to decode it. */
+  /** The visible <img> finished loading `url` (ok) or failed to. */
   loaded(promptId: string, url: string, ok: boolean): void {
-    if (!ok) {
-      this.#settle(promptId, url, false);
-      return;
-    }
+    if (!ok) return;
     // One animation frame later the image is on screen.
-    requestAnimationFrame(() => this.#settle(promptId, url, true));
-  }
-
-  /** Drops a job's preview (its card went away). */
-  forget(promptId: string): void {
-    this.#settle(promptId, null, false);
-    const url = this.urls.get(promptId);
-    if (url) this.#revoke(url);
-    this.urls.delete(promptId);
-  }
-
-  #waitForPaint(promptId: string, url: string): Promise<boolean> {
-    // A frame still waiting is superseded (a transport without back-pressure could do this).
-    this.#settle(promptId, null, false);
-    return new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => this.#settle(promptId, url, false), PAINT_TIMEOUT_MS);
-      this.#pending.set(promptId, {
-        url,
-        resolve: (ok) => {
-          clearTimeout(timer);
-          resolve(ok);
-        },
-      });
+    requestAnimationFrame(() => {
+      const entry = this.#shown.get(promptId)?.find((s) => s.url === url);
+      if (!entry || entry.painted) return;
+      entry.painted = true;
+      this.#recordPaint(promptId, entry.seq);
+      this.#revokeBefore(promptId, url);
     });
   }
 
-  /** Settles the pending frame of a job when it is `url` (or any frame when url is null). */
-  #settle(promptId: string, url: string | null, ok: boolean): void {
-    const pending = this.#pending.get(promptId);
-    if (!pending || (url !== null && pending.url !== url)) return;
-    this.#pending.delete(promptId);
-    pending.resolve(ok);
+  /** Drops a job's preview (its job ended or its card went away). */
+  forget(promptId: string): void {
+    for (const entry of this.#shown.get(promptId) ?? []) this.#drop(entry);
+    this.#shown.delete(promptId);
+    this.urls.delete(promptId);
+  }
+
+  #show(promptId: string, url: string, seq: number): void {
+    let list = this.#shown.get(promptId);
+    if (!list) {
+      list = [];
+      this.#shown.set(promptId, list);
+    }
+    list.push({ url, seq, painted: false });
+    this.urls.set(promptId, url);
+  }
+
+  /** Revokes the URLs shown before `url`: the <img> no longer needs them. */
+  #revokeBefore(promptId: string, url: string): void {
+    const list = this.#shown.get(promptId);
+    if (!list) return;
+    const index = list.findIndex((s) => s.url === url);
+    for (const entry of list.splice(0, Math.max(0, index))) this.#drop(entry);
+  }
+
+  #drop(entry: Shown): void {
+    if (!entry.painted) this.stats.unpainted += 1;
+    this.#revoke(entry.url);
   }
 
   #revoke(url: string): void {
@@ -114,10 +138,10 @@ export class PreviewStore {
     this.stats.liveObjectUrls -= 1;
   }
 
-  #recordPaint(frame: PreviewView): void {
+  #recordPaint(promptId: string, seq: number): void {
     this.stats.painted += 1;
     const paints = this.stats.paints;
     if (paints.length >= MAX_PAINT_RECORDS) paints.splice(0, paints.length - MAX_PAINT_RECORDS + 1);
-    paints.push({ promptId: frame.promptId, seq: frame.seq, paintedAt: epochNow() });
+    paints.push({ promptId, seq, paintedAt: epochNow() });
   }
 }
