@@ -29,8 +29,15 @@ export interface PreviewStats {
 /** Resolves true when the image at `url` decodes. */
 export type ImageDecoder = (url: string) => Promise<boolean>;
 
+// The page globals used here, declared structurally: this module is also type-checked with the
+// Node tests, which have no DOM library.
+const page = globalThis as unknown as {
+  Image: new () => { src: string; decode(): Promise<void> };
+  requestAnimationFrame(callback: () => void): number;
+};
+
 export const decodeImage: ImageDecoder = (url) => {
-  const image = new Image();
+  const image = new page.Image();
   image.src = url;
   return image.decode().then(
     () => true,
@@ -94,7 +101,7 @@ export class PreviewStore {
   loaded(promptId: string, url: string, ok: boolean): void {
     if (!ok) return;
     // One animation frame later the image is on screen.
-    requestAnimationFrame(() => {
+    page.requestAnimationFrame(() => {
       const entry = this.#shown.get(promptId)?.find((s) => s.url === url);
       if (!entry || entry.painted) return;
       entry.painted = true;
