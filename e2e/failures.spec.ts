@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { test, expect } from './fixtures/index';
 import { ROOT } from './fixtures/harness';
-import { field, newestJob, openWorkflow, runButton, textToImage, waitConnected } from './ui-helpers';
+import { field, newestJob, openWorkflow, overrideCall, recordBridge, runButton, textToImage, waitConnected } from './ui-helpers';
 
 test('a value below the minimum marks the input and nothing is submitted', async ({ appPage: page }) => {
   await waitConnected(page);
@@ -46,4 +46,27 @@ test('a node failing at run time shows the explanation, the message, the node an
   // The plain-words explanation comes first, in bold.
   await expect(card.locator('.what')).not.toBeEmpty();
   await expect(card.getByRole('button', { name: 'Cancel job' })).toHaveCount(0);
+});
+
+test('credits (402) and an inactive subscription (429) are explained where Run was pressed', async ({ appPage: page }) => {
+  // The demo service cannot be made to answer 402/429 from here: the page's bridge answers
+  // run.submit with the contract's envelopes for those statuses instead.
+  await recordBridge(page);
+  await waitConnected(page);
+  await openWorkflow(page, textToImage({}));
+  await page.getByRole('group', { name: '3 DemoSampler' }).waitFor();
+
+  await overrideCall(page, 'run.submit', { ok: false, error: { code: 'subscription_inactive', message: 'The subscription is not active (HTTP 429).' } });
+  await runButton(page).click();
+  const inactive = page.getByRole('alert').filter({ hasText: 'Subscription inactive' });
+  await expect(inactive).toContainText('The subscription is not active (HTTP 429).');
+  await expect(inactive).toContainText(/Renew it on the platform/);
+
+  await overrideCall(page, 'run.submit', { ok: false, error: { code: 'insufficient_credits', message: 'The account has insufficient credits (HTTP 402).' } });
+  await runButton(page).click();
+  const credits = page.getByRole('alert').filter({ hasText: 'Not enough credits' });
+  await expect(credits).toContainText(/add credits/);
+  await expect(inactive).toHaveCount(0);
+  // Neither sends the user to the key field.
+  await expect(page.getByRole('link', { name: 'Run', exact: true })).toHaveAttribute('aria-current', 'page');
 });

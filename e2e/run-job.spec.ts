@@ -1,6 +1,8 @@
 // The main path: add a demo server, open the text-to-image workflow, edit inputs (including a
 // seed beyond 2^53), run it, watch progress and previews advance, and see the output appear.
+import { join } from 'node:path';
 import { test, expect } from './fixtures/index';
+import { ROOT } from './fixtures/harness';
 import { bridgeLog, field, property, newestJob, openWorkflow, previewFingerprint, recordBridge, runButton, TEXT_TO_IMAGE, waitConnected } from './ui-helpers';
 
 test('a demo profile runs text-to-image with live progress, changing previews and the output', async ({ appPage: page }) => {
@@ -81,4 +83,22 @@ test('a demo profile runs text-to-image with live progress, changing previews an
   expect(workflowJson).toContain('"prompt":"a desert at night"');
   expect(workflowJson).toContain('"images":["3",0]');
   expect(pageErrors).toEqual([]);
+});
+
+test('video and audio outputs play in the card', async ({ appPage: page }) => {
+  await waitConnected(page);
+  await openWorkflow(page, join(ROOT, 'resources/workflows/video-and-audio.json'));
+  await page.getByRole('group', { name: '2 DemoVideo' }).waitFor();
+  await runButton(page).click();
+  const card = newestJob(page);
+  await expect(card.getByText('Status: done')).toBeVisible({ timeout: 30_000 });
+  const video = card.locator('video[aria-label^="Output "]');
+  const audio = card.locator('audio[aria-label^="Output "]');
+  await expect(video).toHaveCount(1);
+  await expect(audio).toHaveCount(1);
+  // The players have the bytes: their durations are known once the metadata loads.
+  const duration = (locator: typeof video) => locator.evaluate((el) => Number((el as unknown as { duration: number }).duration));
+  await expect.poll(() => duration(audio)).toBeCloseTo(1.5, 1);
+  await expect.poll(() => duration(video)).toBeGreaterThan(0);
+  await expect(video).toHaveAttribute('controls', '');
 });

@@ -90,12 +90,16 @@ export interface BridgeRecord {
 
 /**
  * Wraps window.flowdeck as the harness installs it, so every call, result and event the page sees
- * is recorded in window.__bridgeLog. Takes effect on the next navigation (this reloads the page).
+ * is recorded in window.__bridgeLog, and a call named in window.__bridgeOverrides answers that
+ * envelope instead of reaching the app (see overrideCall). Takes effect on the next navigation
+ * (this reloads the page).
  */
 export async function recordBridge(page: Page): Promise<void> {
   await page.addInitScript(() => {
     const log: { kind: string; name: string; text: string }[] = [];
-    (window as unknown as { __bridgeLog: typeof log }).__bridgeLog = log;
+    const overrides: Record<string, unknown> = {};
+    (window as unknown as { __bridgeLog: typeof log; __bridgeOverrides: typeof overrides }).__bridgeLog = log;
+    (window as unknown as { __bridgeOverrides: typeof overrides }).__bridgeOverrides = overrides;
     const serialise = (value: unknown): string =>
       JSON.stringify(value, (_key, item: unknown) => {
         if (typeof item === 'bigint') return item.toString();
@@ -113,7 +117,8 @@ export async function recordBridge(page: Page): Promise<void> {
         const wrapped = Object.freeze({
           invoke: (name: string, input?: unknown) => {
             log.push({ kind: 'call', name, text: serialise(input) });
-            return api.invoke(name, input).then((result) => {
+            const answer = name in overrides ? Promise.resolve(overrides[name]) : api.invoke(name, input);
+            return answer.then((result) => {
               log.push({ kind: 'result', name, text: serialise(result) });
               return result;
             });
@@ -135,4 +140,11 @@ export async function recordBridge(page: Page): Promise<void> {
 
 export function bridgeLog(page: Page): Promise<BridgeRecord[]> {
   return page.evaluate(() => (window as unknown as { __bridgeLog: BridgeRecord[] }).__bridgeLog.slice());
+}
+
+/** Makes the call `name` answer `envelope` (needs recordBridge first). */
+export async function overrideCall(page: Page, name: string, envelope: { ok: false; error: { code: string; message: string; details?: unknown } }): Promise<void> {
+  await page.evaluate(([call, answer]) => {
+    (window as unknown as { __bridgeOverrides: Record<string, unknown> }).__bridgeOverrides[call as string] = answer;
+  }, [name, envelope] as const);
 }
