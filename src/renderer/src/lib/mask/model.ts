@@ -28,6 +28,8 @@ interface ActiveStroke {
   shape: Map<number, Uint8Array>;
   last: StrokeVertex;
   lastPoint: StrokePoint;
+  /** A sample too close to `last` to be worth a segment yet (drawn when the stroke moves on or ends). */
+  pending: StrokeVertex | null;
 }
 
 export interface MaskModelOptions {
@@ -136,24 +138,37 @@ export class MaskModel {
       shape: new Map(),
       last: vertex,
       lastPoint: at,
+      pending: null,
     };
     this.#segment(this.#stroke, vertex, vertex);
   }
 
-  /** Extends the stroke to `to` (a straight segment from the previous point). */
+  /**
+   * Extends the stroke to `to` (a straight segment from the previous point). Samples closer than
+   * 1/16 of the radius to the previous point are held back and drawn once the pointer moves on or
+   * the stroke ends: a big brush fed by a fast pointer would otherwise redraw nearly the same disc
+   * for every sample, while the shape differs by at most that distance.
+   */
   strokeTo(to: StrokePoint): void {
     const stroke = this.#stroke;
     if (!stroke) return;
     const vertex = { x: to.x, y: to.y, radius: radiusFor(stroke.size, to.pressure) };
+    stroke.lastPoint = to;
+    const minStep = Math.max(0.75, Math.min(stroke.last.radius, vertex.radius) / 16);
+    if (Math.hypot(vertex.x - stroke.last.x, vertex.y - stroke.last.y) < minStep) {
+      stroke.pending = vertex;
+      return;
+    }
     this.#segment(stroke, stroke.last, vertex);
     stroke.last = vertex;
-    stroke.lastPoint = to;
+    stroke.pending = null;
   }
 
   /** Ends the stroke; records an undo step when it changed any pixel, and says whether it did. */
   endStroke(): boolean {
     const stroke = this.#stroke;
     if (!stroke) return false;
+    if (stroke.pending) this.#segment(stroke, stroke.last, stroke.pending);
     this.#stroke = null;
     this.#lastPoint = { x: stroke.lastPoint.x, y: stroke.lastPoint.y, ...(stroke.lastPoint.pressure !== undefined ? { pressure: stroke.lastPoint.pressure } : {}) };
     const tiles: TilePatch[] = [];

@@ -5,7 +5,10 @@
 // takes the uploaded mask's ALPHA; LoadImage then computes mask = 1 - alpha. So the exported PNG is
 // RGBA at the image's exact size with alpha = 255 - coverage (0 where fully painted, 255 where
 // untouched, in between for soft edges and lower opacity) and black RGB, which the server discards.
-import { convertIndexedToRgb, decode, encode } from 'fast-png';
+// Decoding uses fast-png; the export writes its PNG with png-writer.ts (fast-png's encoder is
+// twice as slow and needs the whole RGBA image in memory, see there).
+import { convertIndexedToRgb, decode } from 'fast-png';
+import { rgbaPngSteps, runSteps, runStepsAsync, type ZlibLevel } from './png-writer';
 import type { RgbaImage } from './types';
 
 /** The part of a model the export needs. */
@@ -27,7 +30,7 @@ export interface DecodedPng extends RgbaImage {
  */
 export const EXPORT_ZLIB_LEVEL = 1;
 
-/** RGBA of the mask: RGB 0, alpha = 255 - coverage. */
+/** RGBA of the mask: RGB 0, alpha = 255 - coverage (the whole image at once; the export streams instead). */
 export function maskRgba(source: CoverageSource): RgbaImage {
   const { width, height, coverage } = source;
   const data = new Uint8Array(width * height * 4);
@@ -39,14 +42,37 @@ export function maskRgba(source: CoverageSource): RgbaImage {
   return { width, height, data };
 }
 
-/** The PNG to upload with /api/upload/mask. */
+/** The PNG to upload with /api/upload/mask: RGBA, black, alpha = 255 - coverage, the image's size. */
 export function exportMaskPng(source: CoverageSource, zlibLevel: number = EXPORT_ZLIB_LEVEL): Uint8Array {
-  const image = maskRgba(source);
-  return encode({ width: image.width, height: image.height, data: image.data, channels: 4, depth: 8 }, { zlib: { level: clampLevel(zlibLevel) } });
+  return runSteps(maskPngSteps(source, zlibLevel));
 }
 
-function clampLevel(level: number): 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 {
-  return Math.min(9, Math.max(0, Math.round(level))) as 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9;
+/**
+ * The same PNG, encoded in slices that leave the page responsive (a 4096x4096 mask takes about a
+ * second). The coverage is copied first, so painting meanwhile does not change what is saved.
+ */
+export function exportMaskPngAsync(source: CoverageSource, zlibLevel: number = EXPORT_ZLIB_LEVEL): Promise<Uint8Array> {
+  const snapshot = { width: source.width, height: source.height, coverage: source.coverage.slice() };
+  return runStepsAsync(maskPngSteps(snapshot, zlibLevel));
+}
+
+function maskPngSteps(source: CoverageSource, zlibLevel: number): Generator<void, Uint8Array, void> {
+  const { width, height, coverage } = source;
+  return rgbaPngSteps(
+    width,
+    height,
+    (y, row) => {
+      const start = y * width;
+      for (let x = 0, o = 0; x < width; x += 1, o += 4) {
+        row[o + 3] = 255 - coverage[start + x]!; // RGB stay 0 (a fresh band is zeroed)
+      }
+    },
+    clampLevel(zlibLevel),
+  );
+}
+
+function clampLevel(level: number): ZlibLevel {
+  return Math.min(9, Math.max(0, Math.round(level))) as ZlibLevel;
 }
 
 let endianness: boolean | null = null;

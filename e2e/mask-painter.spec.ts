@@ -1,0 +1,412 @@
+// The mask painter in Chromium, against the real app core and a real demo service (local flavour,
+// started here on 127.0.0.1, so the files it stores can be read from its folder).
+//
+// 1. The painter on a page of its own: the painter's components built with vite into a temporary
+//    folder and served by the BUILT browser harness (`--renderer`), so they talk to the real core
+//    through the real bridge and run under the app's CSP. Paints, undoes, redoes, saves, and
+//    re-opens a masked image with its mask restored from its alpha.
+// 2. Through the app itself: "Paint mask" beside the LoadImage input of mask-to-image.json, save,
+//    check the stored file, run the workflow, find white where it was painted. Marked fixme while
+//    the renderer does not mount PaintMaskButton (see the reason below).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { svelte } from '@sveltejs/vite-plugin-svelte';
+import type { Locator, Page } from '@playwright/test';
+import { PNG } from 'pngjs';
+import { build, type Plugin } from 'vite';
+import { DemoService } from '../src/main/demo';
+import { HARNESS_ENTRY, ROOT } from './fixtures/harness';
+import { expect, test } from './fixtures/index';
+import { field, newestJob, openWorkflow, runButton, waitConnected } from './ui-helpers';
+
+const EXAMPLE = join(ROOT, 'resources/demo/example.png');
+const MASK_TO_IMAGE = join(ROOT, 'resources/workflows/mask-to-image.json');
+
+// ---- helpers ---------------------------------------------------------------------------------------
+
+/** Whether a renderer component outside components/mask mounts the "Paint mask" button. */
+function paintMaskMountedInApp(): boolean {
+  const dir = join(ROOT, 'src/renderer/src');
+  const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.svelte') && !f.includes('components/mask/'));
+  return files.some((f) => readFileSync(join(dir, f), 'utf8').includes('PaintMaskButton'));
+}
+
+const ENTRY_ID = 'virtual:mask-painter-page';
+
+/**
+ * The page: PaintMaskButton (value from ?value=) or MaskPainterDialog (no value) over the app's own
+ * bridge (window.flowdeck), with a stand-in for the `input.fetch` call the app does not have yet
+ * (window.__fetchImage, exposed by the spec).
+ */
+function entrySource(): string {
+  const at = (p: string): string => JSON.stringify(join(ROOT, p));
+  return `
+import { mount } from 'svelte';
+import PaintMaskButton from ${at('src/renderer/src/components/mask/PaintMaskButton.svelte')};
+import MaskPainterDialog from ${at('src/renderer/src/components/mask/MaskPainterDialog.svelte')};
+import { Api } from ${at('src/renderer/src/lib/api.ts')};
+import { maskPortFromApi } from ${at('src/renderer/src/lib/mask/bridge-port.ts')};
+import ${at('src/renderer/src/styles.css')};
+const port = maskPortFromApi(new Api(window.flowdeck));
+const value = new URLSearchParams(location.search).get('value');
+const target = document.getElementById('app');
+const onmasked = (result) => { window.__masked = result; };
+if (value) {
+  const fetchImage = async (ref) => {
+    const answer = await window.__fetchImage(JSON.stringify(ref));
+    return { bytes: Uint8Array.from(atob(answer.base64), (c) => c.charCodeAt(0)), mime: answer.mime };
+  };
+  mount(PaintMaskButton, { target, props: { value, port, fetchImage, inputName: 'image', onmasked } });
+} else {
+  mount(MaskPainterDialog, { target, props: { source: null, port, onmasked, onclose: () => { window.__closed = true; } } });
+}
+`;
+}
+
+async function buildPainterPage(outDir: string): Promise<void> {
+  const entry: Plugin = {
+    name: 'mask-painter-page',
+    resolveId: (id) => (id === ENTRY_ID ? `\0${ENTRY_ID}` : null),
+    load: (id) => (id === `\0${ENTRY_ID}` ? entrySource() : null),
+  };
+  await build({
+    root: ROOT,
+    configFile: false,
+    logLevel: 'error',
+    plugins: [svelte({ configFile: join(ROOT, 'svelte.config.js') }), entry],
+    build: {
+      outDir,
+      emptyOutDir: true,
+      minify: false,
+      rollupOptions: { input: ENTRY_ID, output: { entryFileNames: 'page.js', assetFileNames: '[name][extname]' } },
+    },
+  });
+  const styles = readdirSync(outDir).filter((f) => f.endsWith('.css'));
+  writeFileSync(
+    join(outDir, 'index.html'),
+    `<!doctype html><html lang="en"><head><meta charset="UTF-8" /><title>Mask painter</title>${styles.map((s) => `<link rel="stylesheet" href="/${s}" />`).join('')}</head>` +
+      `<body><div id="app"></div><script type="module" src="/page.js"></script></body></html>`,
+  );
+}
+
+interface Spawned {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** The built harness serving `rendererDir`, stopped by its pid. */
+async function spawnHarness(rendererDir: string, dataDir: string): Promise<Spawned> {
+  const child: ChildProcess = spawn(process.execPath, [HARNESS_ENTRY, '--renderer', rendererDir, '--demo-time-scale', '0.05'], {
+    cwd: ROOT,
+    env: { ...process.env, FLOWDECK_DATA_DIR: dataDir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.setEncoding('utf8');
+  child.stderr?.on('data', (chunk: string) => (stderr += chunk));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async (): Promise<void> => {
+    if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+      process.kill(child.pid, 'SIGTERM');
+      const timer = setTimeout(() => child.pid !== undefined && child.exitCode === null && process.kill(child.pid, 'SIGKILL'), 5000);
+      await exited;
+      clearTimeout(timer);
+    }
+  };
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`The harness printed no address within 30 s.\n${stderr}`)), 30_000);
+    child.stdout?.setEncoding('utf8');
+    child.stdout?.on('data', (chunk: string) => {
+      out += chunk;
+      const newline = out.indexOf('\n');
+      if (newline >= 0) {
+        clearTimeout(timer);
+        resolve(out.slice(0, newline).trim());
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`The harness exited (${code}) before printing its address.\n${stderr}`));
+    });
+  }).catch(async (error: unknown) => {
+    await stop();
+    throw error;
+  });
+  return { url, stop };
+}
+
+// The project's Node type check has no DOM library: the page objects used are described here.
+interface PageCanvas {
+  width: number;
+  height: number;
+  getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: ArrayLike<number> } } | null;
+}
+
+/** Alpha of the overlay canvas at an image pixel: the mask coverage the painter shows. */
+function overlayAlpha(page: Page, x: number, y: number): Promise<number> {
+  return page.locator('canvas.overlay').evaluate((el, [px, py]) => (el as unknown as PageCanvas).getContext('2d')?.getImageData(px!, py!, 1, 1).data[3] ?? -1, [x, y]);
+}
+
+/** Drags the mouse along a straight line given in image pixels (the canvas box includes zoom and pan). */
+async function paintLine(page: Page, from: { x: number; y: number }, to: { x: number; y: number }, options: { shift?: boolean } = {}): Promise<void> {
+  const canvas = page.locator('canvas.overlay');
+  const box = await canvas.boundingBox();
+  const size = await canvas.evaluate((el) => ({ w: (el as unknown as PageCanvas).width, h: (el as unknown as PageCanvas).height }));
+  if (!box) throw new Error('the mask canvas is not visible');
+  const sx = (p: { x: number; y: number }): [number, number] => [box.x + (p.x / size.w) * box.width, box.y + (p.y / size.h) * box.height];
+  await page.mouse.move(...sx(from));
+  if (options.shift) await page.keyboard.down('Shift');
+  await page.mouse.down();
+  await page.mouse.move(...sx(to), { steps: 24 });
+  await page.mouse.up();
+  if (options.shift) await page.keyboard.up('Shift');
+}
+
+function readPng(path: string): PNG {
+  return PNG.sync.read(readFileSync(path));
+}
+
+/** Checks a stored masked image: the example's colours, alpha 0 on the painted line (y = 128), 255 away. */
+function expectMaskedExample(stored: PNG): void {
+  const original = readPng(EXAMPLE);
+  expect([stored.width, stored.height]).toEqual([original.width, original.height]);
+  let rgbDiffers = 0;
+  for (let i = 0; i < stored.width * stored.height; i += 1) {
+    for (let c = 0; c < 3; c += 1) if (stored.data[i * 4 + c] !== original.data[i * 4 + c]) rgbDiffers += 1;
+  }
+  expect(rgbDiffers).toBe(0);
+  const alpha = (x: number, y: number): number => stored.data[(y * stored.width + x) * 4 + 3]!;
+  for (const x of [70, 128, 180]) expect(alpha(x, 128)).toBe(0);
+  expect(alpha(128, 128 + 10)).toBe(0); // within the 40 px brush's full core (16.5 px)
+  expect(alpha(128, 128 + 40)).toBe(255);
+  expect(alpha(5, 5)).toBe(255);
+  expect(alpha(250, 250)).toBe(255);
+}
+
+// ---- 1. the painter on its own page ----------------------------------------------------------------
+
+test.describe('mask painter page (real core, real bridge, local demo service)', () => {
+  let demo: DemoService;
+  let pageDir = '';
+  let dataDir = '';
+  let harness: Spawned | null = null;
+
+  test.beforeAll(async () => {
+    pageDir = mkdtempSync(join(tmpdir(), 'flowdeck-mask-page-'));
+    dataDir = mkdtempSync(join(tmpdir(), 'flowdeck-mask-data-'));
+    await buildPainterPage(pageDir);
+    demo = new DemoService({ flavour: 'local', port: 0, timeScale: 0.02 });
+    await demo.start();
+    harness = await spawnHarness(pageDir, dataDir);
+  });
+
+  test.afterAll(async () => {
+    await harness?.stop();
+    await demo?.stop();
+    rmSync(pageDir, { recursive: true, force: true });
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  async function openPage(page: Page, value: string | null): Promise<void> {
+    const url = new URL(harness!.url);
+    if (value) url.searchParams.set('value', value);
+    await page.exposeFunction('__fetchImage', (refText: string) => {
+      const ref = JSON.parse(refText) as { name: string; subfolder: string; type: string };
+      const bytes = readFileSync(join(demo.dataDir, ref.type, ref.subfolder, ref.name));
+      return { base64: bytes.toString('base64'), mime: 'image/png' };
+    });
+    await page.goto(url.toString());
+    await page.waitForFunction(() => typeof window.flowdeck === 'object');
+    // The harness's core has its own demo profile; point it at this spec's local server instead.
+    const baseUrl = demo.url;
+    await page.evaluate(async (base) => {
+      const saved = await window.flowdeck.invoke('profiles.save', { name: 'Mask test', kind: 'local', baseUrl: base, select: true });
+      if (!saved.ok) throw new Error(saved.error.message);
+    }, baseUrl);
+  }
+
+  test('opens an image from disk, paints with undo/redo and [ ], saves: the server keeps the colours and takes the alpha', async ({ page }) => {
+    const pageErrors: string[] = [];
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    await openPage(page, null);
+    const dialog = page.getByRole('dialog', { name: /Paint mask/ });
+    await expect(dialog).toBeVisible();
+    await dialog.getByLabel('Open image…').setInputFiles(EXAMPLE);
+    const surface = dialog.getByRole('application', { name: 'Mask canvas' });
+    await expect(surface).toBeVisible();
+    await expect(dialog.getByText('Not on the server yet')).toBeVisible();
+
+    // Every named control is there.
+    for (const name of ['Brush', 'Eraser', 'Undo', 'Redo', 'Invert mask', 'Clear mask', 'Save mask']) await expect(dialog.getByRole('button', { name, exact: true })).toBeVisible();
+    const sizeSlider = dialog.getByRole('slider', { name: 'Brush size' });
+    await expect(sizeSlider).toHaveValue('40');
+    await expect(dialog.getByRole('button', { name: 'Undo', exact: true })).toBeDisabled();
+
+    // [ and ] change the size; back to 40 for the stroke the checks expect.
+    await surface.focus();
+    await page.keyboard.press(']');
+    await expect(sizeSlider).toHaveValue('45');
+    await page.keyboard.press('[');
+    await page.keyboard.press('[');
+    await expect(sizeSlider).toHaveValue('35');
+    await page.keyboard.press(']');
+    await expect(sizeSlider).toHaveValue('40');
+
+    // Full hardness, so the stroke's core is wide and its edge narrow.
+    await dialog.getByRole('slider', { name: 'Hardness' }).fill('100');
+
+    await paintLine(page, { x: 60, y: 128.5 }, { x: 196, y: 128.5 });
+    await expect.poll(() => overlayAlpha(page, 128, 128)).toBe(255);
+    expect(await overlayAlpha(page, 128, 200)).toBe(0);
+
+    // A second stroke, then Ctrl+Z and Ctrl+Shift+Z over it.
+    await paintLine(page, { x: 30, y: 30 }, { x: 60, y: 30 });
+    await expect.poll(() => overlayAlpha(page, 45, 30)).toBe(255);
+    await surface.focus();
+    await page.keyboard.press('Control+z');
+    await expect.poll(() => overlayAlpha(page, 45, 30)).toBe(0);
+    expect(await overlayAlpha(page, 128, 128)).toBe(255);
+    await page.keyboard.press('Control+Shift+z');
+    await expect.poll(() => overlayAlpha(page, 45, 30)).toBe(255);
+    await dialog.getByRole('button', { name: 'Undo', exact: true }).click();
+    await expect.poll(() => overlayAlpha(page, 45, 30)).toBe(0);
+    await expect(dialog.getByRole('button', { name: 'Redo', exact: true })).toBeEnabled();
+
+    // Invert twice is no change; clear then undo restores.
+    await dialog.getByRole('button', { name: 'Invert mask' }).click();
+    await expect.poll(() => overlayAlpha(page, 5, 5)).toBe(255);
+    await dialog.getByRole('button', { name: 'Invert mask' }).click();
+    await expect.poll(() => overlayAlpha(page, 5, 5)).toBe(0);
+    await dialog.getByRole('button', { name: 'Clear mask' }).click();
+    await expect.poll(() => overlayAlpha(page, 128, 128)).toBe(0);
+    await dialog.getByRole('button', { name: 'Undo', exact: true }).click();
+    await expect.poll(() => overlayAlpha(page, 128, 128)).toBe(255);
+
+    await dialog.getByRole('button', { name: 'Save mask' }).click();
+    await expect(dialog.getByRole('alert')).toHaveCount(0);
+    const result = dialog.getByRole('status', { name: 'Save result' });
+    await expect(result).toContainText('Uploaded the original as input/example.png.');
+    await expect(result).toContainText('the server saved the masked image as input/');
+    const masked = await page.evaluate(() => (window as unknown as { __masked: { inputValue: string; masked: { name: string; subfolder: string; type: string } } }).__masked);
+    await expect(result).toContainText(`The image input now reads "${masked.inputValue}".`);
+    expectMaskedExample(readPng(join(demo.dataDir, masked.masked.type, masked.masked.subfolder, masked.masked.name)));
+
+    // A second save sends only the mask: the original is on the server now.
+    await expect(dialog.getByText('On the server as input/example.png')).toBeVisible();
+    expect(pageErrors).toEqual([]);
+  });
+
+  test('Paint mask re-opens a masked image with its mask restored from its alpha; a failed upload keeps the painting', async ({ page }) => {
+    // A masked image on the server, made through the app's own upload calls.
+    const original = readFileSync(EXAMPLE);
+    const mask = new PNG({ width: 256, height: 256 });
+    for (let i = 0; i < 256 * 256; i += 1) mask.data[i * 4 + 3] = i % 256 < 64 ? 0 : 255; // the left quarter masked
+    await openPage(page, 'placeholder');
+    const value = await page.evaluate(
+      async ([image, maskPng]) => {
+        const bytes = (b64: string): Uint8Array => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+        const up = await window.flowdeck.invoke('upload.image', { name: 'example.png', bytes: bytes(image!) });
+        if (!up.ok || !up.value) throw new Error('upload.image failed');
+        const m = await window.flowdeck.invoke('upload.mask', { original: { name: up.value.name, subfolder: up.value.subfolder, type: up.value.type }, maskPng: bytes(maskPng!) });
+        if (!m.ok) throw new Error(m.error.message);
+        return m.value.inputValue;
+      },
+      [original.toString('base64'), PNG.sync.write(mask).toString('base64')],
+    );
+    const url = new URL(page.url());
+    url.searchParams.set('value', value);
+    await page.goto(url.toString());
+
+    await page.getByRole('button', { name: 'Paint mask' }).click();
+    const dialog = page.getByRole('dialog', { name: /Paint mask/ });
+    await expect(dialog.getByRole('application', { name: 'Mask canvas' })).toBeVisible();
+    await expect(dialog.getByText("mask restored from the image's transparency")).toBeVisible();
+    await expect(dialog.getByText(`On the server as input/${value}`)).toBeVisible();
+    await expect.poll(() => overlayAlpha(page, 10, 100)).toBe(255);
+    expect(await overlayAlpha(page, 200, 100)).toBe(0);
+
+    // Stop the server: saving fails, says why, and the painting stays.
+    await paintLine(page, { x: 150, y: 200 }, { x: 240, y: 200 });
+    await expect.poll(() => overlayAlpha(page, 200, 200)).toBeGreaterThan(0);
+    // (The last test of this group: the server stays stopped.)
+    await demo.stop();
+    await dialog.getByRole('button', { name: 'Save mask' }).click();
+    await expect(dialog.getByRole('alert')).toContainText('The mask was not saved; your painting is kept. The mask could not be uploaded:');
+    expect(await overlayAlpha(page, 200, 200)).toBeGreaterThan(0);
+    expect(await overlayAlpha(page, 10, 100)).toBe(255);
+    await expect(dialog.getByRole('button', { name: 'Undo', exact: true })).toBeEnabled();
+  });
+});
+
+// ---- 2. through the app --------------------------------------------------------------------------
+
+test.describe('mask painter in the app', () => {
+  test.fixme(
+    !paintMaskMountedInApp(),
+    'The renderer does not mount PaintMaskButton beside image inputs yet (src/renderer/src/components/fields/ImageField.svelte is the renderer engineer\'s file); the lines to add are in the mask painter\'s report.',
+  );
+
+  let demo: DemoService;
+  test.beforeAll(async () => {
+    demo = new DemoService({ flavour: 'local', port: 0, timeScale: 0.02 });
+    await demo.start();
+  });
+  test.afterAll(async () => {
+    await demo?.stop();
+  });
+
+  async function addLocalServer(page: Page): Promise<void> {
+    await page.getByRole('link', { name: 'Servers' }).click();
+    await page.getByRole('button', { name: 'Add server' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Add server' });
+    await dialog.getByLabel('Server name').fill('Mask demo');
+    await dialog.getByLabel('Server kind').selectOption('local');
+    await dialog.getByLabel('Server URL').fill(demo.url);
+    await dialog.getByRole('button', { name: 'Save server' }).click();
+    await expect(dialog).toBeHidden();
+    await page.getByRole('radio', { name: 'Mask demo' }).check();
+    await waitConnected(page);
+  }
+
+  function loadImageGroup(page: Page): Locator {
+    return page.getByRole('group', { name: '1 LoadImage' });
+  }
+
+  test('Paint mask beside the image input: save, the stored file, then mask-to-image shows white where painted', async ({ appPage: page }) => {
+    await addLocalServer(page);
+    await openWorkflow(page, MASK_TO_IMAGE);
+    const group = loadImageGroup(page);
+    await group.getByLabel('Upload image').setInputFiles(EXAMPLE);
+    await expect(field(page, '1 LoadImage', 'image')).toHaveValue('example.png');
+
+    await group.getByRole('button', { name: 'Paint mask' }).click();
+    const dialog = page.getByRole('dialog', { name: /Paint mask/ });
+    await expect(dialog.getByRole('application', { name: 'Mask canvas' })).toBeVisible();
+    await dialog.getByRole('slider', { name: 'Hardness' }).fill('100');
+    await paintLine(page, { x: 60, y: 128.5 }, { x: 196, y: 128.5 });
+    await dialog.getByRole('button', { name: 'Save mask' }).click();
+    await expect(dialog.getByRole('status', { name: 'Save result' })).toContainText('The image input now reads');
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await expect(dialog).toBeHidden();
+
+    const value = await field(page, '1 LoadImage', 'image').inputValue();
+    expect(value).not.toBe('example.png');
+    expectMaskedExample(readPng(join(demo.dataDir, 'input', value)));
+
+    await runButton(page).click();
+    const card = newestJob(page);
+    await expect(card.getByText('Status: done')).toBeVisible({ timeout: 30_000 });
+    const output = card.getByRole('img', { name: /^Output Flowdeck_mask.*\.png$/ });
+    await expect(output).toBeVisible();
+    const name = ((await output.getAttribute('alt')) ?? '').replace(/^Output /, '');
+    const out = readPng(join(demo.dataDir, 'output', name));
+    const rgb = (x: number, y: number): number[] => [...out.data.subarray((y * out.width + x) * 4, (y * out.width + x) * 4 + 3)];
+    expect(rgb(128, 128)).toEqual([255, 255, 255]);
+    expect(rgb(70, 130)).toEqual([255, 255, 255]);
+    expect(rgb(128, 190)).toEqual([0, 0, 0]);
+    expect(rgb(5, 5)).toEqual([0, 0, 0]);
+  });
+});
