@@ -40,9 +40,4 @@ export class DefinitionsStore {
       if (generation === this.#generation) this.loading = false;
     }
   }
-
-  displayName(classType: string): string {
-    const found = this.classes?.[classType];
-    return found && found.displayName !== '' ? found.displayName : classType;
-  }
 }

@@ -51,7 +51,7 @@ interface Shown {
   painted: boolean;
 }
 
-export function epochNow(): number {
+function epochNow(): number {
   return performance.timeOrigin + performance.now();
 }
 

@@ -28,7 +28,7 @@ export interface NodeGroup {
 }
 
 /** A link in API format is ["<source node id>", <output index>]. */
-export function asLink(value: unknown): { from: string; output: number } | null {
+function asLink(value: unknown): { from: string; output: number } | null {
   if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'number') {
     return { from: value[0], output: value[1] };
   }
@@ -36,7 +36,7 @@ export function asLink(value: unknown): { from: string; output: number } | null 
 }
 
 /** Node ids in a natural order: numeric ids numerically, then the rest by text. */
-export function compareNodeIds(a: string, b: string): number {
+function compareNodeIds(a: string, b: string): number {
   const na = /^\d+$/.test(a) ? Number(a) : NaN;
   const nb = /^\d+$/.test(b) ? Number(b) : NaN;
   if (!Number.isNaN(na) && !Number.isNaN(nb)) return na - nb;
