@@ -151,17 +151,24 @@ function overlayAlpha(page: Page, x: number, y: number): Promise<number> {
 }
 
 /** Drags the mouse along a straight line given in image pixels (the canvas box includes zoom and pan). */
-async function paintLine(page: Page, from: { x: number; y: number }, to: { x: number; y: number }, options: { shift?: boolean } = {}): Promise<void> {
+async function paintLine(page: Page, from: { x: number; y: number }, to: { x: number; y: number }): Promise<void> {
   const canvas = page.locator('canvas.overlay');
   const box = await canvas.boundingBox();
   const size = await canvas.evaluate((el) => ({ w: (el as unknown as PageCanvas).width, h: (el as unknown as PageCanvas).height }));
   if (!box) throw new Error('the mask canvas is not visible');
   const sx = (p: { x: number; y: number }): [number, number] => [box.x + (p.x / size.w) * box.width, box.y + (p.y / size.h) * box.height];
   await page.mouse.move(...sx(from));
-  if (options.shift) await page.keyboard.down('Shift');
   await page.mouse.down();
   await page.mouse.move(...sx(to), { steps: 24 });
   await page.mouse.up();
+}
+
+async function clickAt(page: Page, at: { x: number; y: number }, options: { shift?: boolean } = {}): Promise<void> {
+  const canvas = page.locator('canvas.overlay');
+  const box = (await canvas.boundingBox())!;
+  const size = await canvas.evaluate((el) => ({ w: (el as unknown as PageCanvas).width, h: (el as unknown as PageCanvas).height }));
+  if (options.shift) await page.keyboard.down('Shift');
+  await page.mouse.click(box.x + (at.x / size.w) * box.width, box.y + (at.y / size.h) * box.height);
   if (options.shift) await page.keyboard.up('Shift');
 }
 
@@ -228,7 +235,7 @@ test.describe('mask painter page (real core, real bridge, local demo service)', 
     }, baseUrl);
   }
 
-  test('opens an image from disk, paints with undo/redo and [ ], saves: the server keeps the colours and takes the alpha', async ({ page }) => {
+  test('opens an image from disk; brush, [ ], undo/redo, invert, clear, Shift+click line, outline, zoom and pan; saves: the server keeps the colours and takes the alpha', async ({ page }) => {
     const pageErrors: string[] = [];
     page.on('pageerror', (e) => pageErrors.push(e.message));
     await openPage(page, null);
@@ -284,6 +291,60 @@ test.describe('mask painter page (real core, real bridge, local demo service)', 
     await expect.poll(() => overlayAlpha(page, 128, 128)).toBe(0);
     await dialog.getByRole('button', { name: 'Undo', exact: true }).click();
     await expect.poll(() => overlayAlpha(page, 128, 128)).toBe(255);
+
+    // Shift+click: a straight line from where the last stroke ended (30 px down, ending at x 60).
+    await clickAt(page, { x: 200, y: 30 }, { shift: true });
+    await expect.poll(() => overlayAlpha(page, 130, 30)).toBe(255);
+    await page.keyboard.press('Control+z');
+    await expect.poll(() => overlayAlpha(page, 130, 30)).toBe(0);
+
+    // The brush outline follows the pointer, at the brush's size on screen.
+    const box = (await page.locator('canvas.overlay').boundingBox())!;
+    await page.mouse.move(box.x + 100, box.y + 90);
+    const outline = (await page.locator('.outline').boundingBox())!;
+    expect(Math.abs(outline.x + outline.width / 2 - (box.x + 100))).toBeLessThan(2);
+    expect(Math.abs(outline.y + outline.height / 2 - (box.y + 90))).toBeLessThan(2);
+    expect(Math.abs(outline.width - 40)).toBeLessThan(2);
+
+    // Ctrl+wheel zooms around the pointer; Fit and 100 % come back.
+    const zoomText = dialog.getByRole('status', { name: 'Zoom' });
+    await expect(zoomText).toHaveText('100 %');
+    await page.keyboard.down('Control');
+    await page.mouse.wheel(0, -400);
+    await page.keyboard.up('Control');
+    await expect(zoomText).not.toHaveText('100 %');
+    const zoomed = (await page.locator('canvas.overlay').boundingBox())!;
+    expect(zoomed.width).toBeGreaterThan(300);
+    // The image point under the pointer (100, 90 on screen from the old corner: image 100, 90) stays there.
+    expect(Math.abs(box.x + 100 - (zoomed.x + (100 / 256) * zoomed.width))).toBeLessThan(2);
+    await dialog.getByRole('button', { name: 'Fit' }).click();
+    await expect(zoomText).toHaveText('100 %');
+    await dialog.getByRole('button', { name: 'Zoom in' }).click();
+    await expect(zoomText).toHaveText('125 %');
+    await dialog.getByRole('button', { name: 'Zoom to 100 %' }).click();
+    await expect(zoomText).toHaveText('100 %');
+
+    // Space+drag and the middle button pan; neither paints.
+    const before = (await page.locator('canvas.overlay').boundingBox())!;
+    await surface.focus();
+    await page.keyboard.down('Space');
+    await page.mouse.move(before.x + 20, before.y + 200);
+    await page.mouse.down();
+    await page.mouse.move(before.x + 80, before.y + 230, { steps: 5 });
+    await page.mouse.up();
+    await page.keyboard.up('Space');
+    let after = (await page.locator('canvas.overlay').boundingBox())!;
+    expect([Math.round(after.x - before.x), Math.round(after.y - before.y)]).toEqual([60, 30]);
+    await page.mouse.move(after.x + 10, after.y + 10);
+    await page.mouse.down({ button: 'middle' });
+    await page.mouse.move(after.x - 30, after.y + 10, { steps: 5 });
+    await page.mouse.up({ button: 'middle' });
+    const moved = (await page.locator('canvas.overlay').boundingBox())!;
+    expect(Math.round(moved.x - after.x)).toBe(-40);
+    after = moved;
+    expect(await overlayAlpha(page, 20, 200)).toBe(0);
+    await expect(dialog.getByRole('button', { name: 'Redo', exact: true })).toBeEnabled();
+    await dialog.getByRole('button', { name: 'Fit' }).click();
 
     await dialog.getByRole('button', { name: 'Save mask' }).click();
     await expect(dialog.getByRole('alert')).toHaveCount(0);
