@@ -75,7 +75,7 @@ describe('a hot folder on the local demo service', () => {
     // journal rows under module 'watch'
     const rows = await h.store.all('SELECT state, prompt_id FROM watch_entries WHERE folder_id = ?', [config.id]);
     expect(rows.map((r) => r.state)).toEqual(['done', 'done', 'done']);
-    expect(await h.store.version('watch')).toBe(1);
+    expect(await h.store.version('watch')).toBe(2);
   });
 
   it('uploads a mask found by the naming rule against its image, and moves processed inputs to done/', async () => {

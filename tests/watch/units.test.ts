@@ -229,7 +229,7 @@ describe('the journal', () => {
       const after = await journal.load('f');
       expect(after.paths).toEqual([{ folderId: 'f', path: '/in/1.png', contentKey: 'k1', imageSha256: 's1', size: 10, mtimeMs: 1.5 }]);
       expect(after.entries.some((e) => e.contentKey === 'k2')).toBe(false);
-      expect(await store.version('watch')).toBe(1);
+      expect(await store.version('watch')).toBe(2);
     } finally {
       await store.close();
     }

@@ -2,6 +2,7 @@
 // names runs once) and, for inputs, whether it is a decodable image (image-check.ts).
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { ImageInspector, type ImageVerdict } from './image-check';
 
 export interface HashResult {
@@ -10,9 +11,19 @@ export interface HashResult {
   image: ImageVerdict | null;
 }
 
-export async function hashFile(path: string, options: { inspect?: boolean; signal?: AbortSignal } = {}): Promise<HashResult> {
+/** Files up to this size are read in one call: a stream costs more round trips than the bytes. */
+const WHOLE_READ_BYTES = 4 * 1024 * 1024;
+
+export async function hashFile(path: string, options: { inspect?: boolean; signal?: AbortSignal; sizeHint?: number } = {}): Promise<HashResult> {
   const hash = createHash('sha256');
   const inspector = options.inspect ? new ImageInspector() : null;
+  if (options.sizeHint !== undefined && options.sizeHint <= WHOLE_READ_BYTES) {
+    // (Had it grown past the hint meanwhile, the stamp check after hashing would settle it again.)
+    const bytes = await readFile(path, options.signal ? { signal: options.signal } : {});
+    hash.update(bytes);
+    inspector?.push(bytes);
+    return { sha256: hash.digest('hex'), size: bytes.length, image: inspector ? inspector.finish() : null };
+  }
   let size = 0;
   const stream = createReadStream(path, { highWaterMark: 1024 * 1024, ...(options.signal ? { signal: options.signal } : {}) });
   for await (const chunk of stream) {

@@ -31,7 +31,7 @@ import { pauseExplanation, reactionTo, retryDelay } from './policy';
 import { askServer, type ServerVerdict } from './reconcile';
 import { RowTable } from './rows';
 import { scanFiles } from './scanner';
-import { SettleQueue, statStamp } from './settle';
+import { SettleQueue, statStamp, type FileStamp } from './settle';
 import type { FolderWatcher } from './watcher';
 import { watchFolder } from './watcher';
 import type { FinishedOutput, FollowOutcome, HotFileRow, HotFileState, HotFolderEvent, HotFolderStatus, JobFollower, OutputSink, PauseKind } from './types';
@@ -127,6 +127,7 @@ export class FolderRunner {
   private stopping = false;
   private stopped = false;
   private busySinceDrain = false;
+  private statusScheduled = false;
 
   constructor(config: HotFolderConfig, deps: RunnerDeps, options: RunnerOptions) {
     this.config = config;
@@ -366,8 +367,10 @@ export class FolderRunner {
     const rowKey = PATH_ROW + path;
     this.putRow(rowKey, this.newRow(path, rel, 'settling'));
     try {
+      let seen: FileStamp | undefined = first;
       for (;;) {
-        const stamp = await this.settle.waitStable(path);
+        const stamp = await this.settle.waitStable(path, seen);
+        seen = undefined;
         if (!stamp || this.stopping) {
           this.dropRow(rowKey);
           return;
@@ -375,10 +378,11 @@ export class FolderRunner {
         let maskPath: string | null = null;
         if (this.maskRule) {
           const candidate = this.maskRule.maskFor(path);
-          if (existsSync(candidate) && (await this.settle.waitStable(candidate))) maskPath = candidate;
+          const maskSeen = await statStamp(candidate);
+          if (maskSeen && (await this.settle.waitStable(candidate, maskSeen))) maskPath = candidate;
           if (this.stopping) return;
         }
-        const image = await this.hashing.run(() => hashFile(path, { inspect: true }));
+        const image = await this.hashing.run(() => hashFile(path, { inspect: true, sizeHint: stamp.size }));
         const mask = maskPath ? await this.hashing.run(() => hashFile(maskPath, { inspect: false })).catch(() => null) : null;
         // Written to while being read: settle again.
         const after = await statStamp(path);
@@ -880,8 +884,14 @@ export class FolderRunner {
     if (this.rows.delete(key)) this.publishStatus();
   }
 
+  /** Folder events are coalesced to one per turn of the event loop: a thousand file changes make one. */
   private publishStatus(): void {
-    this.deps.emit({ type: 'folder', folderId: this.config.id, status: this.status() });
+    if (this.statusScheduled) return;
+    this.statusScheduled = true;
+    setImmediate(() => {
+      this.statusScheduled = false;
+      this.deps.emit({ type: 'folder', folderId: this.config.id, status: this.status() });
+    });
   }
 
   private warn(message: string): void {

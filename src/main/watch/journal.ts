@@ -9,7 +9,7 @@
 // transaction, and each write's promise resolves once its transaction has committed. A caller that
 // must have a state on disk before acting (the prompt id before a submit) awaits the write.
 import { z } from 'zod';
-import type { Queryable, Store } from '../jobs/store';
+import type { Queryable, SqlValue, Store } from '../jobs/store';
 
 export const WATCH_MIGRATIONS: readonly string[] = [
   `CREATE TABLE watch_folders (
@@ -50,6 +50,8 @@ export const WATCH_MIGRATIONS: readonly string[] = [
      mtime_ms REAL NOT NULL,
      PRIMARY KEY (folder_id, path)
    );`,
+  // A folder the user paused stays paused across restarts.
+  `ALTER TABLE watch_folders ADD COLUMN paused INTEGER NOT NULL DEFAULT 0;`,
 ];
 
 export const JOURNAL_STATES = ['discovered', 'uploading', 'submitting', 'submitted', 'done', 'failed'] as const;
@@ -119,7 +121,7 @@ const pathRow = z.object({
   mtime_ms: z.number(),
 });
 
-const folderRow = z.object({ id: z.string(), config: z.string() });
+const folderRow = z.object({ id: z.string(), config: z.string(), paused: z.number() });
 
 function parseOutputs(text: string): string[] {
   try {
@@ -130,7 +132,63 @@ function parseOutputs(text: string): string[] {
   }
 }
 
-type Write = (tx: Queryable) => Promise<unknown>;
+/** A write: an upsert of one row (merged with its neighbours into multi-row statements), or any statement. */
+type Write = { table: 'watch_entries' | 'watch_paths'; key: string; row: SqlValue[] } | ((tx: Queryable) => Promise<unknown>);
+
+const ENTRY_COLUMNS = [
+  'folder_id',
+  'content_key',
+  'image_sha256',
+  'mask_sha256',
+  'path',
+  'rel_path',
+  'mask_path',
+  'state',
+  'prompt_id',
+  'server_kind',
+  'base_url',
+  'attempts',
+  'reason',
+  'failed_phase',
+  'uploaded_as',
+  'outputs',
+  'created_at',
+  'updated_at',
+];
+const PATH_COLUMNS = ['folder_id', 'path', 'content_key', 'image_sha256', 'size', 'mtime_ms'];
+const COLUMNS = { watch_entries: ENTRY_COLUMNS, watch_paths: PATH_COLUMNS } as const;
+/** Rows per statement: well under SQLite's oldest parameter limit (999). */
+const ROWS_PER_STATEMENT = 40;
+
+/** Runs a batch in order; consecutive upserts of a table become one statement per ROWS_PER_STATEMENT rows. */
+async function runWrites(tx: Queryable, writes: readonly Write[]): Promise<void> {
+  let pendingTable: 'watch_entries' | 'watch_paths' | null = null;
+  let pending = new Map<string, SqlValue[]>();
+  const flush = async (): Promise<void> => {
+    if (!pendingTable || pending.size === 0) return;
+    const columns = COLUMNS[pendingTable];
+    const rows = [...pending.values()];
+    for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
+      const chunk = rows.slice(i, i + ROWS_PER_STATEMENT);
+      const placeholders = chunk.map(() => `(${columns.map(() => '?').join(', ')})`).join(', ');
+      await tx.run(`INSERT OR REPLACE INTO ${pendingTable} (${columns.join(', ')}) VALUES ${placeholders}`, chunk.flat());
+    }
+    pending = new Map();
+    pendingTable = null;
+  };
+  for (const write of writes) {
+    if (typeof write === 'function') {
+      await flush();
+      await write(tx);
+      continue;
+    }
+    if (pendingTable !== write.table) await flush();
+    pendingTable = write.table;
+    pending.delete(write.key); // the last write of a row wins, in its latest place
+    pending.set(write.key, write.row);
+  }
+  await flush();
+}
 
 export class WatchJournal {
   private batch: { writes: Write[]; done: Promise<void> } | null = null;
@@ -147,23 +205,28 @@ export class WatchJournal {
 
   // ---- folders ----------------------------------------------------------------------------------
 
-  saveFolder(id: string, configText: string, now: number): Promise<void> {
-    return this.enqueue((tx) =>
-      tx.run(
+  saveFolder(id: string, configText: string, now: number, paused?: boolean): Promise<void> {
+    return this.enqueue(async (tx) => {
+      await tx.run(
         `INSERT INTO watch_folders (id, config, created_at, updated_at) VALUES (?, ?, ?, ?)
          ON CONFLICT (id) DO UPDATE SET config = excluded.config, updated_at = excluded.updated_at`,
         [id, configText, now, now],
-      ),
-    );
+      );
+      if (paused !== undefined) await tx.run('UPDATE watch_folders SET paused = ? WHERE id = ?', [paused ? 1 : 0, id]);
+    });
   }
 
-  async listFolders(): Promise<{ id: string; config: string }[]> {
+  setFolderPaused(id: string, paused: boolean): Promise<void> {
+    return this.enqueue((tx) => tx.run('UPDATE watch_folders SET paused = ? WHERE id = ?', [paused ? 1 : 0, id]));
+  }
+
+  async listFolders(): Promise<{ id: string; config: string; paused: boolean }[]> {
     await this.flushed();
-    const rows = await this.store.all('SELECT id, config FROM watch_folders ORDER BY created_at');
-    const out: { id: string; config: string }[] = [];
+    const rows = await this.store.all('SELECT id, config, paused FROM watch_folders ORDER BY created_at');
+    const out: { id: string; config: string; paused: boolean }[] = [];
     for (const row of rows) {
       const parsed = folderRow.safeParse(row);
-      if (parsed.success) out.push(parsed.data);
+      if (parsed.success) out.push({ id: parsed.data.id, config: parsed.data.config, paused: parsed.data.paused === 1 });
       else this.skippedRows += 1;
     }
     return out;
@@ -225,35 +288,31 @@ export class WatchJournal {
   }
 
   /** Writes the entry's whole row (a snapshot is taken now, so later changes to `entry` do not leak in). */
-  saveEntry(entry: EntryRecord): Promise<void> {
-    const e = { ...entry, outputs: JSON.stringify(entry.outputs) };
-    return this.enqueue((tx) =>
-      tx.run(
-        `INSERT OR REPLACE INTO watch_entries (folder_id, content_key, image_sha256, mask_sha256, path, rel_path, mask_path, state, prompt_id,
-           server_kind, base_url, attempts, reason, failed_phase, uploaded_as, outputs, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [
-          e.folderId,
-          e.contentKey,
-          e.imageSha256,
-          e.maskSha256,
-          e.path,
-          e.relPath,
-          e.maskPath,
-          e.state,
-          e.promptId,
-          e.serverKind,
-          e.baseUrl,
-          e.attempts,
-          e.reason,
-          e.failedPhase,
-          e.uploadedAs,
-          e.outputs,
-          e.createdAt,
-          e.updatedAt,
-        ],
-      ),
-    );
+  saveEntry(e: EntryRecord): Promise<void> {
+    return this.enqueue({
+      table: 'watch_entries',
+      key: `${e.folderId}\u0000${e.contentKey}`,
+      row: [
+        e.folderId,
+        e.contentKey,
+        e.imageSha256,
+        e.maskSha256,
+        e.path,
+        e.relPath,
+        e.maskPath,
+        e.state,
+        e.promptId,
+        e.serverKind,
+        e.baseUrl,
+        e.attempts,
+        e.reason,
+        e.failedPhase,
+        e.uploadedAs,
+        JSON.stringify(e.outputs),
+        e.createdAt,
+        e.updatedAt,
+      ],
+    });
   }
 
   deleteEntry(folderId: string, contentKey: string): Promise<void> {
@@ -263,18 +322,8 @@ export class WatchJournal {
     });
   }
 
-  savePath(record: PathRecord): Promise<void> {
-    const r = { ...record };
-    return this.enqueue((tx) =>
-      tx.run('INSERT OR REPLACE INTO watch_paths (folder_id, path, content_key, image_sha256, size, mtime_ms) VALUES (?, ?, ?, ?, ?, ?)', [
-        r.folderId,
-        r.path,
-        r.contentKey,
-        r.imageSha256,
-        r.size,
-        r.mtimeMs,
-      ]),
-    );
+  savePath(r: PathRecord): Promise<void> {
+    return this.enqueue({ table: 'watch_paths', key: `${r.folderId}\u0000${r.path}`, row: [r.folderId, r.path, r.contentKey, r.imageSha256, r.size, r.mtimeMs] });
   }
 
   deletePath(folderId: string, path: string): Promise<void> {
@@ -296,9 +345,7 @@ export class WatchJournal {
             setImmediate(() => {
               if (this.batch?.writes === writes) this.batch = null;
               this.store
-                .transaction(async (tx) => {
-                  for (const w of writes) await w(tx);
-                })
+                .transaction((tx) => runWrites(tx, writes))
                 .then(resolve, reject);
             });
           }),

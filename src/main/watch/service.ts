@@ -73,7 +73,7 @@ export class HotFolderService {
         this.emit({ type: 'warning', folderId: saved.id, message: `The saved hot folder ${saved.id} cannot be used: ${error instanceof Error ? error.message : String(error)}` });
         continue;
       }
-      await this.host(config, { persist: true, watch: true, paused: false });
+      await this.host(config, { persist: true, watch: true, paused: saved.paused });
     }
   }
 
@@ -99,7 +99,7 @@ export class HotFolderService {
     const overlapping = [...this.folders.values()].find((h) => h.config.inputDir === config.inputDir);
     if (overlapping) throw new Error(`The folder ${config.inputDir} is already the hot folder "${overlapping.config.name}".`);
     const resolved = { persist: options.persist ?? true, watch: options.watch ?? true, paused: options.paused ?? false };
-    if (resolved.persist) await this.requireJournal().saveFolder(config.id, configText(config), this.now());
+    if (resolved.persist) await this.requireJournal().saveFolder(config.id, configText(config), this.now(), resolved.paused);
     await this.host(config, resolved);
     return config;
   }
@@ -140,12 +140,26 @@ export class HotFolderService {
     return this.require(id).runner?.files() ?? [];
   }
 
+  /** Pauses a folder: nothing new is sent (jobs already on the server are still collected). A saved folder stays paused across restarts. */
   pause(id: string): void {
-    this.require(id).runner?.pause();
+    const hosted = this.require(id);
+    hosted.runner?.pause();
+    this.rememberPause(hosted, true);
   }
 
+  /** Resumes a folder paused by the user, or one paused for its account (after the key, credits or subscription were fixed). */
   resume(id: string): void {
-    this.require(id).runner?.resume();
+    const hosted = this.require(id);
+    hosted.runner?.resume();
+    this.rememberPause(hosted, false);
+  }
+
+  private rememberPause(hosted: Hosted, paused: boolean): void {
+    hosted.options.paused = paused;
+    if (!hosted.options.persist) return;
+    this.requireJournal()
+      .setFolderPaused(hosted.config.id, paused)
+      .catch((error: unknown) => this.emit({ type: 'warning', folderId: hosted.config.id, message: `Could not save the pause: ${String(error)}` }));
   }
 
   retryFailed(id: string, paths?: readonly string[]): Promise<number> {

@@ -38,14 +38,20 @@ export class SettleQueue {
   ) {}
 
   /** Resolves with the file's stamp once it has stayed unchanged for the interval; null if it went away. */
-  waitStable(path: string): Promise<FileStamp | null> {
+  waitStable(path: string, seen?: FileStamp): Promise<FileStamp | null> {
     const existing = this.pending.get(path);
     if (existing) return existing.promise;
     let resolve!: (value: FileStamp | null) => void;
     const promise = new Promise<FileStamp | null>((r) => (resolve = r));
     const entry: Pending = { stamp: null, timer: null, promise, resolve };
     this.pending.set(path, entry);
-    void this.observe(path, entry);
+    if (seen && this.settleMs > 0) {
+      // The caller has just looked: that is the first observation.
+      entry.stamp = seen;
+      this.schedule(path, entry, this.settleMs);
+    } else {
+      void this.observe(path, entry);
+    }
     return promise;
   }
 
