@@ -383,3 +383,24 @@ describe('JobTracker, polling', () => {
     await flush();
   });
 });
+
+describe('cancellation requested by the user', () => {
+  it('a local job the server forgot after our cancel ends as cancelled, promptly, not as lost', async () => {
+    const { clock, api, tracker, updates } = setup({ kind: 'local' });
+    tracker.track(P, { workflow: WORKFLOW });
+    // A deleted pending job: in no queue and with no history on a local server.
+    api.statuses.set(P, { phase: 'running', raw: 'unknown', known: false });
+    tracker.noteCancelRequested(P);
+    await clock.advance(300);
+    expect(tracker.get(P)).toMatchObject({ phase: 'cancelled', rawStatus: 'cancelled' });
+    expect(endings(updates, P)).toHaveLength(1);
+  });
+
+  it('without a cancel request the same answer means the job was lost', async () => {
+    const { clock, api, tracker } = setup({ kind: 'local' });
+    tracker.track(P, { workflow: WORKFLOW });
+    api.statuses.set(P, { phase: 'running', raw: 'unknown', known: false });
+    await clock.advance(60_000);
+    expect(tracker.get(P)).toMatchObject({ phase: 'failed', rawStatus: 'lost' });
+  });
+});

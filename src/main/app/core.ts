@@ -26,7 +26,7 @@ import { KeyVault } from './keys';
 import { nodeDefinitionsView } from './node-definitions';
 import { OutputCache } from './output-cache';
 import { PreviewGate, type PreviewLaneStats } from './preview-gate';
-import { ProfileSession, jobView, type ConnectFactory } from './session';
+import { ProfileSession, errorView, jobView, type ConnectFactory } from './session';
 import { thumbnailDataUrl } from './thumbnail';
 import { isRecentWorkflow, parseWorkflowView, readWorkflowFile, recentWorkflows, rememberWorkflow } from './workflow-files';
 
@@ -264,9 +264,7 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
     nodesTotal: record.progress?.nodesTotal ?? null,
     progressText: null,
     outputs: record.outputs.map((o) => ({ filename: o.filename, subfolder: o.subfolder, type: o.type, node: o.node, key: o.key })),
-    error: record.error
-      ? { message: record.error.message, explanation: record.error.explanation, exceptionType: record.error.exceptionType, nodeId: record.error.nodeId, nodeType: record.error.nodeType }
-      : null,
+    error: record.error ? errorView(record.error) : null,
   });
 
   /** The freshest view of a job: the live tracker's when it follows it, else the journal's. */
@@ -540,6 +538,7 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
         await api.cancel([promptId]);
         if (server.kind === 'local' && view.phase === 'running') await api.interrupt(promptId);
       });
+      session?.tracker.noteCancelRequested(promptId);
       session?.refreshQueueSoon();
       return { cancelled: true };
     },
@@ -549,6 +548,7 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
     'queue.cancel': async ({ promptIds }) => {
       const active = await requireSession();
       await active.api.cancel(promptIds);
+      for (const promptId of promptIds) active.tracker.noteCancelRequested(promptId);
       return active.queue();
     },
 

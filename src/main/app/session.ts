@@ -4,7 +4,7 @@
 import type { ConnectionStateView, JobSnapshotView, QueueView } from '../../shared/ipc/contract';
 import type { JobStore } from '../jobs/job-store';
 import { JobTracker } from '../jobs/tracker';
-import { isTerminalPhase, type JobSnapshot } from '../jobs/types';
+import { isTerminalPhase, type JobErrorInfo, type JobSnapshot } from '../jobs/types';
 import type { NodeDefinitions } from '../service/object-info';
 import type { ApiKeyProvider, EventStream, ServiceApi } from '../service/ports';
 import type { ConnectionState, QueueSnapshot, ServerProfile } from '../service/types';
@@ -74,15 +74,19 @@ export function jobView(snapshot: JobSnapshot, profileId: string | null, now: nu
     nodesTotal: snapshot.nodesTotal,
     progressText: texts.length > 0 ? (texts[texts.length - 1] ?? null) : null,
     outputs: snapshot.outputs.map((o) => ({ filename: o.filename, subfolder: o.subfolder, type: o.type, node: o.node, key: o.key })),
-    error: snapshot.error
-      ? {
-          message: snapshot.error.message,
-          explanation: snapshot.error.explanation,
-          exceptionType: snapshot.error.exceptionType,
-          nodeId: snapshot.error.nodeId,
-          nodeType: snapshot.error.nodeType,
-        }
-      : null,
+    error: snapshot.error ? errorView(snapshot.error) : null,
+  };
+}
+
+/** A job's failure as the renderer sees it (tracebacks bounded so one huge trace cannot swamp IPC). */
+export function errorView(error: JobErrorInfo): NonNullable<JobSnapshotView['error']> {
+  return {
+    message: error.message,
+    explanation: error.explanation,
+    exceptionType: error.exceptionType,
+    nodeId: error.nodeId,
+    nodeType: error.nodeType,
+    traceback: error.traceback.slice(-500).map((line) => line.slice(0, 20_000)),
   };
 }
 

@@ -34,6 +34,8 @@ export class JobState {
   unconfirmed = false;
   /** The server could not be asked whether it knows the job; the next poll asks that first. */
   needsCheck = false;
+  /** The user asked the server to cancel it: a server that then has no record of it cancelled it. */
+  cancelRequested = false;
 
   constructor(promptId: string, now: number, meta: { workflow?: Workflow | null; workflowName?: string | null } = {}) {
     this.promptId = promptId;

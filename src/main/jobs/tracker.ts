@@ -181,6 +181,20 @@ export class JobTracker {
     return [...this.jobs.values()].map((job) => job.snapshot());
   }
 
+  /**
+   * Records that the user asked the server to cancel a job and asks the server about it now, so
+   * the cancellation shows without waiting for the next poll (a local server sends no event for a
+   * deleted pending job).
+   */
+  noteCancelRequested(promptId: string): void {
+    const job = this.jobs.get(promptId);
+    if (!job || job.ended) return;
+    job.cancelRequested = true;
+    this.clock.setTimeout(() => {
+      if (!job.ended) void this.poll(job);
+    }, 250);
+  }
+
   onUpdate(listener: (job: JobSnapshot) => void): () => void {
     this.updateListeners.add(listener);
     return () => this.updateListeners.delete(listener);
@@ -619,6 +633,11 @@ export class JobTracker {
         job.unconfirmed = false;
         return;
       case 'unknown': {
+        if (job.cancelRequested) {
+          // A local server forgets a pending job it deleted: that is the cancellation we asked for.
+          this.end(job, 'cancelled', 'cancelled');
+          return;
+        }
         const never = job.unconfirmed;
         job.error = never ? NEVER_SUBMITTED : LOST;
         this.end(job, 'failed', never ? 'never_submitted' : 'lost');

@@ -235,6 +235,8 @@ export const jobSnapshotSchema = z.object({
       exceptionType: z.string().nullable(),
       nodeId: z.string().nullable(),
       nodeType: z.string().nullable(),
+      /** The server's traceback lines (each usually ends with a newline); empty when none was sent. */
+      traceback: z.array(z.string().max(20_000)).max(500),
     })
     .nullable(),
 });
