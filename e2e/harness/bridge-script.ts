@@ -10,8 +10,11 @@ export const SOCKET_PATH = '/__flowdeck/ws';
 
 export function bridgeScript(): string {
   const names = JSON.stringify({ calls: CALL_NAMES, events: EVENT_NAMES, previewEvent: PREVIEW_EVENT, previewAck: PREVIEW_ACK_CALL });
+  // esbuild (tsx) decorates function sources with __name(...) to keep names; a no-op shim lets the
+  // same source run in the page when the harness itself runs from TypeScript sources.
   return `(function () {
   'use strict';
+  var __name = function (target) { return target; };
   var source = document.currentScript && document.currentScript.src;
   var token = source ? new URL(source).searchParams.get('token') : null;
   if (!token) token = new URLSearchParams(location.search).get('token');
