@@ -26,8 +26,9 @@ const EXISTING = Number(process.argv[3] ?? 10_000);
 const CONCURRENCY = 8;
 const SETTLE_MS = 200;
 
-// The floor and the hot folder save under different prefixes: the server numbers outputs by
-// listing its output folder, so sharing one would make whichever runs second pay for the first.
+// The floor and the hot folder save under different prefixes (and each runs on a fresh demo
+// service): the server numbers outputs by listing its output folder and lists its input folder
+// for LoadImage, so sharing them would make whichever runs second pay for the first.
 function workflow(prefix: string): Workflow {
   return {
     '1': { class_type: 'LoadImage', inputs: { image: 'x.png' } },
@@ -186,44 +187,49 @@ async function discovery(profile: ServerProfile, work: string, count: number) {
   return [first, again];
 }
 
-async function main(): Promise<void> {
-  const work = mkdtempSync(join(tmpdir(), 'flowdeck-bench-hot-'));
+/** A fresh demo service per measurement: its folders (and its per-save directory listing) start empty each time. */
+async function withDemo<T>(fn: (profile: ServerProfile) => Promise<T>): Promise<T> {
   const demo = await startDemoChild('local');
-  const profile: ServerProfile = { kind: 'local', baseUrl: demo.url };
   try {
-    console.log(`hot folders: ${FILES} files dropped at once, concurrency ${CONCURRENCY}, settle ${SETTLE_MS} ms; discovery of ${EXISTING} existing files`);
-    if (FILES > 0) await dropBenchmark(profile, work);
-    const [first, again] = await discovery(profile, work, EXISTING);
-    for (const d of [first!, again!]) {
-      console.log(`  discovery of ${EXISTING} files, ${d.label.padEnd(11)}: all listed ${secs(d.listedMs)}, all keyed and queued ${secs(d.readyMs)}, peak RSS ${mb(d.peakRss)}`);
-    }
-    console.log(JSON.stringify({ ...summary, discovery: { files: EXISTING, firstListedMs: Math.round(first!.listedMs), firstReadyMs: Math.round(first!.readyMs), restartReadyMs: Math.round(again!.readyMs), peakRssMb: Math.round(first!.peakRss / 1048576) } }));
+    return await fn({ kind: 'local', baseUrl: demo.url });
   } finally {
     await demo.stop();
-    rmSync(work, { recursive: true, force: true });
   }
 }
 
-const summary: Record<string, number> = {};
-
-async function dropBenchmark(profile: ServerProfile, work: string): Promise<void> {
-  {
-    const floorDir = join(work, 'floor-in');
-    mkdirSync(floorDir, { recursive: true });
-    const floorNames: string[] = [];
-    for (let i = 0; i < FILES; i += 1) {
-      const name = `floor-${i}.png`;
-      writeFileSync(join(floorDir, name), png(i));
-      floorNames.push(name);
+async function main(): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), 'flowdeck-bench-hot-'));
+  const summary: Record<string, unknown> = {};
+  try {
+    console.log(`hot folders: ${FILES} files dropped at once, concurrency ${CONCURRENCY}, settle ${SETTLE_MS} ms; discovery of ${EXISTING} existing files`);
+    if (FILES > 0) {
+      const floorDir = join(work, 'floor-in');
+      mkdirSync(floorDir, { recursive: true });
+      const floorNames: string[] = [];
+      for (let i = 0; i < FILES; i += 1) {
+        const name = `floor-${i}.png`;
+        writeFileSync(join(floorDir, name), png(i));
+        floorNames.push(name);
+      }
+      const floorMs = await withDemo((profile) => floor(profile, floorDir, floorNames, join(work, 'floor-out')));
+      console.log(`  floor (same jobs sent directly):       ${secs(floorMs)}  (${(FILES / (floorMs / 1000)).toFixed(0)} jobs/s)`);
+      const hotImages = Array.from({ length: FILES }, (_, i) => png(500_000 + i));
+      const hot = await withDemo((profile) => hotFolderRun(profile, work, hotImages));
+      console.log(`  hot folder, drop to all done:          ${secs(hot.ms)}  (${(FILES / (hot.ms / 1000)).toFixed(0)} jobs/s)`);
+      console.log(`  ratio hot folder / floor:              ${(hot.ms / floorMs).toFixed(2)}x  (the settle interval alone is ${SETTLE_MS} ms of it)`);
+      console.log(`  peak RSS during the hot folder run:    ${mb(hot.peakRss)}`);
+      Object.assign(summary, { files: FILES, floorMs: Math.round(floorMs), hotFolderMs: Math.round(hot.ms), ratio: Number((hot.ms / floorMs).toFixed(3)), peakRssMb: Math.round(hot.peakRss / 1048576) });
     }
-    const hotImages = Array.from({ length: FILES }, (_, i) => png(500_000 + i));
-    const floorMs = await floor(profile, floorDir, floorNames, join(work, 'floor-out'));
-    console.log(`  floor (same jobs sent directly):       ${secs(floorMs)}  (${(FILES / (floorMs / 1000)).toFixed(0)} jobs/s)`);
-    const hot = await hotFolderRun(profile, work, hotImages);
-    console.log(`  hot folder, drop to all done:          ${secs(hot.ms)}  (${(FILES / (hot.ms / 1000)).toFixed(0)} jobs/s)`);
-    console.log(`  ratio hot folder / floor:              ${(hot.ms / floorMs).toFixed(2)}x  (the settle interval alone is ${SETTLE_MS} ms of it)`);
-    console.log(`  peak RSS during the hot folder run:    ${mb(hot.peakRss)}`);
-    Object.assign(summary, { files: FILES, floorMs: Math.round(floorMs), hotFolderMs: Math.round(hot.ms), ratio: Number((hot.ms / floorMs).toFixed(3)), peakRssMb: Math.round(hot.peakRss / 1048576) });
+    if (EXISTING > 0) {
+      const [first, again] = await withDemo((profile) => discovery(profile, work, EXISTING));
+      for (const d of [first!, again!]) {
+        console.log(`  discovery of ${EXISTING} files, ${d.label.padEnd(11)}: all listed ${secs(d.listedMs)}, all keyed and queued ${secs(d.readyMs)}, peak RSS ${mb(d.peakRss)}`);
+      }
+      summary.discovery = { files: EXISTING, firstListedMs: Math.round(first!.listedMs), firstReadyMs: Math.round(first!.readyMs), restartReadyMs: Math.round(again!.readyMs), peakRssMb: Math.round(first!.peakRss / 1048576) };
+    }
+    console.log(JSON.stringify(summary));
+  } finally {
+    rmSync(work, { recursive: true, force: true });
   }
 }
 

@@ -200,6 +200,11 @@ export async function watchCommand(argv: string[], io: CliIo, environment: CliEn
       const status = hot.status(folderId);
       const rows = hot.files(folderId);
       const failed = rows.filter((r) => r.state === 'failed' && (changedThisRun.has(r.path) || stillThere(r, config)));
+      // Files that failed in an earlier run and are still there count too: say so, and how to retry.
+      for (const row of failed.filter((r) => !changedThisRun.has(r.path))) {
+        if (json) out({ event: 'failed', file: row.path, prompt_id: row.promptId, reason: row.reason, attempts: row.attempts, earlier: true });
+        else note(`failed earlier: ${row.relPath}: ${row.reason ?? 'no reason given'} (--retry-failed tries it again)`);
+      }
       summarise(status.counters, failed.length);
       if (reason === 'paused') {
         note(`stopped: ${status.pauseReason ?? 'the folder is paused'}`);

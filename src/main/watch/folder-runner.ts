@@ -104,6 +104,8 @@ export class FolderRunner {
   private readonly rows = new RowTable();
   private readonly entries = new Map<string, Entry>();
   private readonly pathCache = new Map<string, PathRecord>();
+  /** Which entry's file lives at a path (the entry's own path, not its duplicates'). */
+  private readonly byPath = new Map<string, string>();
   /** Paths between "seen" and "keyed" (settling or hashing). */
   private readonly intake = new Set<string>();
   private readonly runQueue: Entry[] = [];
@@ -310,9 +312,7 @@ export class FolderRunner {
       const r = entry.record;
       if ((r.state !== 'discovered' && r.state !== 'uploading') || entry.where !== 'idle' || existsSync(r.path)) continue;
       this.warn(`${r.path} was removed before it could be processed.`);
-      this.entries.delete(r.contentKey);
-      this.dropRow(ENTRY_ROW + r.contentKey);
-      void this.deps.journal.deleteEntry(this.config.id, r.contentKey).catch(() => undefined);
+      void this.forgetEntry(entry).catch(() => undefined);
     }
   }
 
@@ -422,6 +422,7 @@ export class FolderRunner {
           createdAt: now,
           updatedAt: now,
         };
+        this.replacedAt(path);
         const entry = this.adopt(record);
         if (image.image && !image.image.ok) {
           record.attempts = 1;
@@ -470,10 +471,33 @@ export class FolderRunner {
 
   // ---- entries ----------------------------------------------------------------------------------
 
+  /** Removes an entry from memory, the table and the journal (its file is gone, or replaced). */
+  private async forgetEntry(entry: Entry): Promise<void> {
+    const r = entry.record;
+    this.entries.delete(r.contentKey);
+    if (this.byPath.get(r.path) === r.contentKey) this.byPath.delete(r.path);
+    this.dropRow(ENTRY_ROW + r.contentKey);
+    await this.deps.journal.deleteEntry(this.config.id, r.contentKey);
+  }
+
+  /**
+   * New content was written over a file the journal knows: a failure of the old content no longer
+   * describes the file there, so it is forgotten. A success is kept (the old content, should it
+   * come back, is still known as done), but no longer points at this path.
+   */
+  private replacedAt(path: string): void {
+    const key = this.byPath.get(path);
+    const old = key === undefined ? undefined : this.entries.get(key);
+    if (!old || old.where !== 'idle') return;
+    if (old.record.state === 'failed') void this.forgetEntry(old).catch(() => undefined);
+    else this.byPath.delete(path);
+  }
+
   /** Takes a journal record into memory (at start-up, or when a new content is keyed). */
   private adopt(record: EntryRecord): Entry {
     const entry: Entry = { record, aliases: new Set(), workflow: null, sentHere: false, retryAt: null, where: 'idle' };
     this.entries.set(record.contentKey, entry);
+    this.byPath.set(record.path, record.contentKey);
     if (record.state === 'submitting' && record.promptId === null) {
       // The cloud chooses the id, so a crash between sending and the answer cannot be checked:
       // failing it (the user may retry) is the only way never to run a file twice.
@@ -509,7 +533,12 @@ export class FolderRunner {
         if (this.paused && !(this.probeAllowed && this.pauseKind !== 'user')) break;
         entry = this.runQueue.shift();
         if (!entry) break;
-        if (this.paused) this.probeAllowed = false; // this one is the probe
+        if (this.paused) {
+          // This one is the probe; should it neither succeed nor hit the same refusal (a network
+          // error, say), the next re-check still comes.
+          this.probeAllowed = false;
+          this.scheduleRecheck();
+        }
       }
       this.launch(entry);
     }
@@ -687,12 +716,16 @@ export class FolderRunner {
   }
 
   private async follow(promptId: string, meta: { workflow: Workflow; workflowName: string | null }): Promise<FollowOutcome> {
+    let outcome: FollowOutcome;
     try {
-      return await this.deps.follower.follow(promptId, meta);
+      outcome = await this.deps.follower.follow(promptId, meta);
     } catch (error) {
       if (this.stopping) throw new StoppedError();
       throw error;
     }
+    // Stopped meanwhile (a folder being reconfigured): the next runner collects it from the journal.
+    if (this.stopping) throw new StoppedError();
+    return outcome;
   }
 
   private rebuildWorkflow(r: EntryRecord): Workflow {
@@ -708,9 +741,7 @@ export class FolderRunner {
     const r = entry.record;
     if (error instanceof FileGoneError) {
       this.warn(error.message);
-      this.entries.delete(r.contentKey);
-      this.rows.delete(ENTRY_ROW + r.contentKey) && this.publishStatus();
-      await this.deps.journal.deleteEntry(this.config.id, r.contentKey);
+      await this.forgetEntry(entry);
       return;
     }
     const collecting = error instanceof CollectError;
@@ -770,15 +801,20 @@ export class FolderRunner {
     this.pauseKind = kind;
     this.pauseReason = pauseExplanation(kind, serverText);
     this.probeAllowed = false;
+    this.scheduleRecheck();
+    this.publishStatus();
+    this.checkIdle();
+  }
+
+  /** After the re-check interval, one file may go: if it gets through, the folder resumes. */
+  private scheduleRecheck(): void {
     if (this.recheckTimer) clearTimeout(this.recheckTimer);
     this.recheckTimer = setTimeout(() => {
       this.recheckTimer = null;
-      if (!this.paused || this.pauseKind === 'user') return;
+      if (!this.paused || this.pauseKind === 'user' || this.stopping) return;
       this.probeAllowed = true;
       this.pump();
     }, this.config.pauseRecheckMs);
-    this.publishStatus();
-    this.checkIdle();
   }
 
   private async fail(entry: Entry, phase: FailedPhase, reason: string): Promise<void> {
@@ -802,7 +838,9 @@ export class FolderRunner {
         if (moved) {
           this.pathCache.delete(r.path);
           void this.deps.journal.deletePath(this.config.id, r.path).catch(() => undefined);
+          if (this.byPath.get(r.path) === r.contentKey) this.byPath.delete(r.path);
           r.path = moved;
+          this.byPath.set(moved, r.contentKey);
         }
         if (r.maskPath && isInside(r.maskPath, this.config.inputDir) && !this.excluded.some((dir) => isInside(r.maskPath!, dir))) {
           const movedMask = await moveInto(r.maskPath, target, join(relative(this.config.inputDir, r.maskPath)));
