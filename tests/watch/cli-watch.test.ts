@@ -134,3 +134,31 @@ describe('flowdeck watch killed with SIGKILL mid-batch', () => {
     expect(summary).toMatchObject({ done: 12, failed: 0, duplicates: 2 });
   }, 90_000);
 });
+
+describe('flowdeck watch stopped with Ctrl+C', () => {
+  it('lets uploads under way finish, exits 0, and the next run collects the rest without sending anything twice', async () => {
+    const files: Record<string, Buffer> = {};
+    for (let i = 0; i < 8; i += 1) files[`sig${i}.png`] = makePng(900 + i);
+    const dir = folderWith('interrupted', files);
+    const out = join(work, 'interrupted-out');
+    const args = ['watch', dir, '--workflow', join(work, 'slow.json'), '--bind', '1.image', '--server', demo.url, '--local', '--out', out, '--concurrency', '3', '--settle', '100'];
+    const before = new Map(demo.stats.submissions);
+    const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env() }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdout.resume();
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    await until(() => newSubmissions(before).length >= 2, `jobs submitted before Ctrl+C\n${stderr}`, 30_000);
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(stderr).toContain('stopping: finishing uploads in progress');
+    expect(stderr).toMatch(/\d+ done, 0 failed/);
+
+    const rerun = await runCli([...args, '--once'], { env: env(), timeoutMs: 60_000 });
+    expect(rerun.code, rerun.stderr).toBe(0);
+    const submitted = newSubmissions(before);
+    expect(submitted.length).toBe(8);
+    expect(submitted.every(([, count]) => count === 1)).toBe(true);
+    expect(readdirSync(out).filter((n) => n.endsWith('.png')).length).toBe(8);
+  }, 90_000);
+});
