@@ -56,6 +56,18 @@ function readAlpha(png: Uint8Array): { width: number; height: number; alpha: Uin
 }
 
 /**
+ * Both exports of the model (the synchronous one and the painter's sliced, natively deflated one),
+ * read back; they must hold the same pixels.
+ */
+async function exported(model: MaskModel): Promise<ReturnType<typeof readAlpha>> {
+  const sync = readAlpha(exportMaskPng(model));
+  const sliced = readAlpha(await exportMaskPngAsync(model));
+  expect([sliced.width, sliced.height, sliced.rgbMax]).toEqual([sync.width, sync.height, sync.rgbMax]);
+  expect(Buffer.from(sliced.alpha).equals(Buffer.from(sync.alpha))).toBe(true);
+  return sync;
+}
+
+/**
  * Compares alpha to the reference pixel by pixel: exact where the reference is exactly 0 or 255,
  * within one level where it is fractional (the only room left is the rounding of a product).
  */
@@ -74,7 +86,7 @@ const W = 100;
 const H = 70;
 
 describe('exported mask against reference images', () => {
-  it('hard brush: alpha 0 within R - 0.5 of the stroke, 255 from R + 0.5, a one-pixel ramp between, across tile edges', () => {
+  it('hard brush: alpha 0 within R - 0.5 of the stroke, 255 from R + 0.5, a one-pixel ramp between, across tile edges', async () => {
     const brush = { size: 21, hardness: 1, opacity: 1 };
     // Off the pixel grid on purpose (y = 30.3), and crossing the tile boundary at x = 64.
     const a = { x: 12.5, y: 30.3 };
@@ -84,7 +96,7 @@ describe('exported mask against reference images', () => {
     model.strokeTo(b);
     expect(model.endStroke()).toBe(true);
 
-    const out = readAlpha(exportMaskPng(model));
+    const out = await exported(model);
     expect([out.width, out.height]).toEqual([W, H]);
     expect(out.rgbMax).toBe(0);
     const cov = strokeCoverage(W, H, [a, b], brush);
@@ -100,13 +112,13 @@ describe('exported mask against reference images', () => {
     expect(out.alpha[5 * W + 5]).toBe(255);
   });
 
-  it('soft brush: a single dab fades linearly from R + 0.5 - W to R + 0.5', () => {
+  it('soft brush: a single dab fades linearly from R + 0.5 - W to R + 0.5', async () => {
     const brush = { size: 40, hardness: 0.5, opacity: 1 };
     const at = { x: 50.5, y: 35.5 };
     const model = new MaskModel(W, H);
     model.beginStroke('brush', brush, at);
     model.endStroke();
-    const out = readAlpha(exportMaskPng(model));
+    const out = await exported(model);
     expectAlpha(out.alpha, strokeCoverage(W, H, [at], brush).map((c) => 255 - c), W);
     // R = 20, W = 10: full within 10.5, gone from 20.5, linear between.
     expect(out.alpha[35 * W + 50]).toBe(0);
@@ -116,7 +128,7 @@ describe('exported mask against reference images', () => {
     expect(out.alpha[35 * W + 71]).toBe(255); // 21 away
   });
 
-  it('eraser over paint: erased to 255 under the eraser, partial on its soft edge, paint kept elsewhere', () => {
+  it('eraser over paint: erased to 255 under the eraser, partial on its soft edge, paint kept elsewhere', async () => {
     const model = new MaskModel(W, H);
     // A 250 px dab masks the whole 100x70 image.
     model.beginStroke('brush', { size: 250, hardness: 1, opacity: 1 }, { x: 50, y: 35 });
@@ -128,13 +140,13 @@ describe('exported mask against reference images', () => {
     model.strokeTo(path[1]!);
     model.strokeTo(path[2]!);
     model.endStroke();
-    const out = readAlpha(exportMaskPng(model));
+    const out = await exported(model);
     // Coverage 255 erased by S: 255 - S, so alpha = S.
     expectAlpha(out.alpha, strokeCoverage(W, H, path, eraser), W);
     expect(out.alpha[0]).toBe(0);
   });
 
-  it('invert: painted becomes kept and kept becomes masked, partial values mirrored', () => {
+  it('invert: painted becomes kept and kept becomes masked, partial values mirrored', async () => {
     const brush = { size: 16, hardness: 0.3, opacity: 1 };
     const path = [{ x: 10, y: 60 }, { x: 90, y: 8 }];
     const model = new MaskModel(W, H);
@@ -142,13 +154,13 @@ describe('exported mask against reference images', () => {
     model.strokeTo(path[1]!);
     model.endStroke();
     model.invert();
-    const out = readAlpha(exportMaskPng(model));
+    const out = await exported(model);
     // coverage 255 - S, so alpha = S.
     expectAlpha(out.alpha, strokeCoverage(W, H, path, brush), W);
     expect(out.alpha[0]).toBe(0);
   });
 
-  it('opacity: one stroke reaches its opacity and does not compound over itself; a second stroke adds', () => {
+  it('opacity: one stroke reaches its opacity and does not compound over itself; a second stroke adds', async () => {
     const brush = { size: 12, hardness: 1, opacity: 0.5 };
     // Back and forth over the same line within one stroke.
     const path = [{ x: 10, y: 20 }, { x: 90, y: 20 }, { x: 10, y: 20 }, { x: 90, y: 20 }];
@@ -156,7 +168,7 @@ describe('exported mask against reference images', () => {
     model.beginStroke('brush', brush, path[0]!);
     for (const p of path.slice(1)) model.strokeTo(p);
     model.endStroke();
-    let out = readAlpha(exportMaskPng(model));
+    let out = await exported(model);
     const once = strokeCoverage(W, H, path, brush);
     expectAlpha(out.alpha, once.map((c) => 255 - c), W);
     expect(out.alpha[20 * W + 50]).toBe(255 - 128); // round(255 * 0.5)
@@ -165,20 +177,20 @@ describe('exported mask against reference images', () => {
     model.beginStroke('brush', brush, path[0]!);
     model.strokeTo(path[1]!);
     model.endStroke();
-    out = readAlpha(exportMaskPng(model));
+    out = await exported(model);
     expectAlpha(out.alpha, once.map((c) => 255 - (c + ((255 - c) * c) / 255)), W);
     expect(out.alpha[20 * W + 50]).toBe(255 - (128 + 64));
   });
 
-  it('pen pressure scales the radius', () => {
+  it('pen pressure scales the radius', async () => {
     const model = new MaskModel(W, H);
     model.beginStroke('brush', { size: 40, hardness: 1, opacity: 1 }, { x: 50, y: 35, pressure: 0.5 });
     model.endStroke();
-    const out = readAlpha(exportMaskPng(model));
+    const out = await exported(model);
     expectAlpha(out.alpha, strokeCoverage(W, H, [{ x: 50, y: 35 }], { size: 20, hardness: 1, opacity: 1 }).map((c) => 255 - c), W);
   });
 
-  it('many coalesced points along a line paint exactly what one segment paints', () => {
+  it('many coalesced points along a line paint exactly what one segment paints', async () => {
     const brush = { size: 25, hardness: 0.6, opacity: 0.8 };
     const one = new MaskModel(W, H);
     one.line('brush', brush, { x: 5, y: 5 }, { x: 95, y: 65 });
@@ -190,7 +202,7 @@ describe('exported mask against reference images', () => {
     expect(one.countMasked()).toBeGreaterThan(1000);
   });
 
-  it('a 1 px brush covers the pixel it passes over, and brush sizes are clamped to 1..250', () => {
+  it('a 1 px brush covers the pixel it passes over, and brush sizes are clamped to 1..250', async () => {
     const model = new MaskModel(8, 8);
     model.beginStroke('brush', { size: 1, hardness: 1, opacity: 1 }, { x: 3.5, y: 3.5 });
     model.endStroke();
@@ -204,24 +216,23 @@ describe('exported mask against reference images', () => {
     expect(huge.coverage[5 * 600 + 125]).toBe(0);
   });
 
-  it('exports a 1x1 and an odd-sized mask at their exact size', () => {
+  it('exports a 1x1 and an odd-sized mask at their exact size', async () => {
     for (const [w, h] of [
       [1, 1],
       [67, 129],
     ] as const) {
       const model = new MaskModel(w, h);
-      const out = readAlpha(exportMaskPng(model));
+      const out = await exported(model);
       expect([out.width, out.height]).toEqual([w, h]);
       expect(out.alpha.every((a) => a === 255)).toBe(true);
     }
   });
 
-  it('a mask larger than one encoding band: every row lands where it belongs; the sliced export gives the same bytes from a snapshot', async () => {
+  it('a mask larger than one encoding band: every row lands where it belongs; the sliced export saves a snapshot', async () => {
     const model = new MaskModel(1500, 900);
     model.line('brush', { size: 120, hardness: 0.3, opacity: 0.7 }, { x: 0, y: 0 }, { x: 1500, y: 900 });
     model.line('eraser', { size: 40, hardness: 1, opacity: 1 }, { x: 1500, y: 0 }, { x: 0, y: 900 });
-    const png = exportMaskPng(model);
-    const out = readAlpha(png);
+    const out = await exported(model);
     expect([out.width, out.height]).toEqual([1500, 900]);
     let differs = 0;
     for (let i = 0; i < model.coverage.length; i += 1) if (out.alpha[i] !== 255 - model.coverage[i]!) differs += 1;
@@ -230,6 +241,21 @@ describe('exported mask against reference images', () => {
     const pending = exportMaskPngAsync(model);
     // Painting after the save started does not change what is saved.
     model.line('brush', { size: 250, hardness: 1, opacity: 1 }, { x: 750, y: 450 }, { x: 760, y: 450 });
-    expect(Buffer.from(await pending).equals(Buffer.from(png))).toBe(true);
+    const saved = readAlpha(await pending);
+    expect(Buffer.from(saved.alpha).equals(Buffer.from(out.alpha))).toBe(true);
+  });
+
+  it('every zlib level gives a valid PNG of the same pixels (a streaming deflater once produced invalid back-references here)', () => {
+    const model = new MaskModel(W, H);
+    model.beginStroke('brush', { size: 250, hardness: 1, opacity: 1 }, { x: 50, y: 35 });
+    model.endStroke();
+    model.beginStroke('eraser', { size: 30, hardness: 0.4, opacity: 1 }, { x: 20, y: 10 });
+    model.strokeTo({ x: 70, y: 60 });
+    model.strokeTo({ x: 90, y: 20 });
+    model.endStroke();
+    for (let level = 0; level <= 9; level += 1) {
+      const out = readAlpha(exportMaskPng(model, level));
+      expect(Buffer.from(out.alpha).equals(Buffer.from(model.coverage.map((c) => 255 - c))), `level ${level}`).toBe(true);
+    }
   });
 });

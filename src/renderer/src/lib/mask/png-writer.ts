@@ -1,9 +1,12 @@
-// A minimal PNG writer for the mask: 8-bit RGBA, no interlace, filter None, produced in bands of
-// rows straight from the coverage buffer and deflated by fflate's streaming zlib. fast-png's encoder
-// (used for decoding) copies every byte through a growing buffer and needs the whole RGBA image in
-// memory first: for a 4096x4096 mask that is 64 MiB plus as much again, and more time
-// (bench/mask-painter.ts prints both). Here the peak is one band (about 1 MiB) plus the output.
-import { Zlib } from 'fflate';
+// A minimal PNG writer for the mask: 8-bit RGBA, no interlace, filter None, rows produced straight
+// from the coverage buffer by `fillRow`. Two ways to deflate:
+// - sync: fflate's one-shot zlibSync over all rows (fast-png's encoder does the same but copies
+//   every byte through a growing buffer first; bench/mask-painter.ts compares them);
+// - async: the platform's CompressionStream('deflate') (native zlib in Chromium, Electron and
+//   Node), fed band by band, so the page stays responsive and only one band of raw rows exists at a
+//   time. fflate's streaming Deflate is NOT used: on some inputs it emits back-references beyond
+//   the data (fflate issues #260 and #282, open for 0.8.3); tests/mask caught it on a mask at level 6.
+import { zlibSync } from 'fflate';
 
 const SIGNATURE = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
@@ -45,12 +48,11 @@ function concat(parts: Uint8Array[]): Uint8Array {
 
 export type ZlibLevel = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9;
 
-/**
- * Writes an RGBA PNG whose rows `fillRow(y, row)` fills (row: width * 4 bytes; every byte must be
- * written except the RGB a fresh, zeroed band already holds). A generator: it yields after each band of rows (about 1 MiB of image data), so a caller
- * can spread a large export over several tasks and keep the page responsive; see below.
- */
-export function* rgbaPngSteps(width: number, height: number, fillRow: (y: number, row: Uint8Array) => void, level: ZlibLevel): Generator<void, Uint8Array, void> {
+/** Fills one row of RGBA pixels (width * 4 bytes, zeroed beforehand). */
+export type FillRow = (y: number, row: Uint8Array) => void;
+
+/** The PNG around a zlib stream of filtered rows. */
+function pngFile(width: number, height: number, idat: Uint8Array): Uint8Array {
   const header = new Uint8Array(13);
   header.set(u32(width), 0);
   header.set(u32(height), 4);
@@ -59,40 +61,65 @@ export function* rgbaPngSteps(width: number, height: number, fillRow: (y: number
   header[10] = 0; // deflate
   header[11] = 0; // adaptive filtering (each row says None)
   header[12] = 0; // no interlace
-
-  const compressed: Uint8Array[] = [];
-  const zlib = new Zlib({ level }, (data) => void compressed.push(data));
-  const stride = width * 4 + 1;
-  const bandRows = Math.max(1, Math.min(height, Math.floor((1 << 20) / stride)));
-  for (let y0 = 0; y0 < height; y0 += bandRows) {
-    const rows = Math.min(bandRows, height - y0);
-    // A fresh band each time: fflate may keep a reference to what it is given.
-    const band = new Uint8Array(rows * stride);
-    for (let r = 0; r < rows; r += 1) fillRow(y0 + r, band.subarray(r * stride + 1, (r + 1) * stride)); // filter byte 0: None
-    zlib.push(band, y0 + rows >= height);
-    yield;
-  }
-  const idat = concat(compressed);
   return concat([SIGNATURE, ...chunk('IHDR', header), ...chunk('IDAT', idat), ...chunk('IEND', new Uint8Array(0))]);
 }
 
-/** Runs the steps to the end at once. */
-export function runSteps<T>(steps: Generator<void, T, void>): T {
-  for (;;) {
-    const next = steps.next();
-    if (next.done) return next.value;
-  }
+/** Rows y0..y0+rows as PNG scanlines: a filter byte (0, None) then the row. */
+function scanlines(width: number, y0: number, rows: number, fillRow: FillRow): Uint8Array {
+  const stride = width * 4 + 1;
+  const out = new Uint8Array(rows * stride);
+  for (let r = 0; r < rows; r += 1) fillRow(y0 + r, out.subarray(r * stride + 1, (r + 1) * stride));
+  return out;
 }
 
-/** Runs the steps, giving the event loop a turn whenever about `sliceMs` have passed. */
-export async function runStepsAsync<T>(steps: Generator<void, T, void>, sliceMs = 24): Promise<T> {
-  let sliceStart = Date.now();
-  for (;;) {
-    const next = steps.next();
-    if (next.done) return next.value;
-    if (Date.now() - sliceStart >= sliceMs) {
-      await new Promise<void>((resolve) => setTimeout(resolve, 0));
-      sliceStart = Date.now();
+/** The whole PNG at once (all raw rows in memory while deflating). */
+export function writeRgbaPng(width: number, height: number, fillRow: FillRow, level: ZlibLevel): Uint8Array {
+  return pngFile(width, height, zlibSync(scanlines(width, 0, height, fillRow), { level }));
+}
+
+interface ByteWriter {
+  write(chunk: Uint8Array): Promise<void>;
+  close(): Promise<void>;
+}
+interface ByteReader {
+  read(): Promise<{ done: boolean; value?: Uint8Array }>;
+}
+interface DeflateStream {
+  writable: { getWriter(): ByteWriter };
+  readable: { getReader(): ByteReader };
+}
+type DeflateStreamConstructor = new (format: 'deflate') => DeflateStream;
+
+/** The platform's CompressionStream, when there is one (Chromium, Electron, Node 18+). */
+function platformDeflate(): DeflateStreamConstructor | null {
+  const candidate = (globalThis as { CompressionStream?: unknown }).CompressionStream;
+  return typeof candidate === 'function' ? (candidate as DeflateStreamConstructor) : null;
+}
+
+/**
+ * The same image, deflated natively in bands of about 1 MiB with the event loop free in between;
+ * falls back to writeRgbaPng at zlib's default level where no CompressionStream exists.
+ */
+export async function writeRgbaPngAsync(width: number, height: number, fillRow: FillRow): Promise<Uint8Array> {
+  const Deflate = platformDeflate();
+  if (!Deflate) return writeRgbaPng(width, height, fillRow, 6);
+  const stream = new Deflate('deflate');
+  const writer = stream.writable.getWriter();
+  const reader = stream.readable.getReader();
+  const compressed: Uint8Array[] = [];
+  const collected = (async () => {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      if (value) compressed.push(value);
     }
+  })();
+  const bandRows = Math.max(1, Math.min(height, Math.floor((1 << 20) / (width * 4 + 1))));
+  try {
+    for (let y0 = 0; y0 < height; y0 += bandRows) await writer.write(scanlines(width, y0, Math.min(bandRows, height - y0), fillRow));
+    await writer.close();
+  } finally {
+    await collected;
   }
+  return pngFile(width, height, concat(compressed));
 }

@@ -5,10 +5,10 @@
 // takes the uploaded mask's ALPHA; LoadImage then computes mask = 1 - alpha. So the exported PNG is
 // RGBA at the image's exact size with alpha = 255 - coverage (0 where fully painted, 255 where
 // untouched, in between for soft edges and lower opacity) and black RGB, which the server discards.
-// Decoding uses fast-png; the export writes its PNG with png-writer.ts (fast-png's encoder is
-// twice as slow and needs the whole RGBA image in memory, see there).
+// Decoding uses fast-png; the export writes its PNG with png-writer.ts, in bands straight from the
+// coverage (fast-png's encoder needs the whole RGBA image in memory first, see there).
 import { convertIndexedToRgb, decode } from 'fast-png';
-import { rgbaPngSteps, runSteps, runStepsAsync, type ZlibLevel } from './png-writer';
+import { writeRgbaPng, writeRgbaPngAsync, type FillRow, type ZlibLevel } from './png-writer';
 import type { RgbaImage } from './types';
 
 /** The part of a model the export needs. */
@@ -24,51 +24,45 @@ export interface DecodedPng extends RgbaImage {
 }
 
 /**
- * zlib level for the export. A mask is mostly long runs, which level 1 already packs to a few
- * percent of the raw size; higher levels cost several times the time for little gain
- * (bench/mask-painter.ts prints both).
+ * zlib level of the synchronous export: zlib's default. On masks (long runs) it takes little more
+ * time than level 1 and makes a file about half the size (bench/mask-painter.ts prints both).
  */
-export const EXPORT_ZLIB_LEVEL = 1;
+export const EXPORT_ZLIB_LEVEL = 6;
 
-/** RGBA of the mask: RGB 0, alpha = 255 - coverage (the whole image at once; the export streams instead). */
+/** RGBA of the mask: RGB 0, alpha = 255 - coverage (the whole image at once; the bench compares encoders with it). */
 export function maskRgba(source: CoverageSource): RgbaImage {
   const { width, height, coverage } = source;
   const data = new Uint8Array(width * height * 4);
-  // Writing 32-bit words (alpha in the top byte on little-endian hosts, which every platform this
-  // runs on is) is several times faster than four byte stores per pixel.
+  // Writing 32-bit words (alpha in the top byte on little-endian hosts) is several times faster
+  // than four byte stores per pixel.
   const words = new Uint32Array(data.buffer);
   const shift = littleEndian() ? 24 : 0;
   for (let i = 0; i < coverage.length; i += 1) words[i] = (255 - coverage[i]!) << shift;
   return { width, height, data };
 }
 
+/** Fills a row of the mask PNG: RGB stay 0 (rows come zeroed), alpha = 255 - coverage. */
+function maskRow(source: CoverageSource): FillRow {
+  const { width, coverage } = source;
+  return (y, row) => {
+    const start = y * width;
+    for (let x = 0, o = 3; x < width; x += 1, o += 4) row[o] = 255 - coverage[start + x]!;
+  };
+}
+
 /** The PNG to upload with /api/upload/mask: RGBA, black, alpha = 255 - coverage, the image's size. */
 export function exportMaskPng(source: CoverageSource, zlibLevel: number = EXPORT_ZLIB_LEVEL): Uint8Array {
-  return runSteps(maskPngSteps(source, zlibLevel));
+  return writeRgbaPng(source.width, source.height, maskRow(source), clampLevel(zlibLevel));
 }
 
 /**
- * The same PNG, encoded in slices that leave the page responsive (a 4096x4096 mask takes about a
- * second). The coverage is copied first, so painting meanwhile does not change what is saved.
+ * The same image (the same pixels; the compressed bytes may differ), deflated natively in slices
+ * that leave the page responsive. The coverage is copied first, so painting meanwhile does not
+ * change what is saved.
  */
-export function exportMaskPngAsync(source: CoverageSource, zlibLevel: number = EXPORT_ZLIB_LEVEL): Promise<Uint8Array> {
+export function exportMaskPngAsync(source: CoverageSource): Promise<Uint8Array> {
   const snapshot = { width: source.width, height: source.height, coverage: source.coverage.slice() };
-  return runStepsAsync(maskPngSteps(snapshot, zlibLevel));
-}
-
-function maskPngSteps(source: CoverageSource, zlibLevel: number): Generator<void, Uint8Array, void> {
-  const { width, height, coverage } = source;
-  return rgbaPngSteps(
-    width,
-    height,
-    (y, row) => {
-      const start = y * width;
-      for (let x = 0, o = 0; x < width; x += 1, o += 4) {
-        row[o + 3] = 255 - coverage[start + x]!; // RGB stay 0 (a fresh band is zeroed)
-      }
-    },
-    clampLevel(zlibLevel),
-  );
+  return writeRgbaPngAsync(snapshot.width, snapshot.height, maskRow(snapshot));
 }
 
 function clampLevel(level: number): ZlibLevel {
