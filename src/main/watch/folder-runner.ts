@@ -108,6 +108,7 @@ export class FolderRunner {
   private readonly byPath = new Map<string, string>();
   /** Paths between "seen" and "keyed" (settling or hashing). */
   private readonly intake = new Set<string>();
+  private readonly intakeWork = new Set<Promise<void>>();
   private readonly runQueue: Entry[] = [];
   /** Entries the server already has: collected even while the folder is paused. */
   private readonly collectQueue: Entry[] = [];
@@ -187,6 +188,8 @@ export class FolderRunner {
     await this.watcher?.close();
     this.watcher = null;
     await this.scanning?.catch(() => undefined);
+    // Files being keyed finish quickly now (their settle waits ended): none writes after the stop.
+    await Promise.all([...this.intakeWork]);
     await this.waitForPhases();
     this.stopped = true;
     await this.deps.journal.flushed().catch(() => undefined);
@@ -342,13 +345,15 @@ export class FolderRunner {
     }
     this.intake.add(path);
     this.busySinceDrain = true;
-    void this.take(path)
+    const work = this.take(path)
       .catch((error: unknown) => this.warn(`Could not take ${path}: ${error instanceof Error ? error.message : String(error)}`))
       .finally(() => {
         this.intake.delete(path);
+        this.intakeWork.delete(work);
         this.pump();
         this.checkIdle();
       });
+    this.intakeWork.add(work);
   }
 
   /** Waits until `path` is complete, keys it by content, and files it as new, known or a duplicate. */
@@ -391,6 +396,10 @@ export class FolderRunner {
           return;
         }
         if (after.size !== stamp.size || after.mtimeMs !== stamp.mtimeMs) continue;
+        if (this.stopping) {
+          this.dropRow(rowKey);
+          return;
+        }
         const key = contentKeyOf(image.sha256, mask?.sha256 ?? null);
         const pathRecord: PathRecord = { folderId: this.config.id, path, contentKey: key, imageSha256: image.sha256, size: after.size, mtimeMs: after.mtimeMs };
         this.pathCache.set(path, pathRecord);
