@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Store } from '../../src/main/jobs/store';
-import { Library, ftsQuery, type LibraryChange, type LibraryServer } from '../../src/main/library';
+import { LibraryIndex, type NewItemRow } from '../../src/main/library/library-index';
+import { LIBRARY_MIGRATIONS, Library, ftsQuery, type LibraryChange, type LibraryServer } from '../../src/main/library';
 import type { OutputFile, Workflow } from '../../src/main/service/types';
 
 const SERVER: LibraryServer = { profileId: 'p-local', kind: 'local', baseUrl: 'http://127.0.0.1:8188/' };
@@ -98,13 +99,35 @@ describe('recording', () => {
   });
 
   it('registers its migrations under the module "library" in the shared store', async () => {
-    expect(await store.version('library')).toBe(2);
+    expect(await store.version('library')).toBe(LIBRARY_MIGRATIONS.length);
     const tables = await store.all("SELECT name FROM sqlite_master WHERE name LIKE 'library_%' ORDER BY name");
     expect(tables.map((t) => t['name'])).toContain('library_fts');
     // A second Library over the same store applies nothing again.
     const other = await Library.open({ store, root: join(dir, 'library'), source: () => null });
     await other.dispose();
-    expect(await store.version('library')).toBe(2);
+    expect(await store.version('library')).toBe(LIBRARY_MIGRATIONS.length);
+  });
+
+  it('keeps rows searchable across the migration that rebuilds the search index', async () => {
+    const old = await Store.open(join(dir, 'old.sqlite'));
+    try {
+      await old.migrate('library', LIBRARY_MIGRATIONS.slice(0, 2));
+      await old.run(
+        `INSERT INTO library_items (prompt_id, server_kind, base_url, node_id, output_key, file_name, file_subfolder, file_type, media_kind, prompt_text, created_at, recorded_at, status)
+         VALUES ('old-job', 'local', 'http://x', '9', 'images', 'old.png', '', 'output', 'image', 'an old harbour', 1, 1, 'pending')`,
+      );
+      const upgraded = await Library.open({ store: old, root: join(dir, 'old-library'), source: () => null });
+      expect((await upgraded.search('harb')).map((i) => i.promptId)).toEqual(['old-job']);
+      await upgraded.dispose();
+    } finally {
+      await old.close();
+    }
+  });
+
+  it('indexes a job listing the same output twice once', async () => {
+    const items = await library.record({ promptId: 'twice', outputs: [out('9', 'x.png'), out('9', 'x.png')] }, { server: SERVER });
+    expect(items).toHaveLength(1);
+    expect(await library.count()).toBe(1);
   });
 });
 
@@ -163,6 +186,28 @@ describe('list and search', () => {
     expect(await library.search('lighthouse')).toEqual([]);
     expect(await library.get(item!.id)).toBeNull();
     expect((await library.delete(item!.id)).removed).toBe(false);
+  });
+});
+
+describe('search within dates over many rows', () => {
+  it('finds rows of an old date range, also one recorded long after its job was created', async () => {
+    const index = await LibraryIndex.open(store);
+    const row = (i: number, createdAt: number, prompt: string): NewItemRow => ({
+      promptId: `bulk-${i}`, profileId: null, serverKind: 'local', baseUrl: 'http://b', workflow: null, workflowName: 'Bulk', nodeId: '9', nodeClass: 'SaveImage',
+      outputKey: 'images', fileName: `f${i}.png`, fileSubfolder: '', fileType: 'output', mediaKind: 'image', inputs: '{}', inputText: '', promptText: prompt,
+      createdAt, recordedAt: createdAt, status: 'done',
+    });
+    // 5000 rows over 5000 minutes, ids in creation order, spanning several id blocks.
+    const rows = Array.from({ length: 5000 }, (_, i) => row(i, T0 + i * 60_000, i % 2 === 0 ? 'common harbour' : 'common field'));
+    await index.transaction((tx) => index.insertMany(rows, tx));
+    // Recorded last (highest id) but created before everything else.
+    await index.insert(row(9999, T0 - DAY, 'common harbour late'));
+    const between = async (since: number, until: number): Promise<string[]> => (await index.search('common harbour', { since, until, limit: 1000 })).map((r) => r.prompt_id);
+    expect(await between(T0 + 100 * 60_000, T0 + 104 * 60_000)).toEqual(['bulk-102', 'bulk-100']);
+    expect(await between(T0 - 2 * DAY, T0)).toEqual(['bulk-9999']);
+    expect(await between(T0 - 3 * DAY, T0 - 2 * DAY)).toEqual([]);
+    expect((await index.search('harbour', { since: T0 + 4990 * 60_000, limit: 1000 })).map((r) => r.prompt_id)).toEqual(['bulk-4998', 'bulk-4996', 'bulk-4994', 'bulk-4992', 'bulk-4990']);
+    expect(await index.search('harbour', { until: T0 - 5 * DAY })).toEqual([]);
   });
 });
 

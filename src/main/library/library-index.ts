@@ -4,7 +4,7 @@
 import { isJsonObject, parseJsonExact, stringifyJsonExact } from '../../shared/json';
 import type { Queryable, SqlValue, Store } from '../jobs/store';
 import type { Workflow } from '../service/types';
-import { LIBRARY_MIGRATIONS, LIBRARY_MODULE } from './schema';
+import { ID_BLOCK_BITS, LIBRARY_MIGRATIONS, LIBRARY_MODULE } from './schema';
 import { ITEM_COLUMNS, parseItemRow, type ItemRow } from './rows';
 import type { ItemStatus, ListFilter, MediaKind } from './types';
 
@@ -12,6 +12,8 @@ export const MAX_LIMIT = 10_000;
 const DEFAULT_LIMIT = 100;
 /** More search words than this are ignored: a query is a few words, not a paragraph. */
 const MAX_QUERY_TERMS = 16;
+/** Rows per INSERT statement: 19 parameters each, far below SQLite's limit of 32766. */
+const INSERT_CHUNK = 100;
 
 export interface NewItemRow {
   promptId: string;
@@ -140,41 +142,77 @@ export class LibraryIndex {
 
   /** Inserts a row unless the same file of the same job is indexed already; returns the row's id. */
   async insert(row: NewItemRow, q: Queryable = this.store): Promise<{ id: number; inserted: boolean }> {
-    const result = await q.run(
-      `INSERT INTO library_items (prompt_id, profile_id, server_kind, base_url, workflow, workflow_name, node_id, node_class,
-         output_key, file_name, file_subfolder, file_type, media_kind, inputs, input_text, prompt_text, created_at, recorded_at, status)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (base_url, prompt_id, file_type, file_subfolder, file_name) DO NOTHING`,
-      [
-        row.promptId,
-        row.profileId,
-        row.serverKind,
-        row.baseUrl,
-        row.workflow ? stringifyJsonExact(row.workflow) : null,
-        row.workflowName,
-        row.nodeId,
-        row.nodeClass,
-        row.outputKey,
-        row.fileName,
-        row.fileSubfolder,
-        row.fileType,
-        row.mediaKind,
-        row.inputs,
-        row.inputText,
-        row.promptText,
-        row.createdAt,
-        row.recordedAt,
-        row.status,
-      ],
-    );
-    if (result.changes > 0) return { id: result.lastId, inserted: true };
-    const existing = await q.get(
-      'SELECT id FROM library_items WHERE base_url = ? AND prompt_id = ? AND file_type = ? AND file_subfolder = ? AND file_name = ?',
-      [row.baseUrl, row.promptId, row.fileType, row.fileSubfolder, row.fileName],
-    );
-    const id = existing?.['id'];
-    if (typeof id !== 'number') throw new Error(`library: the row for ${row.fileName} of job ${row.promptId} vanished while being recorded.`);
-    return { id, inserted: false };
+    const [result] = await this.insertMany([row], q);
+    if (!result) throw new Error(`library: the row for ${row.fileName} of job ${row.promptId} could not be recorded.`);
+    return result;
+  }
+
+  /**
+   * Inserts rows in multi-row statements (one round trip per INSERT_CHUNK rows: the statement
+   * queue, not SQLite, is what costs per row); rows already indexed are kept as they are.
+   * Returns each row's id, in order, and whether it is new.
+   */
+  async insertMany(rows: readonly NewItemRow[], q: Queryable = this.store): Promise<{ id: number; inserted: boolean }[]> {
+    const ids = new Map<string, { id: number; inserted: boolean }>();
+    const keyOf = (r: { baseUrl: string; promptId: string; fileType: string; fileSubfolder: string; fileName: string }): string =>
+      JSON.stringify([r.baseUrl, r.promptId, r.fileType, r.fileSubfolder, r.fileName]);
+    for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
+      const chunk = rows.slice(start, start + INSERT_CHUNK);
+      const params: SqlValue[] = [];
+      for (const row of chunk) {
+        params.push(
+          row.promptId,
+          row.profileId,
+          row.serverKind,
+          row.baseUrl,
+          row.workflow ? stringifyJsonExact(row.workflow) : null,
+          row.workflowName,
+          row.nodeId,
+          row.nodeClass,
+          row.outputKey,
+          row.fileName,
+          row.fileSubfolder,
+          row.fileType,
+          row.mediaKind,
+          row.inputs,
+          row.inputText,
+          row.promptText,
+          row.createdAt,
+          row.recordedAt,
+          row.status,
+        );
+      }
+      const values = chunk.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
+      const inserted = await q.all(
+        `INSERT INTO library_items (prompt_id, profile_id, server_kind, base_url, workflow, workflow_name, node_id, node_class,
+           output_key, file_name, file_subfolder, file_type, media_kind, inputs, input_text, prompt_text, created_at, recorded_at, status)
+         VALUES ${values}
+         ON CONFLICT (base_url, prompt_id, file_type, file_subfolder, file_name) DO NOTHING
+         RETURNING id, base_url, prompt_id, file_type, file_subfolder, file_name`,
+        params,
+      );
+      for (const r of inserted) {
+        if (typeof r['id'] !== 'number') continue;
+        ids.set(keyOf({ baseUrl: String(r['base_url']), promptId: String(r['prompt_id']), fileType: String(r['file_type']), fileSubfolder: String(r['file_subfolder']), fileName: String(r['file_name']) }), { id: r['id'], inserted: true });
+      }
+    }
+    const out: { id: number; inserted: boolean }[] = [];
+    for (const row of rows) {
+      const key = keyOf(row);
+      let found = ids.get(key);
+      if (!found) {
+        const existing = await q.get(
+          'SELECT id FROM library_items WHERE base_url = ? AND prompt_id = ? AND file_type = ? AND file_subfolder = ? AND file_name = ?',
+          [row.baseUrl, row.promptId, row.fileType, row.fileSubfolder, row.fileName],
+        );
+        const id = existing?.['id'];
+        if (typeof id !== 'number') throw new Error(`library: the row for ${row.fileName} of job ${row.promptId} vanished while being recorded.`);
+        found = { id, inserted: false };
+        ids.set(key, found);
+      }
+      out.push(found);
+    }
+    return out;
   }
 
   async get(id: number): Promise<ItemRow | null> {
@@ -225,7 +263,28 @@ export class LibraryIndex {
     const match = ftsQuery(text);
     if (match === null) return this.list(filter);
     const { where, params } = filterClauses(filter);
-    const sql = `SELECT ${SELECT_ITEMS} FROM library_fts f JOIN library_items i ON i.id = f.rowid
+    const since = epoch(filter.since);
+    const until = epoch(filter.until);
+    if (since !== undefined || until !== undefined) {
+      // The newest-first walk of a common word would pass every newer match before reaching an
+      // old date range: bound it by the id blocks that can hold rows of the range, so FTS5 seeks
+      // straight there (a scan of ~n/1024 block rows, not of the items).
+      const bounds = await this.store.get('SELECT MIN(block) AS lo, MAX(block) AS hi FROM library_id_blocks WHERE max_created >= ? AND min_created < ?', [
+        since ?? Number.MIN_SAFE_INTEGER,
+        until ?? Number.MAX_SAFE_INTEGER,
+      ]);
+      const loBlock = bounds?.['lo'];
+      const hiBlock = bounds?.['hi'];
+      if (typeof loBlock !== 'number' || typeof hiBlock !== 'number') return [];
+      const lo = loBlock * 2 ** ID_BLOCK_BITS;
+      const hi = (hiBlock + 1) * 2 ** ID_BLOCK_BITS - 1;
+      where.push('f.rowid BETWEEN ? AND ?');
+      params.push(lo, hi);
+    }
+    // CROSS JOIN keeps the FTS index as the outer loop (SQLite never reorders it): matches come
+    // newest first and the scan stops at `limit`. Left to itself, the planner may walk a filter's
+    // index and probe the FTS index once per row, which is thousands of times slower.
+    const sql = `SELECT ${SELECT_ITEMS} FROM library_fts f CROSS JOIN library_items i ON i.id = f.rowid
        WHERE library_fts MATCH ? ${where.length ? `AND ${where.join(' AND ')}` : ''}
        ORDER BY f.rowid DESC LIMIT ? OFFSET ?`;
     return rowsOf(await this.store.all(sql, [match, ...params, clampLimit(filter.limit), clampOffset(filter.offset)]));

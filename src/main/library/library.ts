@@ -143,7 +143,13 @@ export class Library {
   async record(job: RecordJob, context: RecordContext): Promise<LibraryItem[]> {
     if (this.disposed) throw new Error('The library has been closed.');
     const server = { ...context.server, baseUrl: context.server.baseUrl.replace(/\/+$/, '') };
-    const outputs = job.outputs.filter((o) => this.includeTypes.has(o.type));
+    const seen = new Set<string>();
+    const outputs = job.outputs.filter((o) => {
+      const key = outputKey(server.baseUrl, job.promptId, o);
+      if (!this.includeTypes.has(o.type) || seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
     if (outputs.length === 0) return [];
     const workflow: Workflow | null = context.workflow ?? null;
     const provenance = provenanceOf(workflow);
@@ -151,39 +157,33 @@ export class Library {
     const createdAt = context.createdAt ?? job.trackedAt ?? this.now();
     const workflowName = context.workflowName ?? job.workflowName ?? null;
     const recordedAt = this.now();
-    const ids: number[] = [];
-    const added: number[] = [];
-    await this.index.transaction(async (tx) => {
-      for (const output of outputs) {
-        const row: NewItemRow = {
-          promptId: job.promptId,
-          profileId: server.profileId,
-          serverKind: server.kind,
-          baseUrl: server.baseUrl,
-          workflow,
-          workflowName,
-          nodeId: output.node,
-          nodeClass: nodeClassOf(workflow, output.node),
-          outputKey: output.key,
-          fileName: output.filename,
-          fileSubfolder: output.subfolder,
-          fileType: output.type,
-          mediaKind: guessKind(output.key, output.filename),
-          inputs: inputsJson,
-          inputText: provenance.inputText,
-          promptText: provenance.promptText,
-          createdAt,
-          recordedAt,
-          status: 'pending',
-        };
-        const { id, inserted } = await this.index.insert(row, tx);
-        ids.push(id);
-        if (inserted) added.push(id);
-      }
-    });
+    const rows: NewItemRow[] = outputs.map((output) => ({
+      promptId: job.promptId,
+      profileId: server.profileId,
+      serverKind: server.kind,
+      baseUrl: server.baseUrl,
+      workflow,
+      workflowName,
+      nodeId: output.node,
+      nodeClass: nodeClassOf(workflow, output.node),
+      outputKey: output.key,
+      fileName: output.filename,
+      fileSubfolder: output.subfolder,
+      fileType: output.type,
+      mediaKind: guessKind(output.key, output.filename),
+      inputs: inputsJson,
+      inputText: provenance.inputText,
+      promptText: provenance.promptText,
+      createdAt,
+      recordedAt,
+      status: 'pending',
+    }));
+    const results = await this.index.transaction((tx) => this.index.insertMany(rows, tx));
+    const ids = results.map((r) => r.id);
+    const added = [...new Set(results.filter((r) => r.inserted).map((r) => r.id))];
     for (const output of outputs) this.recordedKeys.add(outputKey(server.baseUrl, job.promptId, output));
-    const rows = await this.index.getMany(ids);
-    const byId = new Map(rows.map((r) => [r.id, r]));
+    const stored = await this.index.getMany(ids);
+    const byId = new Map(stored.map((r) => [r.id, r]));
     for (const id of added) {
       const row = byId.get(id);
       if (row) this.emit({ type: 'added', item: toItem(row, this.root) });

@@ -4,6 +4,35 @@
 // kept in step by triggers, so no code path can forget to update it.
 export const LIBRARY_MODULE = 'library';
 
+/** Ids per block of library_id_blocks: 2^10. */
+export const ID_BLOCK_BITS = 10;
+
+// The FTS5 index is "external content": it stores only the index, and reads the text from
+// library_items; these triggers keep it in step with every insert, delete and text update.
+const FTS_TRIGGERS = `
+   CREATE TRIGGER library_items_ai AFTER INSERT ON library_items BEGIN
+     INSERT INTO library_fts (rowid, workflow_name, prompt_text, node_class, file_name, input_text)
+     VALUES (new.id, new.workflow_name, new.prompt_text, new.node_class, new.file_name, new.input_text);
+   END;
+   CREATE TRIGGER library_items_ad AFTER DELETE ON library_items BEGIN
+     INSERT INTO library_fts (library_fts, rowid, workflow_name, prompt_text, node_class, file_name, input_text)
+     VALUES ('delete', old.id, old.workflow_name, old.prompt_text, old.node_class, old.file_name, old.input_text);
+   END;
+   CREATE TRIGGER library_items_au AFTER UPDATE OF workflow_name, prompt_text, node_class, file_name, input_text ON library_items BEGIN
+     INSERT INTO library_fts (library_fts, rowid, workflow_name, prompt_text, node_class, file_name, input_text)
+     VALUES ('delete', old.id, old.workflow_name, old.prompt_text, old.node_class, old.file_name, old.input_text);
+     INSERT INTO library_fts (rowid, workflow_name, prompt_text, node_class, file_name, input_text)
+     VALUES (new.id, new.workflow_name, new.prompt_text, new.node_class, new.file_name, new.input_text);
+   END;`;
+
+function ftsTable(options: string): string {
+  return `CREATE VIRTUAL TABLE library_fts USING fts5(
+     workflow_name, prompt_text, node_class, file_name, input_text,
+     content = 'library_items', content_rowid = 'id',
+     tokenize = 'unicode61 remove_diacritics 2'${options}
+   );`;
+}
+
 export const LIBRARY_MIGRATIONS: readonly string[] = [
   `CREATE TABLE library_items (
      id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -46,27 +75,39 @@ export const LIBRARY_MIGRATIONS: readonly string[] = [
    CREATE INDEX library_items_sha ON library_items (sha256) WHERE sha256 IS NOT NULL;
    CREATE INDEX library_items_unfinished ON library_items (status) WHERE status != 'done';
 
-   CREATE VIRTUAL TABLE library_fts USING fts5(
-     workflow_name, prompt_text, node_class, file_name, input_text,
-     content = 'library_items', content_rowid = 'id',
-     tokenize = 'unicode61 remove_diacritics 2'
-   );
-   CREATE TRIGGER library_items_ai AFTER INSERT ON library_items BEGIN
-     INSERT INTO library_fts (rowid, workflow_name, prompt_text, node_class, file_name, input_text)
-     VALUES (new.id, new.workflow_name, new.prompt_text, new.node_class, new.file_name, new.input_text);
-   END;
-   CREATE TRIGGER library_items_ad AFTER DELETE ON library_items BEGIN
-     INSERT INTO library_fts (library_fts, rowid, workflow_name, prompt_text, node_class, file_name, input_text)
-     VALUES ('delete', old.id, old.workflow_name, old.prompt_text, old.node_class, old.file_name, old.input_text);
-   END;
-   CREATE TRIGGER library_items_au AFTER UPDATE OF workflow_name, prompt_text, node_class, file_name, input_text ON library_items BEGIN
-     INSERT INTO library_fts (library_fts, rowid, workflow_name, prompt_text, node_class, file_name, input_text)
-     VALUES ('delete', old.id, old.workflow_name, old.prompt_text, old.node_class, old.file_name, old.input_text);
-     INSERT INTO library_fts (rowid, workflow_name, prompt_text, node_class, file_name, input_text)
-     VALUES (new.id, new.workflow_name, new.prompt_text, new.node_class, new.file_name, new.input_text);
-   END;`,
+   ${ftsTable('')}
+   ${FTS_TRIGGERS}`,
   // The library folder a file was written to. The folder is a setting (and FLOWDECK_LIBRARY_DIR can
   // point one run elsewhere), so each row remembers its own; rows written before have NULL and
   // live in the current folder.
   `ALTER TABLE library_items ADD COLUMN root TEXT;`,
+  // Search speed. Prefix indexes for 2 and 3 characters: every search word is a prefix query
+  // ("light*"), and a short prefix otherwise merges the doclists of every term it covers at query
+  // time. And id blocks, which bound the search of a date range (see below).
+  `DROP TRIGGER library_items_ai;
+   DROP TRIGGER library_items_ad;
+   DROP TRIGGER library_items_au;
+   DROP TABLE library_fts;
+   ${ftsTable(",\n     prefix = '2 3'")}
+   ${FTS_TRIGGERS}
+   INSERT INTO library_fts (library_fts) VALUES ('rebuild');
+
+   -- The span of creation times within each block of 1024 ids. A search with a date range walks
+   -- the FTS index only between the first and last block that can hold such rows (ids follow
+   -- recording order, which is nearly, but not exactly, creation order; the spans make the bound
+   -- exact). Deleting rows never narrows a span, which keeps it a safe over-estimate.
+   CREATE TABLE library_id_blocks (
+     block INTEGER PRIMARY KEY,
+     min_created INTEGER NOT NULL,
+     max_created INTEGER NOT NULL
+   );
+   CREATE TRIGGER library_items_block AFTER INSERT ON library_items BEGIN
+     INSERT INTO library_id_blocks (block, min_created, max_created) VALUES (new.id >> ${ID_BLOCK_BITS}, new.created_at, new.created_at)
+     ON CONFLICT (block) DO UPDATE SET min_created = MIN(min_created, excluded.min_created), max_created = MAX(max_created, excluded.max_created);
+   END;
+   CREATE TRIGGER library_items_block_created AFTER UPDATE OF created_at ON library_items BEGIN
+     UPDATE library_id_blocks SET min_created = MIN(min_created, new.created_at), max_created = MAX(max_created, new.created_at) WHERE block = new.id >> ${ID_BLOCK_BITS};
+   END;
+   INSERT INTO library_id_blocks (block, min_created, max_created)
+     SELECT id >> ${ID_BLOCK_BITS}, MIN(created_at), MAX(created_at) FROM library_items GROUP BY id >> ${ID_BLOCK_BITS};`,
 ];

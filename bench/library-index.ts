@@ -1,0 +1,147 @@
+// Library index benchmark: 100,000 synthetic items in a real store file (WAL, as the app opens
+// it), then the insert rate and the latency of searches and filtered lists (p50/p95/p99).
+// Target: search p95 under 20 ms. Run: npx tsx bench/library-index.ts [--items N] [--queries N]
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Store } from '../src/main/jobs/store';
+import { LibraryIndex, type NewItemRow } from '../src/main/library/library-index';
+import type { ListFilter, MediaKind } from '../src/main/library/types';
+
+const { values } = parseArgs({ options: { items: { type: 'string' }, queries: { type: 'string' }, batch: { type: 'string' } } });
+const ITEMS = Number(values.items ?? 100_000);
+const QUERIES = Number(values.queries ?? 400);
+const BATCH = Number(values.batch ?? 1000);
+const TARGET_P95_MS = 20;
+
+// Deterministic pseudo-random numbers, so runs are comparable.
+let seed = 0x2545f491;
+function random(): number {
+  seed ^= seed << 13;
+  seed ^= seed >>> 17;
+  seed ^= seed << 5;
+  return (seed >>> 0) / 4294967296;
+}
+function pick<T>(list: readonly T[]): T {
+  return list[Math.floor(random() * list.length)]!;
+}
+/** Zipf-like: a few words are very common (the hard case for search), most are rare. */
+function pickSkewed<T>(list: readonly T[]): T {
+  return list[Math.floor(list.length * random() ** 3)]!;
+}
+
+const SYLLABLES = ['ka', 'lo', 'mi', 'ra', 'tes', 'ven', 'dor', 'lia', 'pha', 'qui', 'ston', 'bel', 'nor', 'ith', 'sel', 'mar'];
+const WORDS = Array.from({ length: 3000 }, (_, i) => {
+  let w = '';
+  for (let n = i; ; n = Math.floor(n / SYLLABLES.length)) {
+    w += SYLLABLES[n % SYLLABLES.length];
+    if (n < SYLLABLES.length) break;
+  }
+  return `${w}${i % 7 === 0 ? 'ing' : ''}`;
+});
+const WORKFLOWS = Array.from({ length: 60 }, (_, i) => `${pick(['Portrait', 'Landscape', 'Inpaint', 'Upscale', 'Video', 'Sound'])} ${pick(WORDS)} v${i}`);
+const CLASSES: readonly [string, MediaKind, string][] = [
+  ['SaveImage', 'image', 'images'],
+  ['SaveImage', 'image', 'images'],
+  ['SaveImage', 'image', 'images'],
+  ['SaveVideo', 'video', 'video'],
+  ['SaveAudio', 'audio', 'audio'],
+];
+const YEAR_MS = 365 * 24 * 3600 * 1000;
+const START = Date.UTC(2026, 0, 1);
+
+function syntheticItem(i: number): NewItemRow {
+  const [nodeClass, kind, key] = pick(CLASSES);
+  const prompt = Array.from({ length: 8 + Math.floor(random() * 8) }, () => pickSkewed(WORDS)).join(' ');
+  const createdAt = START + Math.floor((i / ITEMS) * YEAR_MS);
+  const seedValue = Math.floor(random() * 2 ** 32);
+  return {
+    promptId: `job-${Math.floor(i / 2)}`,
+    profileId: i % 3 === 0 ? 'cloud-profile' : 'local-profile',
+    serverKind: i % 3 === 0 ? 'cloud' : 'local',
+    baseUrl: i % 3 === 0 ? 'https://cloud.example' : 'http://127.0.0.1:8188',
+    workflow: null,
+    workflowName: pick(WORKFLOWS),
+    nodeId: String(9 + (i % 2)),
+    nodeClass,
+    outputKey: key,
+    fileName: `Flowdeck_${String(i).padStart(6, '0')}_.${kind === 'image' ? 'png' : kind === 'video' ? 'webm' : 'wav'}`,
+    fileSubfolder: '',
+    fileType: 'output',
+    mediaKind: kind,
+    inputs: JSON.stringify({ '3': { seed: seedValue, steps: 20, sampler_name: 'euler' } }),
+    inputText: `seed ${seedValue}\nsteps 20\nsampler_name euler`,
+    promptText: prompt,
+    createdAt,
+    recordedAt: createdAt,
+    status: 'done',
+  };
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+async function measure(label: string, runs: number, make: () => Promise<number>): Promise<number> {
+  const times: number[] = [];
+  let rows = 0;
+  for (let i = 0; i < runs; i += 1) {
+    const t0 = performance.now();
+    rows += await make();
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  const p95 = percentile(times, 95);
+  console.log(
+    `${label.padEnd(44)} p50 ${percentile(times, 50).toFixed(2).padStart(6)} ms   p95 ${p95.toFixed(2).padStart(6)} ms   p99 ${percentile(times, 99).toFixed(2).padStart(6)} ms   (avg ${(rows / runs).toFixed(1)} rows)`,
+  );
+  return p95;
+}
+
+async function main(): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'flowdeck-bench-library-'));
+  const store = await Store.open(join(dir, 'flowdeck.sqlite'));
+  try {
+    const index = await LibraryIndex.open(store);
+    console.log(`library index benchmark: ${ITEMS.toLocaleString('en')} items, batches of ${BATCH}, ${QUERIES} queries per kind (Node ${process.version})`);
+
+    const t0 = performance.now();
+    for (let start = 0; start < ITEMS; start += BATCH) {
+      const rows = Array.from({ length: Math.min(BATCH, ITEMS - start) }, (_, k) => syntheticItem(start + k));
+      // One transaction per batch, as Library.record does per job (a job has a few outputs; a
+      // batch here stands for many jobs recorded back to back, e.g. an import).
+      await index.transaction((tx) => index.insertMany(rows, tx));
+    }
+    const seconds = (performance.now() - t0) / 1000;
+    const size = (await stat(join(dir, 'flowdeck.sqlite'))).size + ((await stat(join(dir, 'flowdeck.sqlite-wal')).catch(() => null))?.size ?? 0);
+    console.log(`insert: ${ITEMS.toLocaleString('en')} items in ${seconds.toFixed(2)} s = ${Math.round(ITEMS / seconds).toLocaleString('en')} items/s (with the FTS index); store ${(size / 1048576).toFixed(1)} MB`);
+    await store.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+
+    const page: ListFilter = { limit: 100 };
+    const results: Record<string, number> = {};
+    results['search: one common word'] = await measure('search: one common word', QUERIES, async () => (await index.search(WORDS[Math.floor(random() * 5)]!, page)).length);
+    results['search: one word'] = await measure('search: one word', QUERIES, async () => (await index.search(pickSkewed(WORDS), page)).length);
+    results['search: two words'] = await measure('search: two words', QUERIES, async () => (await index.search(`${pickSkewed(WORDS)} ${pickSkewed(WORDS)}`, page)).length);
+    results['search: prefix (3 letters)'] = await measure('search: prefix (3 letters)', QUERIES, async () => (await index.search(pickSkewed(WORDS).slice(0, 3), page)).length);
+    results['search: rare word'] = await measure('search: rare word', QUERIES, async () => (await index.search(WORDS[WORDS.length - 1 - Math.floor(random() * 500)]!, page)).length);
+    results['search: word + type video'] = await measure('search: word + type video', QUERIES, async () => (await index.search(pickSkewed(WORDS), { ...page, type: 'video' })).length);
+    results['search: word + last 30 days'] = await measure('search: word + last 30 days', QUERIES, async () => (await index.search(pickSkewed(WORDS), { ...page, since: START + YEAR_MS - 30 * 86_400_000 })).length);
+    results['search: common word + one workflow'] = await measure('search: common word + one workflow', QUERIES, async () => (await index.search(WORDS[Math.floor(random() * 5)]!, { ...page, workflow: pick(WORKFLOWS) })).length);
+    results['search: common word + an old month'] = await measure('search: common word + an old month', QUERIES, async () => (await index.search(WORDS[Math.floor(random() * 5)]!, { ...page, since: START + 30 * 86_400_000, until: START + 60 * 86_400_000 })).length);
+    results['search: common word + since a year ago'] = await measure('search: common word + since a year ago', QUERIES, async () => (await index.search(WORDS[Math.floor(random() * 5)]!, { ...page, since: START - 86_400_000 })).length);
+    results['search: workflow name'] = await measure('search: workflow name', QUERIES, async () => (await index.search(pick(WORKFLOWS), page)).length);
+    await measure('list: newest 100', QUERIES, async () => (await index.list(page)).length);
+    await measure('list: type audio, page 10', QUERIES, async () => (await index.list({ type: 'audio', limit: 100, offset: 900 })).length);
+    await measure('list: one month', QUERIES, async () => (await index.list({ since: START + 5 * 30 * 86_400_000, until: START + 6 * 30 * 86_400_000, limit: 100 })).length);
+    await measure('list: workflow', QUERIES, async () => (await index.list({ workflow: pick(WORKFLOWS), limit: 100 })).length);
+
+    const worst = Math.max(...Object.values(results));
+    console.log(`search p95, worst kind: ${worst.toFixed(2)} ms (target < ${TARGET_P95_MS} ms): ${worst < TARGET_P95_MS ? 'met' : 'NOT met'}`);
+  } finally {
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
