@@ -39,7 +39,8 @@ describe('taking files', () => {
   it('waits for a slowly growing file to be complete, and runs it once', async () => {
     h = await openHarness(demo);
     mkdirSync(h.inDir, { recursive: true });
-    const config = await h.hot.add(folderInput(h, { settleMs: 300 }));
+    // Pauses of 100 ms against a 1 s interval: a loaded machine cannot stretch one into a false "complete".
+    const config = await h.hot.add(folderInput(h, { settleMs: 1000 }));
     await h.hot.whenIdle(config.id);
     const before = totalSubmissions(demo);
     // A large-ish PNG written in pieces, each pause shorter than the settle interval.
