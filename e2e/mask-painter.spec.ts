@@ -6,8 +6,7 @@
 //    through the real bridge and run under the app's CSP. Paints, undoes, redoes, saves, and
 //    re-opens a masked image with its mask restored from its alpha.
 // 2. Through the app itself: "Paint mask" beside the LoadImage input of mask-to-image.json, save,
-//    check the stored file, run the workflow, find white where it was painted. Marked fixme while
-//    the renderer does not mount PaintMaskButton (see the reason below).
+//    check the stored file, run the workflow, find white where it was painted.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,13 +24,6 @@ const EXAMPLE = join(ROOT, 'resources/demo/example.png');
 const MASK_TO_IMAGE = join(ROOT, 'resources/workflows/mask-to-image.json');
 
 // ---- helpers ---------------------------------------------------------------------------------------
-
-/** Whether a renderer component outside components/mask mounts the "Paint mask" button. */
-function paintMaskMountedInApp(): boolean {
-  const dir = join(ROOT, 'src/renderer/src');
-  const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.svelte') && !f.includes('components/mask/'));
-  return files.some((f) => readFileSync(join(dir, f), 'utf8').includes('PaintMaskButton'));
-}
 
 const ENTRY_ID = 'virtual:mask-painter-page';
 
@@ -405,11 +397,6 @@ test.describe('mask painter page (real core, real bridge, local demo service)', 
 // ---- 2. through the app --------------------------------------------------------------------------
 
 test.describe('mask painter in the app', () => {
-  test.fixme(
-    !paintMaskMountedInApp(),
-    'The renderer does not mount PaintMaskButton beside image inputs yet (src/renderer/src/components/fields/ImageField.svelte is the renderer engineer\'s file); the lines to add are in the mask painter\'s report.',
-  );
-
   let demo: DemoService;
   test.beforeAll(async () => {
     demo = new DemoService({ flavour: 'local', port: 0, timeScale: 0.02 });

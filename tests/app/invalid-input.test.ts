@@ -29,6 +29,7 @@ const WRONG: Record<CallName, unknown> = {
   'upload.image': { name: '../../etc/passwd', bytes: new Uint8Array(1) },
   'upload.mask': { original: { name: 'a.png', subfolder: '', type: 'input' }, maskPng: 'not bytes' },
   'output.fetch': { promptId: 'p', file: { filename: 'x.png' } },
+  'input.fetch': { name: '../x.png', subfolder: '', type: 'output' },
   'preview.ack': { promptId: 'p', seq: '1' },
   'renderer.ready': { now: true },
 };

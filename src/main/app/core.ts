@@ -582,10 +582,11 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
       return uploadView(result, active.server, input.bytes);
     },
 
-    'upload.mask': async ({ original, maskPng }) => {
+    'upload.mask': async ({ original, maskPng, filename }) => {
       const active = await requireSession();
-      const result = await withTempFile('mask.png', maskPng, (path) =>
-        active.api.uploadMask(path, { originalRef: { filename: original.name, subfolder: original.subfolder, type: original.type } }),
+      const name = filename ?? 'mask.png';
+      const result = await withTempFile(name, maskPng, (path) =>
+        active.api.uploadMask(path, { originalRef: { filename: original.name, subfolder: original.subfolder, type: original.type }, filename: name }),
       );
       return uploadView(result, active.server, maskPng);
     },
@@ -598,6 +599,11 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
       const server: ServerProfile | null = record ? { kind: record.serverKind, baseUrl: record.baseUrl } : (session?.server ?? null);
       if (!server) throw new AppFailure('not_found', `Job ${promptId} belongs to no known server.`);
       return withServerApi(server, view.profileId, (api) => outputs.fetch(api, file));
+    },
+
+    'input.fetch': async ({ name, subfolder, type }) => {
+      const active = await requireSession();
+      return outputs.fetch(active.api, { filename: name, subfolder, type });
     },
 
     'preview.ack': async ({ promptId, seq }) => {

@@ -366,12 +366,19 @@ export const calls = {
         original: z.object({ name: z.string().min(1).max(1024), subfolder: z.string().max(1024), type: z.string().min(1).max(32) }).strict(),
         /** PNG, opaque where the image is kept, transparent where it is to be painted. */
         maskPng: bytesSchema.refine((b) => b.byteLength <= MAX_UPLOAD_BYTES, 'at most 100 MB'),
+        /** The name to store it under (e.g. photo-mask.png); "mask.png" when absent. */
+        filename: fileName.optional(),
       })
       .strict(),
     result: uploadSchema,
   },
   'output.fetch': {
     input: z.object({ promptId: id, file: fileRefSchema.strict() }).strict(),
+    result: z.object({ mime: z.string(), bytes: bytesSchema }),
+  },
+  /** An uploaded input image on the active server (the mask painter re-opens a masked image from it). */
+  'input.fetch': {
+    input: z.object({ name: z.string().min(1).max(1024), subfolder: z.string().max(1024), type: z.literal('input') }).strict(),
     result: z.object({ mime: z.string(), bytes: bytesSchema }),
   },
   'preview.ack': { input: z.object({ promptId: id, seq: z.number().int() }).strict(), result: z.null() },

@@ -26,6 +26,7 @@ export const CALL_NAMES = [
   'upload.image',
   'upload.mask',
   'output.fetch',
+  'input.fetch',
   'preview.ack',
   'renderer.ready',
 ] as const;

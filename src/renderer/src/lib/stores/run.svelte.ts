@@ -2,6 +2,7 @@
 // inputs, and submitting with a repeat count. Problems are reported where the user acts: in the
 // form (aria-invalid + message), in a notice, or at the key field (401).
 import type { CallResult } from '../../../../shared/ipc/contract';
+import type { MaskSaveResult } from '../mask/upload';
 import { stringifyJsonExact } from '../../../../shared/json';
 import { messageOf, type Api } from '../api';
 import { routeError } from '../errors';
@@ -103,13 +104,24 @@ export class RunStore {
       const previous = doc.uploads.get(key);
       if (previous?.ownsUrl && previous.thumbnail) URL.revokeObjectURL(previous.thumbnail);
       const thumbnail = result.thumbnailDataUrl ?? URL.createObjectURL(file);
-      doc.uploads.set(key, { value: result.inputValue, thumbnail, ownsUrl: result.thumbnailDataUrl === null });
+      doc.uploads.set(key, { value: result.inputValue, thumbnail, ownsUrl: result.thumbnailDataUrl === null, file });
       doc.setDraft(field.nodeId, field.name, result.inputValue);
     } catch (error) {
       const routed = routeError(error);
       if (routed.kind === 'key') this.#nav.askForKey(routed.message);
       doc.fieldErrors.set(key, `The upload failed: ${routed.message}`);
     }
+  }
+
+  /** The mask painter saved: the input names the masked file (the original's thumbnail stays). */
+  useMasked(field: FormField, result: MaskSaveResult): void {
+    const doc = this.doc;
+    if (!doc) return;
+    const key = fieldKey(field.nodeId, field.name);
+    const previous = doc.uploads.get(key);
+    // No `file`: the picked file is the unmasked original; re-opening reads the masked one.
+    doc.uploads.set(key, { value: result.inputValue, thumbnail: previous?.thumbnail ?? null, ownsUrl: previous?.ownsUrl ?? false });
+    doc.setDraft(field.nodeId, field.name, result.inputValue);
   }
 
   /** Checks the form, then submits the workflow `repeat` times. Returns the new job ids. */

@@ -17,6 +17,8 @@ export interface UploadedImage {
   /** Data URL (from main) or an object URL of the picked file. */
   thumbnail: string | null;
   ownsUrl: boolean;
+  /** The picked file, so "Paint mask" can open it without asking the server. */
+  file?: File;
 }
 
 export class OpenDocument {
