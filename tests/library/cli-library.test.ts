@@ -122,6 +122,21 @@ describe('flowdeck run and the library', () => {
   });
 });
 
+describe('flowdeck run without a usable library', () => {
+  it('still saves its outputs to --out, and says why the library was skipped', async () => {
+    const notAFolder = join(work, 'not-a-folder');
+    writeFileSync(notAFolder, 'a file where the library folder should be');
+    const run = await runCli(['run', join(work, 'lighthouse.json'), '--local', '--server', local.url, '--out', join(work, 'out3'), '--json'], {
+      env: env({ FLOWDECK_DATA_DIR: join(work, 'data3'), FLOWDECK_LIBRARY_DIR: notAFolder }),
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('outputs library cannot be used');
+    const result = JSON.parse(run.stdout) as RunJson;
+    expect(result.outputs[0]).toMatchObject({ library_path: null });
+    expect(readFileSync(result.outputs[0]!.path).subarray(1, 4).toString()).toBe('PNG');
+  });
+});
+
 describe('flowdeck library list', () => {
   it('lists every output as JSON with its job, path, media type and creation time', async () => {
     const raw = await runCli(['library', 'list', '--json'], { env: env() });

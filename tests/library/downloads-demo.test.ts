@@ -209,6 +209,8 @@ describe('the cloud flavour: expired signed URLs', () => {
     const [item] = await library.whenSettled([recorded!.id]);
     expect(item).toMatchObject({ status: 'done', attempts: 2, error: null });
     expect(service.stats.storageRequestsWithKey).toBe(0);
+    // The failure shown to the person never carries the key.
+    expect(JSON.stringify(failures)).not.toContain(service.apiKey!);
   });
 });
 
@@ -250,5 +252,10 @@ describe('thumbnails', () => {
     expect(t1).toEqual(t2);
     expect(t1).toMatchObject({ width: 300, height: 150 });
     expect(await library.thumbnail(9999)).toBeNull();
+    // A file removed by hand: no thumbnail, no error.
+    const other = await library.record({ promptId: 'thumb-2', outputs: [await demoOutput('local', 'gone.png', pngBytes(20, 20, [1, 1, 1, 255]))] }, { server: serverOf('local') });
+    const [gone] = await library.whenSettled([other[0]!.id]);
+    await rm(gone!.path!);
+    expect(await library.thumbnail(gone!.id, 64)).toBeNull();
   });
 });

@@ -284,7 +284,14 @@ export class Library {
     let pending = this.thumbnailsInFlight.get(key);
     if (!pending) {
       pending = (async (): Promise<Thumbnail | null> => {
-        const made = (await existingThumbnail(target)) ?? (await writeThumbnail(source, target, size));
+        let made;
+        try {
+          made = (await existingThumbnail(target)) ?? (await writeThumbnail(source, target, size));
+        } catch (error) {
+          // The file was removed from the library folder by hand: no thumbnail, not a failure.
+          if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+          throw error;
+        }
         return made ? { path: made.path, mime: 'image/jpeg', width: made.width, height: made.height } : null;
       })();
       this.thumbnailsInFlight.set(key, pending);
