@@ -27,6 +27,8 @@ import { nodeDefinitionsView } from './node-definitions';
 import { OutputCache } from './output-cache';
 import { PreviewGate, type PreviewLaneStats } from './preview-gate';
 import { ProfileSession, errorView, jobView, type ConnectFactory } from './session';
+import { Library, resolveLibraryDir } from '../library';
+import type { JobSnapshot } from '../jobs/types';
 import { thumbnailDataUrl } from './thumbnail';
 import { isRecentWorkflow, parseWorkflowView, readWorkflowFile, recentWorkflows, rememberWorkflow } from './workflow-files';
 
@@ -96,6 +98,7 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
 
   let store: Store | null = null;
   let jobs: JobStore | null = null;
+  let library: Library | null = null;
   let session: ProfileSession | null = null;
   let demo: DemoHandle | null = null;
   let demoStarting: Promise<DemoHandle> | null = null;
@@ -190,12 +193,30 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
           if (session === next) emitConnection(state);
         },
         job: (snapshot) => hub.emit('job.update', snapshot),
+        jobEnded: (snapshot) => void recordOutputs(snapshot, profile.id, server),
         queue: (queue) => hub.emit('queue.changed', queue),
         warn: (message) => log('warn', message),
       },
     });
     session = next;
     next.start();
+    void library?.resumePending({ server: profile.id }).catch((error: unknown) => log('warn', `Could not resume library downloads: ${describe(error)}`));
+  };
+
+  /** Hands a finished job's outputs to the library, with the workflow from the journal as provenance. */
+  const recordOutputs = async (snapshot: JobSnapshot, profileId: string, server: ServerProfile): Promise<void> => {
+    if (!library || snapshot.outputs.length === 0) return;
+    try {
+      const record = await jobs?.get(snapshot.promptId);
+      await library.record(snapshot, {
+        server: { profileId, kind: server.kind, baseUrl: server.baseUrl },
+        ...(record?.workflow ? { workflow: record.workflow } : {}),
+        ...(record?.workflowName ? { workflowName: record.workflowName } : {}),
+        ...(record ? { createdAt: record.createdAt } : {}),
+      });
+    } catch (error) {
+      log('warn', `Could not record the outputs of job ${snapshot.promptId} in the library: ${describe(error)}`);
+    }
   };
 
   const switchTo = (profileId: string | null): Promise<void> => {
@@ -655,6 +676,15 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
       store = await Store.open(paths.database);
       jobs = await JobStore.open(store, { now });
       await settleDemoJobs(jobs);
+      // Every output of every job is kept in the library (downloads resume after a restart).
+      library = await Library.open({
+        store,
+        root: resolveLibraryDir(deps.dataDir, process.env, null),
+        // Downloads go through the active profile's client; other servers' items wait until it is active.
+        source: (server) => (session && session.server.kind === server.kind && session.server.baseUrl === server.baseUrl ? session.api : null),
+        log: (message) => log('warn', message),
+      });
+      await library.start();
       let settings = deps.settings.read();
       if (settings.profiles.length === 0) {
         // First start: a demo profile, so the app does something real before any account exists.
@@ -676,6 +706,8 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
       const running = demo ?? (demoStarting ? await demoStarting.catch(() => null) : null);
       await running?.stop();
       demo = null;
+      await library?.dispose();
+      library = null;
       await store?.close();
       store = null;
       jobs = null;

@@ -16,6 +16,8 @@ export type ConnectFactory = (server: ServerProfile, apiKey: ApiKeyProvider) => 
 export interface SessionOutputs {
   connection(state: ConnectionStateView): void;
   job(snapshot: JobSnapshotView): void;
+  /** A job reached its end (the outputs library records its files). */
+  jobEnded?(snapshot: JobSnapshot): void;
   queue(queue: QueueView): void;
   warn(message: string): void;
 }
@@ -123,6 +125,7 @@ export class ProfileSession {
       this.tracker.onUpdate((snapshot) => {
         out.job(jobView(snapshot, this.profileId, options.now()));
         if (isTerminalPhase(snapshot.phase)) {
+          out.jobEnded?.(snapshot);
           options.previews.end(snapshot.promptId);
           this.refreshQueueSoon();
         }

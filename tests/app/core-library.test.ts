@@ -1,0 +1,78 @@
+// The app keeps every output in the library: a job run through the app core (on the built-in demo
+// profile) ends with its file downloaded into <data>/library and indexed with its provenance.
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import type { EventPayload } from '../../src/shared/ipc/contract';
+import { createConnectFactory } from '../../src/main/app/connect';
+import { createAppCore, type AppCore } from '../../src/main/app/core';
+import { createDemoStarter } from '../../src/main/app/demo';
+import { ConfSettingsStore } from '../../src/main/config/conf-settings';
+import { SessionSecretStore } from '../../src/main/config/secrets';
+import { Store } from '../../src/main/jobs/store';
+import { Library } from '../../src/main/library';
+
+const WORKFLOW = `{
+  "3": {"class_type": "DemoSampler", "inputs": {"prompt": "a lighthouse in the library", "seed": 18446744073709551615, "steps": 2, "width": 64, "height": 48, "cfg": 7, "sampler_name": "euler", "delay_ms": 20}},
+  "9": {"class_type": "SaveImage", "inputs": {"images": ["3", 0], "filename_prefix": "Flowdeck"}}
+}`;
+
+let core: AppCore | null = null;
+let dataDir = '';
+
+afterEach(async () => {
+  await core?.dispose();
+  core = null;
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+function filesUnder(dir: string): string[] {
+  try {
+    return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.png') && !f.includes('.thumbnails'));
+  } catch {
+    return [];
+  }
+}
+
+it('downloads and indexes the outputs of a job run in the app', async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'flowdeck-core-library-'));
+  core = createAppCore({
+    settings: new ConfSettingsStore(dataDir),
+    secrets: new SessionSecretStore(),
+    dataDir,
+    startDemo: createDemoStarter({ timeScale: 0.05 }),
+    connect: createConnectFactory(),
+    allowAnyPath: true,
+    pollIntervalMs: 250,
+  });
+  const ended = new Promise<EventPayload<'job.update'>>((resolve) => {
+    core!.onEvent((event) => {
+      if (event.name === 'job.update' && (event.payload as EventPayload<'job.update'>).phase === 'succeeded') resolve(event.payload as EventPayload<'job.update'>);
+    });
+  });
+  await core.start();
+  await core.invoke('renderer.ready');
+  const submitted = await core.invoke('run.submit', { workflowJson: WORKFLOW, label: 'library.json' });
+  expect(submitted.ok).toBe(true);
+  const job = await ended;
+
+  const libraryDir = join(dataDir, 'library');
+  const deadline = Date.now() + 15_000;
+  while (filesUnder(libraryDir).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  expect(filesUnder(libraryDir)).toHaveLength(1);
+  await core.dispose();
+  core = null;
+
+  // The index, read back from the same store: provenance and the prompt text are searchable.
+  const store = await Store.open(join(dataDir, 'flowdeck.sqlite'));
+  const library = await Library.open({ store, root: libraryDir, source: () => null });
+  try {
+    const found = await library.search('lighthouse', {});
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatchObject({ promptId: job.promptId });
+  } finally {
+    await library.dispose();
+    await store.close();
+  }
+});
