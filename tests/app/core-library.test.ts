@@ -52,7 +52,7 @@ it('downloads and indexes the outputs of a job run in the app', async () => {
     });
   });
   await core.start();
-  await core.invoke('renderer.ready');
+  await core.invoke('renderer.ready', undefined);
   const submitted = await core.invoke('run.submit', { workflowJson: WORKFLOW, label: 'library.json' });
   expect(submitted.ok).toBe(true);
   const job = await ended;
