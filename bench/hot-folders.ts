@@ -8,6 +8,7 @@
 //     time until every file is listed, until every file is keyed and queued, and the same after a
 //     restart (the journal knows the files: nothing is read again). Peak RSS.
 // The demo service (local flavour, instant nodes) runs in its own process.
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -48,14 +49,39 @@ function png(seed: number, size = 32): Buffer {
   return PNG.sync.write(image);
 }
 
+/** Peak RSS (what the OS sees) and peak V8 heap in use (live objects plus garbage not yet collected). */
+/**
+ * Writes `count` distinct 8x8 PNGs in a child process: encoding ten thousand PNGs leaves this
+ * process's memory fragmented, which would then be counted as the hot folder's.
+ */
+function writeImagesInChild(dir: string, count: number): void {
+  const script = `
+    import { writeFileSync } from 'node:fs';
+    import { join } from 'node:path';
+    import { PNG } from 'pngjs';
+    const [dir, count] = [process.argv[1], Number(process.argv[2])];
+    for (let i = 0; i < count; i += 1) {
+      const image = new PNG({ width: 8, height: 8 });
+      for (let p = 0; p < 64; p += 1) { image.data.writeUInt32BE(((i + 1) * 2654435761 ^ (p + 7) * 40503) >>> 0, p * 4); image.data[p * 4 + 3] = 255; }
+      writeFileSync(join(dir, 'old-' + String(i).padStart(5, '0') + '.png'), PNG.sync.write(image));
+    }`;
+  const result = spawnSync(process.execPath, ['--input-type=module', '-e', script, dir, String(count)], { cwd: join(import.meta.dirname, '..'), stdio: 'inherit' });
+  if (result.status !== 0) throw new Error('writing the existing files failed');
+}
+
 class PeakRss {
-  peak = process.memoryUsage().rss;
-  private readonly timer = setInterval(() => {
-    this.peak = Math.max(this.peak, process.memoryUsage().rss);
-  }, 25);
+  readonly base = process.memoryUsage().rss;
+  peak = this.base;
+  peakHeap = process.memoryUsage().heapUsed;
+  private readonly timer = setInterval(() => this.sample(), 25);
+  private sample(): void {
+    const m = process.memoryUsage();
+    this.peak = Math.max(this.peak, m.rss);
+    this.peakHeap = Math.max(this.peakHeap, m.heapUsed);
+  }
   stop(): number {
     clearInterval(this.timer);
-    this.peak = Math.max(this.peak, process.memoryUsage().rss);
+    this.sample();
     return this.peak;
   }
 }
@@ -104,7 +130,7 @@ async function floor(profile: ServerProfile, dir: string, names: string[], outDi
   return elapsed;
 }
 
-async function hotFolderRun(profile: ServerProfile, work: string, images: Buffer[]): Promise<{ ms: number; peakRss: number; journalMs: number }> {
+async function hotFolderRun(profile: ServerProfile, work: string, images: Buffer[]): Promise<{ ms: number; peakRss: number; peakHeap: number; baseRss: number; journalMs: number }> {
   const c = await connect(profile);
   const store = await Store.open(join(work, 'hot.sqlite'));
   const hot = new HotFolderService({ store, api: c.api, clientId: c.events.clientId, follower: trackerFollower(c.tracker) });
@@ -143,13 +169,13 @@ async function hotFolderRun(profile: ServerProfile, work: string, images: Buffer
   const journalMs = performance.now() - journalStarted;
   await store.close();
   await c.close();
-  return { ms, peakRss, journalMs };
+  return { ms, peakRss, peakHeap: rss.peakHeap, baseRss: rss.base, journalMs };
 }
 
 async function discovery(profile: ServerProfile, work: string, count: number) {
   const inDir = join(work, 'existing');
   mkdirSync(inDir, { recursive: true });
-  for (let i = 0; i < count; i += 1) writeFileSync(join(inDir, `old-${String(i).padStart(5, '0')}.png`), png(1_000_000 + i, 8));
+  writeImagesInChild(inDir, count);
   const c = await connect(profile);
   const storePath = join(work, 'discovery.sqlite');
   const measure = async (label: string, id: string | undefined) => {
@@ -179,7 +205,7 @@ async function discovery(profile: ServerProfile, work: string, count: number) {
     await hot.dispose();
     await store.close();
     if (counters.waiting !== count) throw new Error(`${label}: ${counters.waiting} of ${count} files queued`);
-    return { label, id: config.id, listedMs: (listedAt || readyAt) - started, readyMs: readyAt - started, peakRss: peak };
+    return { label, id: config.id, listedMs: (listedAt || readyAt) - started, readyMs: readyAt - started, peakRss: peak, peakHeap: rss.peakHeap, baseRss: rss.base };
   };
   const first = await measure('first start', undefined);
   const again = await measure('restart', first.id);
@@ -217,13 +243,13 @@ async function main(): Promise<void> {
       const hot = await withDemo((profile) => hotFolderRun(profile, work, hotImages));
       console.log(`  hot folder, drop to all done:          ${secs(hot.ms)}  (${(FILES / (hot.ms / 1000)).toFixed(0)} jobs/s)`);
       console.log(`  ratio hot folder / floor:              ${(hot.ms / floorMs).toFixed(2)}x  (the settle interval alone is ${SETTLE_MS} ms of it)`);
-      console.log(`  peak RSS during the hot folder run:    ${mb(hot.peakRss)}`);
+      console.log(`  peak RSS during the hot folder run:    ${mb(hot.peakRss)} (from ${mb(hot.baseRss)} before; peak heap ${mb(hot.peakHeap)})`);
       Object.assign(summary, { files: FILES, floorMs: Math.round(floorMs), hotFolderMs: Math.round(hot.ms), ratio: Number((hot.ms / floorMs).toFixed(3)), peakRssMb: Math.round(hot.peakRss / 1048576) });
     }
     if (EXISTING > 0) {
       const [first, again] = await withDemo((profile) => discovery(profile, work, EXISTING));
       for (const d of [first!, again!]) {
-        console.log(`  discovery of ${EXISTING} files, ${d.label.padEnd(11)}: all listed ${secs(d.listedMs)}, all keyed and queued ${secs(d.readyMs)}, peak RSS ${mb(d.peakRss)}`);
+        console.log(`  discovery of ${EXISTING} files, ${d.label.padEnd(11)}: all listed ${secs(d.listedMs)}, all keyed and queued ${secs(d.readyMs)}, peak RSS ${mb(d.peakRss)} (from ${mb(d.baseRss)} before), peak heap ${mb(d.peakHeap)}`);
       }
       summary.discovery = { files: EXISTING, firstListedMs: Math.round(first!.listedMs), firstReadyMs: Math.round(first!.readyMs), restartReadyMs: Math.round(again!.readyMs), peakRssMb: Math.round(first!.peakRss / 1048576) };
     }

@@ -100,7 +100,7 @@ export class FolderRunner {
   private readonly bindRef: { nodeId: string; input: string };
   private readonly excluded: string[];
   private readonly settle: SettleQueue;
-  private readonly hashing = new Limiter(4);
+  private readonly hashing = new Limiter(8);
   private readonly rows = new RowTable();
   private readonly entries = new Map<string, Entry>();
   private readonly pathCache = new Map<string, PathRecord>();
@@ -131,6 +131,7 @@ export class FolderRunner {
   private stopped = false;
   private busySinceDrain = false;
   private statusScheduled = false;
+  private readonly watchErrors = new Set<string>();
 
   constructor(config: HotFolderConfig, deps: RunnerDeps, options: RunnerOptions) {
     this.config = config;
@@ -160,7 +161,7 @@ export class FolderRunner {
         usePolling: this.config.usePolling,
         onFile: (path) => this.see(path),
         onRemove: (path) => this.forgetPath(path),
-        onError: (error) => this.warn(`Watching ${this.config.inputDir} failed: ${error.message}`),
+        onError: (error) => this.watchFailed(error),
       });
     }
     this.scanning = this.scan().finally(() => {
@@ -307,6 +308,22 @@ export class FolderRunner {
       this.see(path);
     }
     this.scheduleRescan();
+  }
+
+  /**
+   * A watcher error, said once per kind: chokidar watches every file, so a system limit on
+   * watches (ENOSPC on Linux) would otherwise produce one warning per file.
+   */
+  private watchFailed(error: Error): void {
+    const code = (error as NodeJS.ErrnoException).code ?? error.message;
+    if (this.watchErrors.has(code)) return;
+    this.watchErrors.add(code);
+    const rescan = this.config.rescanMs > 0 ? `new files are still found by the rescan every ${Math.round(this.config.rescanMs / 1000)} s` : 'new files may be missed until the folder is restarted';
+    const detail =
+      code === 'ENOSPC' || code === 'EMFILE'
+        ? `the system's limit on watched files was reached (on Linux, raise fs.inotify.max_user_watches); ${rescan}.`
+        : `${error.message}; ${rescan}.`;
+    this.warn(`Watching ${this.config.inputDir}: ${detail}`);
   }
 
   /** Entries the journal had waiting whose file is no longer there (removed while Flowdeck was not running). */
