@@ -66,5 +66,17 @@ export async function multipartBody(file: MultipartFile, fields: Record<string, 
   form.append(file.field, new PathFile(file.path, file.filename, file.contentType, info.size, info.mtimeMs));
   for (const [name, value] of Object.entries(fields)) form.append(name, value);
   const encoder = new FormDataEncoder(form as unknown as ConstructorParameters<typeof FormDataEncoder>[0]);
-  return { body: encoder.encode(), headers: { ...encoder.headers } };
+  return { body: streamParts(encoder), headers: { ...encoder.headers } };
+}
+
+/**
+ * The encoder's parts in order: its own bytes (boundaries, part headers, field values) as it made
+ * them, and the file part streamed straight from disk in 1 MiB reads. (encoder.encode() would cut
+ * the file into copied 64 KiB slices, which measured ~1.5x slower than curl on large uploads.)
+ */
+async function* streamParts(encoder: FormDataEncoder): AsyncGenerator<Uint8Array> {
+  for (const part of encoder.values()) {
+    if (part instanceof PathFile) yield* part.stream();
+    else yield part as Uint8Array;
+  }
 }
