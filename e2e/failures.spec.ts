@@ -45,6 +45,11 @@ test('a node failing at run time shows the explanation, the message, the node an
   await expect(card.getByText('Error type: RuntimeError')).toBeVisible();
   // The plain-words explanation comes first, in bold.
   await expect(card.locator('.what')).not.toBeEmpty();
+  // The server's traceback is behind a disclosure: hidden until opened.
+  const traceback = card.locator('details', { has: page.getByText('Traceback', { exact: true }) });
+  await expect(traceback.locator('pre')).toBeHidden();
+  await traceback.getByText('Traceback', { exact: true }).click();
+  await expect(traceback.locator('pre')).toContainText('File ');
   await expect(card.getByRole('button', { name: 'Cancel job' })).toHaveCount(0);
 });
 
