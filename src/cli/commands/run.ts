@@ -2,7 +2,7 @@
 // progress on stderr, download every output into --out, print the paths (or one JSON object).
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, extname, join, resolve } from 'node:path';
 import { prepareMaskPng, MaskFileError } from '../../main/images/mask-file';
@@ -11,12 +11,12 @@ import { copyOutOfLibrary, resolveLibraryDir, type LibraryItem } from '../../mai
 import { outputKey } from '../../main/jobs/types';
 import type { OutputFile, ServerKind, ServerProfile, UploadResult, Workflow } from '../../main/service/types';
 import { parseAssignment, parseCliValue, setInput, type InputRef } from '../../main/workflow/edit';
-import { parseWorkflowText } from '../../main/workflow/parse';
 import { parseCommandArgs, parsePositiveNumber } from '../args';
 import { requireKey, resolveServer, type CliEnvironment } from '../connection';
 import { ExitCode, JobFailedError, UsageError } from '../errors';
 import { createProgressReporter } from '../progress';
 import { openSession, type CliSession, type JobOutcome } from '../session';
+import { readWorkflowFile } from '../workflow-file';
 
 export const RUN_USAGE = `flowdeck run WORKFLOW.json [--server URL] [--local] [--set NODE.INPUT=VALUE]...
              [--upload NODE.INPUT=FILE]... [--mask NODE.INPUT=IMAGE,MASK]... [--out DIR]
@@ -32,18 +32,6 @@ interface RunResultJson {
   status: string;
   outputs: { node: string; filename: string; type: string; path: string; library_path: string | null }[];
   error: string | null;
-}
-
-async function readWorkflowFile(path: string): Promise<Workflow> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    throw new UsageError(`Cannot read the workflow file ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`);
-  }
-  const parsed = parseWorkflowText(text);
-  if (!parsed.ok) throw new UsageError(`${path}: ${parsed.message}`);
-  return parsed.workflow;
 }
 
 /** The value a workflow input takes for an uploaded file: `subfolder/name` on local servers. */

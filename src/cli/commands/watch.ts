@@ -6,7 +6,6 @@
 // Without it the command runs until Ctrl+C, which lets uploads under way finish, then exits.
 import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { dataPaths } from '../../main/config/data-dir';
 import { JobStore } from '../../main/jobs/job-store';
@@ -14,8 +13,6 @@ import { Store } from '../../main/jobs/store';
 import { JobTracker } from '../../main/jobs/tracker';
 import { ServiceClient } from '../../main/service/client';
 import { EventsSocket } from '../../main/service/events-socket';
-import type { Workflow } from '../../main/service/types';
-import { parseWorkflowText } from '../../main/workflow/parse';
 import { HotFolderConfigError, HotFolderService, trackerFollower, type HotFileRow, type HotFolderConfig, type HotFolderEvent, type PauseKind } from '../../main/watch';
 import { isInside } from '../../main/watch/config';
 import { acquireFolderLock, FolderLockedError } from '../../main/watch/lock';
@@ -23,6 +20,7 @@ import { parseCommandArgs } from '../args';
 import { requireKey, resolveServer, type CliEnvironment } from '../connection';
 import { ExitCode, UsageError } from '../errors';
 import type { CliIo } from './run';
+import { readWorkflowFile } from '../workflow-file';
 
 export const WATCH_USAGE = `flowdeck watch DIR --workflow WF.json --bind NODE.INPUT [--server URL] [--local] [--out DIR]
              [--concurrency N] [--once] [--json] [--recursive] [--move] [--name RULE]
@@ -36,18 +34,6 @@ function parseCount(name: string, text: string | undefined, min: number, max: nu
   const value = Number(text);
   if (!Number.isInteger(value) || value < min || value > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max} (got "${text}").`);
   return value;
-}
-
-async function readWorkflow(path: string): Promise<Workflow> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    throw new UsageError(`Cannot read the workflow file ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`);
-  }
-  const parsed = parseWorkflowText(text);
-  if (!parsed.ok) throw new UsageError(`${path}: ${parsed.message}`);
-  return parsed.workflow;
 }
 
 /** The CLI's folder id: one per input folder, so a second run finds its journal again. */
@@ -83,7 +69,7 @@ export async function watchCommand(argv: string[], io: CliIo, environment: CliEn
   const inputDir = resolve(positionals[0]!);
   if (!existsSync(inputDir) || !statSync(inputDir).isDirectory()) throw new UsageError(`The folder ${positionals[0]} does not exist.`);
   const workflowPath = resolve(values.workflow);
-  const workflow = await readWorkflow(workflowPath);
+  const workflow = await readWorkflowFile(workflowPath);
   const concurrency = parseCount('concurrency', values.concurrency, 1, 64);
   const settleMs = parseCount('settle', values.settle, 0, 600_000);
   const once = values.once === true;

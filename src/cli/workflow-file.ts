@@ -1,0 +1,17 @@
+// Reading a workflow file for a CLI command: unreadable or invalid input is a usage error (exit 2).
+import { readFile } from 'node:fs/promises';
+import type { Workflow } from '../main/service/types';
+import { parseWorkflowText } from '../main/workflow/parse';
+import { UsageError } from './errors';
+
+export async function readWorkflowFile(path: string): Promise<Workflow> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`Cannot read the workflow file ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`);
+  }
+  const parsed = parseWorkflowText(text);
+  if (!parsed.ok) throw new UsageError(`${path}: ${parsed.message}`);
+  return parsed.workflow;
+}
