@@ -17,7 +17,7 @@ const QUALITY = 82;
 export const MIN_THUMBNAIL_SIZE = 16;
 export const MAX_THUMBNAIL_SIZE = 2048;
 
-interface Rgba {
+export interface Rgba {
   width: number;
   height: number;
   data: Uint8Array;
@@ -28,7 +28,8 @@ export function clampThumbnailSize(size: number): number {
   return Math.max(MIN_THUMBNAIL_SIZE, Math.min(MAX_THUMBNAIL_SIZE, Math.round(size)));
 }
 
-function decode(bytes: Buffer): Rgba | null {
+/** PNG or JPEG to RGBA; null for other formats and for images too large to decode safely. */
+export function decodeForThumbnail(bytes: Buffer): Rgba | null {
   const size = imageDimensions(bytes);
   if (!size || size.width * size.height > MAX_SOURCE_PIXELS) return null;
   if (isPng(bytes)) {
@@ -118,7 +119,7 @@ export async function writeThumbnail(source: string, target: string, maxSize: nu
   if (info.size > MAX_SOURCE_BYTES) return null;
   let image: Rgba | null;
   try {
-    image = decode(await fs.readFile(source));
+    image = decodeForThumbnail(await fs.readFile(source));
   } catch {
     return null; // a damaged image: no thumbnail, the file itself stays
   }
