@@ -7,7 +7,6 @@
 //    re-opens a masked image with its mask restored from its alpha.
 // 2. Through the app itself: "Paint mask" beside the LoadImage input of mask-to-image.json, save,
 //    check the stored file, run the workflow, find white where it was painted.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +15,7 @@ import type { Locator, Page } from '@playwright/test';
 import { PNG } from 'pngjs';
 import { build, type Plugin } from 'vite';
 import { DemoService } from '../src/main/demo';
-import { HARNESS_ENTRY, ROOT } from './fixtures/harness';
+import { ROOT, startHarness, type RunningHarness } from './fixtures/harness';
 import { expect, test } from './fixtures/index';
 import { field, newestJob, openWorkflow, runButton, waitConnected } from './ui-helpers';
 
@@ -83,52 +82,6 @@ async function buildPainterPage(outDir: string): Promise<void> {
   );
 }
 
-interface Spawned {
-  url: string;
-  stop(): Promise<void>;
-}
-
-/** The built harness serving `rendererDir`, stopped by its pid. */
-async function spawnHarness(rendererDir: string, dataDir: string): Promise<Spawned> {
-  const child: ChildProcess = spawn(process.execPath, [HARNESS_ENTRY, '--renderer', rendererDir, '--demo-time-scale', '0.05'], {
-    cwd: ROOT,
-    env: { ...process.env, FLOWDECK_DATA_DIR: dataDir },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr?.setEncoding('utf8');
-  child.stderr?.on('data', (chunk: string) => (stderr += chunk));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const stop = async (): Promise<void> => {
-    if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
-      process.kill(child.pid, 'SIGTERM');
-      const timer = setTimeout(() => child.pid !== undefined && child.exitCode === null && process.kill(child.pid, 'SIGKILL'), 5000);
-      await exited;
-      clearTimeout(timer);
-    }
-  };
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`The harness printed no address within 30 s.\n${stderr}`)), 30_000);
-    child.stdout?.setEncoding('utf8');
-    child.stdout?.on('data', (chunk: string) => {
-      out += chunk;
-      const newline = out.indexOf('\n');
-      if (newline >= 0) {
-        clearTimeout(timer);
-        resolve(out.slice(0, newline).trim());
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`The harness exited (${code}) before printing its address.\n${stderr}`));
-    });
-  }).catch(async (error: unknown) => {
-    await stop();
-    throw error;
-  });
-  return { url, stop };
-}
 
 // The project's Node type check has no DOM library: the page objects used are described here.
 interface PageCanvas {
@@ -191,7 +144,7 @@ test.describe('mask painter page (real core, real bridge, local demo service)', 
   let demo: DemoService;
   let pageDir = '';
   let dataDir = '';
-  let harness: Spawned | null = null;
+  let harness: RunningHarness | null = null;
 
   test.beforeAll(async () => {
     pageDir = mkdtempSync(join(tmpdir(), 'flowdeck-mask-page-'));
@@ -199,7 +152,8 @@ test.describe('mask painter page (real core, real bridge, local demo service)', 
     await buildPainterPage(pageDir);
     demo = new DemoService({ flavour: 'local', port: 0, timeScale: 0.02 });
     await demo.start();
-    harness = await spawnHarness(pageDir, dataDir);
+    // The built harness serving the painter page instead of the app (the same core and bridge).
+    harness = await startHarness({ dataDir, args: ['--renderer', pageDir] });
   });
 
   test.afterAll(async () => {
