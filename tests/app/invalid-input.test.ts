@@ -32,6 +32,23 @@ const WRONG: Record<CallName, unknown> = {
   'input.fetch': { name: '../x.png', subfolder: '', type: 'output' },
   'preview.ack': { promptId: 'p', seq: '1' },
   'renderer.ready': { now: true },
+  'library.info': { dir: '/' },
+  'library.list': { limit: 20_000 },
+  'library.facets': [],
+  'library.get': { id: '1' },
+  'library.delete': { ids: [] },
+  'library.retry': { id: 0 },
+  'library.bytes': { id: 1.5 },
+  'library.reveal': { id: 1, action: 'run' },
+  'hotFolders.list': { all: true },
+  'hotFolders.save': { inputDir: '/in', outputDir: '/out', workflowJson: '{}', bind: '1.image', extra: 1 },
+  'hotFolders.remove': { id: '' },
+  'hotFolders.pause': {},
+  'hotFolders.resume': { id: 3 },
+  'hotFolders.retryFailed': { id: null },
+  'hotFolders.files': { id: ['a'] },
+  'hotFolders.openOutput': { id: '' },
+  'dialog.pickFolder': { title: 5 },
 };
 
 describe('input validation', () => {

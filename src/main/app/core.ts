@@ -30,6 +30,12 @@ import { ProfileSession, errorView, jobView, type ConnectFactory } from './sessi
 import { Library, resolveLibraryDir } from '../library';
 import type { JobSnapshot } from '../jobs/types';
 import { thumbnailDataUrl } from './thumbnail';
+import type { DesktopActions } from './desktop';
+import { HotFoldersHost } from './hot-folders-host';
+import { createLibraryHandlers } from './library-handlers';
+import { forwardLibraryChanges } from './library-events';
+import { serveLibraryMedia, type MediaRequest, type MediaResponse } from './library-media-server';
+import { HARNESS_MEDIA_BASE } from '../../shared/library-media';
 import { isRecentWorkflow, parseWorkflowView, readWorkflowFile, recentWorkflows, rememberWorkflow } from './workflow-files';
 
 /** The built-in demo service while it runs. */
@@ -43,6 +49,8 @@ export type StartDemo = (options: { apiKey: string }) => Promise<DemoHandle>;
 export interface FileDialogs {
   openWorkflow(): Promise<string | null>;
   openImage(): Promise<string | null>;
+  /** A folder (hot folders' input and output). */
+  pickFolder(title: string): Promise<string | null>;
 }
 
 export type LogLevel = 'info' | 'warn' | 'error';
@@ -66,6 +74,10 @@ export interface AppCoreDeps {
   /** Receives log lines with every known key already removed. */
   log?: (level: LogLevel, message: string) => void;
   pollIntervalMs?: number;
+  /** Opening files, showing them in the file manager, notifications (Electron); absent in the harness. */
+  desktop?: DesktopActions;
+  /** Base of library media URLs as the renderer must write them (library-media.ts); the harness's path by default. */
+  mediaBase?: string;
 }
 
 export interface AppCore {
@@ -77,6 +89,8 @@ export interface AppCore {
   dispose(): Promise<void>;
   /** Preview back-pressure of one job (tests and diagnostics). */
   previewStats(promptId: string): PreviewLaneStats | null;
+  /** Answers a library media URL (the transports' protocol handler and HTTP route call it). */
+  serveMedia(request: MediaRequest): Promise<MediaResponse>;
 }
 
 const DEMO_PROFILE_NAME = 'Demo';
@@ -99,6 +113,8 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
   let store: Store | null = null;
   let jobs: JobStore | null = null;
   let library: Library | null = null;
+  let stopLibraryEvents: (() => void) | null = null;
+  let hotFolders: HotFoldersHost | null = null;
   let session: ProfileSession | null = null;
   let demo: DemoHandle | null = null;
   let demoStarting: Promise<DemoHandle> | null = null;
@@ -162,6 +178,8 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
   const activate = async (profileId: string | null): Promise<void> => {
     const previous = session;
     session = null;
+    // Hot folders stop first: their uploads under way finish on the old connection.
+    await hotFolders?.detach();
     await previous?.dispose();
     if (!profileId || disposed || !jobs) {
       emitConnection({ profileId: null, state: 'offline', message: 'No server profile is selected.' });
@@ -193,13 +211,17 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
           if (session === next) emitConnection(state);
         },
         job: (snapshot) => hub.emit('job.update', snapshot),
-        jobEnded: (snapshot) => void recordOutputs(snapshot, profile.id, server),
+        // A hot folder's jobs reach the library through the folder, with their input as provenance.
+        jobEnded: (snapshot) => {
+          if (!hotFolders?.owns(snapshot.promptId)) void recordOutputs(snapshot, profile.id, server);
+        },
         queue: (queue) => hub.emit('queue.changed', queue),
         warn: (message) => log('warn', message),
       },
     });
     session = next;
     next.start();
+    await hotFolders?.attach(next).catch((error: unknown) => log('error', `Could not start the hot folders: ${describe(error)}`));
     void library?.resumePending({ server: profile.id }).catch((error: unknown) => log('warn', `Could not resume library downloads: ${describe(error)}`));
   };
 
@@ -260,6 +282,11 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
     } finally {
       await events.dispose();
     }
+  };
+
+  const requireLibrary = (): Library => {
+    if (!library) throw new AppFailure('internal', 'The app is still starting; try again in a moment.');
+    return library;
   };
 
   const requireJobs = (): JobStore => {
@@ -350,7 +377,27 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
 
   // ---- handlers --------------------------------------------------------------------------------
 
+  const libraryHandlers = createLibraryHandlers({ library: requireLibrary, desktop: deps.desktop ?? null, mediaBase: deps.mediaBase ?? HARNESS_MEDIA_BASE });
+  /** Hot folders' handlers, once the store is open (start()). */
+  const hotFolderHandler =
+    <N extends keyof ReturnType<HotFoldersHost['handlers']>>(name: N) =>
+    (input: Parameters<ReturnType<HotFoldersHost['handlers']>[N]>[0]): ReturnType<ReturnType<HotFoldersHost['handlers']>[N]> => {
+      if (!hotFolders) throw new AppFailure('internal', 'The app is still starting; try again in a moment.');
+      const handler = hotFolders.handlers()[name] as (input: unknown) => ReturnType<ReturnType<HotFoldersHost['handlers']>[N]>;
+      return handler(input);
+    };
+
   const handlers: CallHandlers = {
+    ...libraryHandlers,
+    'hotFolders.list': hotFolderHandler('hotFolders.list'),
+    'hotFolders.save': hotFolderHandler('hotFolders.save'),
+    'hotFolders.remove': hotFolderHandler('hotFolders.remove'),
+    'hotFolders.pause': hotFolderHandler('hotFolders.pause'),
+    'hotFolders.resume': hotFolderHandler('hotFolders.resume'),
+    'hotFolders.retryFailed': hotFolderHandler('hotFolders.retryFailed'),
+    'hotFolders.files': hotFolderHandler('hotFolders.files'),
+    'hotFolders.openOutput': hotFolderHandler('hotFolders.openOutput'),
+    'dialog.pickFolder': hotFolderHandler('dialog.pickFolder'),
     'profiles.list': async () => profilesState(),
 
     'profiles.save': async (input) => {
@@ -594,6 +641,14 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
         const bytes = await readUploadFile(picked);
         return uploadView(await active.api.uploadImage(picked, { type: 'input' }), active.server, bytes);
       }
+      if ('libraryId' in input) {
+        const item = await requireLibrary().get(input.libraryId);
+        if (!item) throw new AppFailure('not_found', `There is no library item ${input.libraryId}.`);
+        if (item.status !== 'done' || !item.path) throw new AppFailure('invalid_input', `${item.file.filename} is not in the library yet (${item.status}).`);
+        if (item.mediaKind !== 'image') throw new AppFailure('invalid_input', `${item.file.filename} is not an image, so it cannot be an input image.`);
+        const bytes = await readUploadFile(item.path);
+        return uploadView(await active.api.uploadImage(item.path, { type: 'input', filename: item.file.filename }), active.server, bytes);
+      }
       if ('path' in input) {
         if (!deps.allowAnyPath) throw new AppFailure('invalid_input', 'Images are chosen with the file dialog or dropped onto the window, not named by path.');
         const bytes = await readUploadFile(input.path);
@@ -669,6 +724,8 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
     invoke,
     onEvent: (listener) => hub.on(listener),
     previewStats: (promptId) => previews.stats(promptId),
+    serveMedia: async (request) =>
+      library ? serveLibraryMedia(library, request) : { status: 503, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, body: null },
 
     async start() {
       if (started) return;
@@ -685,6 +742,16 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
         log: (message) => log('warn', message),
       });
       await library.start();
+      stopLibraryEvents = forwardLibraryChanges(library, (payload) => hub.emit('library.changed', payload));
+      hotFolders = new HotFoldersHost({
+        store,
+        library: () => library,
+        emit: (name, payload) => hub.emit(name, payload),
+        log,
+        now,
+        dialogs: deps.dialogs ?? null,
+        desktop: deps.desktop ?? null,
+      });
       let settings = deps.settings.read();
       if (settings.profiles.length === 0) {
         // First start: a demo profile, so the app does something real before any account exists.
@@ -701,11 +768,15 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
       if (disposed) return;
       disposed = true;
       await switching;
+      await hotFolders?.dispose();
+      hotFolders = null;
       await session?.dispose();
       session = null;
       const running = demo ?? (demoStarting ? await demoStarting.catch(() => null) : null);
       await running?.stop();
       demo = null;
+      stopLibraryEvents?.();
+      stopLibraryEvents = null;
       await library?.dispose();
       library = null;
       await store?.close();

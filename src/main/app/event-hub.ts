@@ -51,5 +51,13 @@ export function eventKey(event: AppEvent): string | null {
       return 'queue';
     case 'profiles.changed':
       return 'profiles';
+    case 'hotFolders.changed':
+      return `hot-folder:${event.payload.id}`;
+    case 'hotFolders.file':
+      return `hot-file:${event.payload.folderId}:${event.payload.path}`;
+    case 'library.changed':
+    case 'hotFolders.drained':
+      // Each one matters (items added or removed, a batch finished): none replaces another.
+      return null;
   }
 }

@@ -1,16 +1,17 @@
-// Native file dialogs for workflow.open and upload.image.
+// Native file dialogs for workflow.open, upload.image and the hot folders' folder pickers.
 import { dialog, type BrowserWindow } from 'electron';
 import type { FileDialogs } from '../app/core';
 
 export function createFileDialogs(getWindow: () => BrowserWindow | null): FileDialogs {
-  const pick = async (title: string, filters: Electron.FileFilter[]): Promise<string | null> => {
+  const show = async (options: Electron.OpenDialogOptions): Promise<string | null> => {
     const win = getWindow();
-    const options: Electron.OpenDialogOptions = { title, properties: ['openFile'], filters };
     const result = win ? await dialog.showOpenDialog(win, options) : await dialog.showOpenDialog(options);
     return result.canceled ? null : (result.filePaths[0] ?? null);
   };
+  const pick = (title: string, filters: Electron.FileFilter[]): Promise<string | null> => show({ title, properties: ['openFile'], filters });
   return {
     openWorkflow: () => pick('Open a workflow (API format)', [{ name: 'Workflow', extensions: ['json'] }, { name: 'All files', extensions: ['*'] }]),
     openImage: () => pick('Choose an image', [{ name: 'Images', extensions: ['png', 'jpg', 'jpeg', 'webp', 'gif', 'bmp'] }]),
+    pickFolder: (title) => show({ title, properties: ['openDirectory', 'createDirectory'] }),
   };
 }

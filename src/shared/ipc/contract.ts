@@ -16,6 +16,8 @@
 // `{ ok: false, error: { code, message, details? } }`.
 import { z } from 'zod';
 import type { CallName, EventName } from './names';
+import { hotFolderCalls, hotFolderEvents } from './hot-folders-contract';
+import { libraryCalls, libraryEvents } from './library-contract';
 
 // ---------------------------------------------------------------------------------------------
 // Shared pieces
@@ -354,6 +356,8 @@ export const calls = {
       .union([
         z.object({ path: z.string().min(1).max(4096) }).strict(),
         z.object({ name: fileName, bytes: bytesSchema.refine((b) => b.byteLength <= MAX_UPLOAD_BYTES, 'at most 100 MB') }).strict(),
+        /** An output kept in the library ("use as input image"). */
+        z.object({ libraryId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER) }).strict(),
       ])
       /** No input: the native file dialog (Electron). */
       .optional(),
@@ -383,6 +387,8 @@ export const calls = {
   },
   'preview.ack': { input: z.object({ promptId: id, seq: z.number().int() }).strict(), result: z.null() },
   'renderer.ready': { input: noInput, result: z.object({ version: z.string() }) },
+  ...libraryCalls,
+  ...hotFolderCalls,
 } as const satisfies { [N in CallName]: { input: z.ZodType; result: z.ZodType } };
 
 export const events = {
@@ -391,6 +397,8 @@ export const events = {
   'job.preview': previewSchema,
   'queue.changed': queueSchema,
   'profiles.changed': profilesStateSchema,
+  ...libraryEvents,
+  ...hotFolderEvents,
 } as const satisfies { [E in EventName]: z.ZodType };
 
 // ---------------------------------------------------------------------------------------------
@@ -420,3 +428,5 @@ export interface FlowdeckApi {
 }
 
 export type { CallName, EventName } from './names';
+export * from './library-contract';
+export * from './hot-folders-contract';

@@ -29,9 +29,36 @@ export const CALL_NAMES = [
   'input.fetch',
   'preview.ack',
   'renderer.ready',
+  'library.info',
+  'library.list',
+  'library.facets',
+  'library.get',
+  'library.delete',
+  'library.retry',
+  'library.bytes',
+  'library.reveal',
+  'hotFolders.list',
+  'hotFolders.save',
+  'hotFolders.remove',
+  'hotFolders.pause',
+  'hotFolders.resume',
+  'hotFolders.retryFailed',
+  'hotFolders.files',
+  'hotFolders.openOutput',
+  'dialog.pickFolder',
 ] as const;
 
-export const EVENT_NAMES = ['connection.state', 'job.update', 'job.preview', 'queue.changed', 'profiles.changed'] as const;
+export const EVENT_NAMES = [
+  'connection.state',
+  'job.update',
+  'job.preview',
+  'queue.changed',
+  'profiles.changed',
+  'library.changed',
+  'hotFolders.changed',
+  'hotFolders.file',
+  'hotFolders.drained',
+] as const;
 
 export type CallName = (typeof CALL_NAMES)[number];
 export type EventName = (typeof EVENT_NAMES)[number];
