@@ -38,6 +38,7 @@ export const itemRowSchema = z.object({
   attempts: z.number().int(),
   last_error: z.string().nullable(),
   retry_at: z.number().nullable(),
+  source_file: z.string().nullable(),
 });
 export type ItemRow = z.infer<typeof itemRowSchema>;
 
@@ -93,5 +94,6 @@ export function toItem(row: ItemRow, root: string): LibraryItem {
     attempts: row.attempts,
     error: row.last_error,
     retryAt: row.retry_at,
+    sourceFile: row.source_file,
   };
 }

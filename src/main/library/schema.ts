@@ -110,4 +110,6 @@ export const LIBRARY_MIGRATIONS: readonly string[] = [
    END;
    INSERT INTO library_id_blocks (block, min_created, max_created)
      SELECT id >> ${ID_BLOCK_BITS}, MIN(created_at), MAX(created_at) FROM library_items GROUP BY id >> ${ID_BLOCK_BITS};`,
+  // Outputs of a hot folder remember the input file they were made from (their provenance).
+  `ALTER TABLE library_items ADD COLUMN source_file TEXT;`,
 ];

@@ -60,6 +60,8 @@ export interface LibraryItem {
   error: string | null;
   /** When the next attempt is due (epoch ms); null when none is scheduled. */
   retryAt: number | null;
+  /** For the outputs of a hot folder: the input file they were made from. */
+  sourceFile: string | null;
 }
 
 export interface ListFilter {
