@@ -3,6 +3,7 @@
 import { createContext } from 'svelte';
 import type { FlowdeckApi } from '../../../shared/ipc/contract';
 import { Api } from './api';
+import { HotFoldersStore } from './hotfolders/hot-folders.svelte';
 import { ConnectionStore } from './stores/connection.svelte';
 import { DefinitionsStore } from './stores/definitions.svelte';
 import { JobsStore } from './stores/jobs.svelte';
@@ -22,6 +23,7 @@ export interface AppState {
   queue: QueueStore;
   recent: RecentStore;
   run: RunStore;
+  hotFolders: HotFoldersStore;
 }
 
 export function createAppState(bridge: FlowdeckApi): AppState {
@@ -40,16 +42,17 @@ export function createAppState(bridge: FlowdeckApi): AppState {
     queue: new QueueStore(api),
     recent,
     run: new RunStore(api, definitions, jobs, nav, recent),
+    hotFolders: new HotFoldersStore(api),
   };
 }
 
 /** Subscribes every store to its events, then tells main the renderer is ready for them. */
 export async function startAppState(app: AppState): Promise<() => void> {
-  const detach = [app.connection.attach(app.api), app.profiles.attach(), app.jobs.attach(), app.queue.attach()];
+  const detach = [app.connection.attach(app.api), app.profiles.attach(), app.jobs.attach(), app.queue.attach(), app.hotFolders.attach()];
   // Read-only counters of the preview pipeline, for bench/preview-pipeline.ts (numbers only).
   Object.defineProperty(window, '__flowdeckPreviewStats', { value: app.jobs.previews.stats, configurable: true });
   await app.api.call('renderer.ready').catch((error: unknown) => console.warn('flowdeck: renderer.ready failed', error));
-  await Promise.allSettled([app.profiles.load(), app.jobs.load(), app.queue.refresh(), app.recent.refresh()]);
+  await Promise.allSettled([app.profiles.load(), app.jobs.load(), app.queue.refresh(), app.recent.refresh(), app.hotFolders.load()]);
   return () => {
     for (const off of detach) off();
   };
