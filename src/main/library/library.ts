@@ -11,6 +11,7 @@ import type { Store } from '../jobs/store';
 import { backoffDelay } from '../service/backoff';
 import type { Workflow } from '../service/types';
 import { downloadAttempt } from './download-attempt';
+import { importFile, type ImportFileRequest } from './import-file';
 import { classifyFailure } from './failures';
 import { INCOMING_DIR, THUMBNAIL_DIR, removeStaleStaging } from './layout';
 import { LibraryIndex, type NewItemRow } from './library-index';
@@ -196,6 +197,13 @@ export class Library {
   }
 
   /** Whether every output of `job` on `baseUrl` was recorded by this instance already (cheap, no I/O). */
+  /** An output file already on disk (a hot folder's) enters the library by copy, without a second download (import-file.ts). */
+  async importFile(request: ImportFileRequest): Promise<LibraryItem> {
+    if (this.disposed) throw new Error('The library has been closed.');
+    const ctx = { root: this.root, stagingDir: this.stagingDir, index: this.index, now: this.now, exclusive: <T>(task: () => Promise<T>) => this.exclusive(task), emit: (change: LibraryChange) => this.emit(change) };
+    return importFile(request, ctx);
+  }
+
   hasRecorded(job: RecordJob, baseUrl: string): boolean {
     const base = baseUrl.replace(/\/+$/, '');
     return job.outputs.filter((o) => this.includeTypes.has(o.type)).every((o) => this.recordedKeys.has(outputKey(base, job.promptId, o)));

@@ -1,0 +1,201 @@
+// An output that is already on disk (a hot folder downloaded it into its output folder) enters the
+// library by copy, never by a second download:
+//   1. nothing to do when the library already holds that output done (a restart, or the app
+//      recorded and downloaded it first): only the input file is noted on the item;
+//   2. the file is copied into this library's staging folder and the COPY is hashed and probed, so
+//      what is indexed is exactly what is published even if the original changes meanwhile;
+//   3. alone (the library's exclusive step, shared with downloads): the same bytes already in the
+//      library are reused, otherwise the copy gets its final, safe name in the dated folder; the
+//      item (new, or pending because the app recorded it) is indexed as done with the job's
+//      provenance and `source_file`.
+// Idempotent by the library's unique key (base_url, prompt_id, file_type, file_subfolder, file_name).
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { stringifyJsonExact } from '../../shared/json';
+import type { OutputFile, Workflow } from '../service/types';
+import { libraryFileName } from './download-attempt';
+import { digestFile } from './file-digest';
+import { absolutePath, datedFolder, publishFile, relativePath, syncDirectory } from './layout';
+import type { LibraryIndex, NewItemRow } from './library-index';
+import { PROBE_BYTES, guessKind, probeMedia } from './media-info';
+import { nodeClassOf, provenanceOf } from './provenance';
+import { toItem } from './rows';
+import type { LibraryChange, LibraryItem, LibraryServer } from './types';
+
+/** One output file on disk and the job it came from. */
+export interface ImportFileRequest {
+  /** Absolute path of the file; it is copied, never moved. */
+  path: string;
+  promptId: string;
+  server: LibraryServer;
+  /** The server's reference of the file (its identity in the library). */
+  file: OutputFile;
+  /** The workflow exactly as submitted. */
+  workflow: Workflow | null;
+  workflowName: string | null;
+  /** The input file the output was made from (a hot folder's), or null. */
+  sourceFile: string | null;
+  /** When the job ran (epoch ms); default now. Decides the dated folder. */
+  createdAt?: number;
+}
+
+export interface ImportContext {
+  root: string;
+  /** The library instance's folder under .incoming/. */
+  stagingDir: string;
+  index: LibraryIndex;
+  now: () => number;
+  /** The library's publish step, run alone (downloads use the same one). */
+  exclusive: <T>(task: () => Promise<T>) => Promise<T>;
+  emit: (change: LibraryChange) => void;
+}
+
+/** The output file named for import is not there (moved or deleted before the library took it). */
+export class ImportSourceMissingError extends Error {
+  constructor(file: string) {
+    super(`The output file ${file} is no longer there, so it cannot be added to the library.`);
+    this.name = 'ImportSourceMissingError';
+  }
+}
+
+interface KeyedRow {
+  id: number;
+  status: string;
+  sourceFile: string | null;
+}
+
+async function findByKey(index: LibraryIndex, baseUrl: string, promptId: string, file: OutputFile): Promise<KeyedRow | null> {
+  const raw = await index.transaction((tx) =>
+    tx.get('SELECT id, status, source_file FROM library_items WHERE base_url = ? AND prompt_id = ? AND file_type = ? AND file_subfolder = ? AND file_name = ?', [
+      baseUrl,
+      promptId,
+      file.type,
+      file.subfolder,
+      file.filename,
+    ]),
+  );
+  if (!raw || typeof raw['id'] !== 'number' || typeof raw['status'] !== 'string') return null;
+  return { id: raw['id'], status: raw['status'], sourceFile: typeof raw['source_file'] === 'string' ? raw['source_file'] : null };
+}
+
+async function itemOf(ctx: ImportContext, id: number): Promise<LibraryItem> {
+  const row = await ctx.index.get(id);
+  if (!row) throw new Error(`The library item ${id} was removed while its file was being added.`);
+  return toItem(row, ctx.root);
+}
+
+/** Notes the input file on an item that has none yet; returns whether it changed. */
+async function noteSource(ctx: ImportContext, id: number, sourceFile: string | null): Promise<boolean> {
+  if (sourceFile === null) return false;
+  const result = await ctx.index.transaction((tx) => tx.run('UPDATE library_items SET source_file = ? WHERE id = ? AND source_file IS NULL', [sourceFile, id]));
+  return result.changes > 0;
+}
+
+async function fileHasSize(file: string, size: number): Promise<boolean> {
+  const info = await fs.stat(file).catch(() => null);
+  return info !== null && info.isFile() && info.size === size;
+}
+
+export async function importFile(request: ImportFileRequest, ctx: ImportContext): Promise<LibraryItem> {
+  const server = { ...request.server, baseUrl: request.server.baseUrl.replace(/\/+$/, '') };
+  const { file } = request;
+
+  const known = await findByKey(ctx.index, server.baseUrl, request.promptId, file);
+  if (known?.status === 'done') {
+    if (await noteSource(ctx, known.id, request.sourceFile)) {
+      const item = await itemOf(ctx, known.id);
+      ctx.emit({ type: 'updated', item });
+      return item;
+    }
+    return itemOf(ctx, known.id);
+  }
+
+  const work = path.join(ctx.stagingDir, `import-${randomBytes(6).toString('hex')}`);
+  await fs.mkdir(work, { recursive: true });
+  try {
+    const staged = path.join(work, 'import');
+    try {
+      await fs.copyFile(request.path, staged);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') throw new ImportSourceMissingError(request.path);
+      if (code === 'EISDIR') throw new Error(`${request.path} is a folder, not an output file.`);
+      throw error;
+    }
+    const digest = await digestFile(staged, PROBE_BYTES);
+    const workflow = request.workflow;
+    const nodeClass = nodeClassOf(workflow, file.node);
+    const media = probeMedia(digest.head, digest.size, file.filename, null);
+    const name = libraryFileName(file.filename, nodeClass, media.mime);
+    const createdAt = request.createdAt ?? ctx.now();
+    const provenance = provenanceOf(workflow);
+    const row: NewItemRow = {
+      promptId: request.promptId,
+      profileId: server.profileId,
+      serverKind: server.kind,
+      baseUrl: server.baseUrl,
+      workflow,
+      workflowName: request.workflowName,
+      nodeId: file.node,
+      nodeClass,
+      outputKey: file.key,
+      fileName: file.filename,
+      fileSubfolder: file.subfolder,
+      fileType: file.type,
+      mediaKind: guessKind(file.key, file.filename),
+      inputs: stringifyJsonExact(provenance.inputs),
+      inputText: provenance.inputText,
+      promptText: provenance.promptText,
+      createdAt,
+      recordedAt: ctx.now(),
+      status: 'pending',
+    };
+
+    const outcome = await ctx.exclusive(async (): Promise<{ id: number; change: 'added' | 'updated' | null }> => {
+      // Indexed (pending) first, so the row exists before its file is published under it.
+      const { id, inserted } = await ctx.index.insert(row);
+      const current = await ctx.index.get(id);
+      if (current?.status === 'done') {
+        // A download finished meanwhile: its file stays, this copy is dropped.
+        return { id, change: (await noteSource(ctx, id, request.sourceFile)) ? 'updated' : null };
+      }
+      let relative: string | null = null;
+      const existing = await ctx.index.pathForHash(digest.sha256, ctx.root);
+      const existingPath = existing === null ? null : absolutePath(ctx.root, existing);
+      // The same bytes are already in the library (and the file is still there): keep one copy.
+      if (existing !== null && existingPath !== null && (await fileHasSize(existingPath, digest.size))) relative = existing;
+      if (relative === null) {
+        const dir = path.join(ctx.root, ...datedFolder(current?.created_at ?? createdAt).split('/'));
+        const published = await publishFile(staged, dir, name);
+        await syncDirectory(dir);
+        relative = relativePath(ctx.root, published);
+      }
+      await ctx.index.transaction(async (tx) => {
+        await ctx.index.markDone(
+          id,
+          {
+            sha256: digest.sha256,
+            root: ctx.root,
+            path: relative,
+            size: digest.size,
+            mime: media.mime,
+            mediaKind: media.kind,
+            width: media.width,
+            height: media.height,
+            durationMs: media.durationMs,
+            completedAt: ctx.now(),
+          },
+          tx,
+        );
+        if (request.sourceFile !== null) await tx.run('UPDATE library_items SET source_file = ? WHERE id = ?', [request.sourceFile, id]);
+      });
+      return { id, change: inserted ? 'added' : 'updated' };
+    });
+    const item = await itemOf(ctx, outcome.id);
+    if (outcome.change) ctx.emit({ type: outcome.change, item });
+    return item;
+  } finally {
+    await fs.rm(work, { recursive: true, force: true }).catch(() => {});
+  }
+}
