@@ -27,7 +27,7 @@ import { nodeDefinitionsView } from './node-definitions';
 import { OutputCache } from './output-cache';
 import { PreviewGate, type PreviewLaneStats } from './preview-gate';
 import { ProfileSession, errorView, jobView, type ConnectFactory } from './session';
-import { Library, resolveLibraryDir } from '../library';
+import { Library, resolveLibraryDir, type TrashFunction } from '../library';
 import type { JobSnapshot } from '../jobs/types';
 import { thumbnailDataUrl } from './thumbnail';
 import type { DesktopActions } from './desktop';
@@ -78,6 +78,8 @@ export interface AppCoreDeps {
   desktop?: DesktopActions;
   /** Base of library media URLs as the renderer must write them (library-media.ts); the harness's path by default. */
   mediaBase?: string;
+  /** How deleted library files reach the trash (tests); the OS trash by default. */
+  libraryTrash?: TrashFunction;
 }
 
 export interface AppCore {
@@ -377,7 +379,12 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
 
   // ---- handlers --------------------------------------------------------------------------------
 
-  const libraryHandlers = createLibraryHandlers({ library: requireLibrary, desktop: deps.desktop ?? null, mediaBase: deps.mediaBase ?? HARNESS_MEDIA_BASE });
+  const libraryHandlers = createLibraryHandlers({
+    library: requireLibrary,
+    desktop: deps.desktop ?? null,
+    mediaBase: deps.mediaBase ?? HARNESS_MEDIA_BASE,
+    profileName: (id) => deps.settings.read().profiles.find((p) => p.id === id)?.name ?? null,
+  });
   /** Hot folders' handlers, once the store is open (start()). */
   const hotFolderHandler =
     <N extends keyof ReturnType<HotFoldersHost['handlers']>>(name: N) =>
@@ -736,7 +743,8 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
       // Every output of every job is kept in the library (downloads resume after a restart).
       library = await Library.open({
         store,
-        root: resolveLibraryDir(deps.dataDir, process.env, null),
+        root: resolveLibraryDir(deps.dataDir, process.env, deps.settings.read().libraryDir),
+        ...(deps.libraryTrash ? { trash: deps.libraryTrash } : {}),
         // Downloads go through the active profile's client; other servers' items wait until it is active.
         source: (server) => (session && session.server.kind === server.kind && session.server.baseUrl === server.baseUrl ? session.api : null),
         log: (message) => log('warn', message),

@@ -28,6 +28,8 @@ export const settingsSchema = z.object({
   activeProfileId: z.string().nullable().default(null),
   recentWorkflows: z.array(z.string()).max(50).default([]),
   window: windowStateSchema.nullable().default(null),
+  /** The library folder the user chose; null: <data folder>/library (see resolveLibraryDir). */
+  libraryDir: z.string().min(1).max(4096).nullable().default(null),
   defaults: z
     .object({
       repeat: z.number().int().min(1).max(100).default(1),

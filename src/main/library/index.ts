@@ -2,6 +2,7 @@
 export { Library, DEFAULT_LIBRARY_RETRY, type LibraryOptions, type DeleteResult } from './library';
 export { resolveLibraryDir } from './library-dir';
 export { copyOutOfLibrary } from './copy-out';
+export { containedRealPath, type ContainedFile } from './item-file';
 export { LIBRARY_MIGRATIONS, LIBRARY_MODULE } from './schema';
 export { ftsQuery } from './library-index';
 export { probeMedia, type MediaInfo } from './media-info';

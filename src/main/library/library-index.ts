@@ -290,6 +290,39 @@ export class LibraryIndex {
     return rowsOf(await this.store.all(sql, [match, ...params, clampLimit(filter.limit), clampOffset(filter.offset)]));
   }
 
+  /** How many items a search finds within the filters (the total behind a paged result). */
+  async searchCount(text: string, filter: ListFilter = {}): Promise<number> {
+    const match = ftsQuery(text);
+    if (match === null) return this.count(filter);
+    const { where, params } = filterClauses(filter);
+    const raw = await this.store.get(
+      `SELECT COUNT(*) AS n FROM library_fts f CROSS JOIN library_items i ON i.id = f.rowid
+       WHERE library_fts MATCH ? ${where.length ? `AND ${where.join(' AND ')}` : ''}`,
+      [match, ...params],
+    );
+    const n = raw?.['n'];
+    return typeof n === 'number' ? n : 0;
+  }
+
+  /**
+   * The servers items came from, with their counts (for a filter menu): grouped by profile id,
+   * else by base URL (what the `server` filter takes), newest first. `baseUrl` is the latest one
+   * seen (a demo profile's address changes from run to run).
+   */
+  async servers(): Promise<{ server: string; profileId: string | null; baseUrl: string; count: number }[]> {
+    // With exactly one max() in the query, SQLite takes the bare columns (base_url) from the row
+    // holding that maximum: the latest recorded item of each group.
+    const raw = await this.store.all(
+      `SELECT COALESCE(profile_id, base_url) AS server, profile_id AS profileId, base_url AS baseUrl, COUNT(*) AS count, MAX(id) AS latest
+       FROM library_items GROUP BY COALESCE(profile_id, base_url) ORDER BY latest DESC LIMIT 1000`,
+    );
+    return raw.flatMap((r) =>
+      typeof r['server'] === 'string' && typeof r['baseUrl'] === 'string' && typeof r['count'] === 'number'
+        ? [{ server: r['server'], profileId: typeof r['profileId'] === 'string' ? r['profileId'] : null, baseUrl: r['baseUrl'], count: r['count'] }]
+        : [],
+    );
+  }
+
   /** Distinct workflow names with their item counts (for a filter menu). */
   async workflows(): Promise<{ name: string; count: number }[]> {
     const raw = await this.store.all(

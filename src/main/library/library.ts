@@ -15,6 +15,7 @@ import { importFile, type ImportFileRequest } from './import-file';
 import { classifyFailure } from './failures';
 import { INCOMING_DIR, THUMBNAIL_DIR, removeStaleStaging } from './layout';
 import { LibraryIndex, type NewItemRow } from './library-index';
+import { containedRealPath, type ContainedFile } from './item-file';
 import { guessKind } from './media-info';
 import { nodeClassOf, provenanceOf } from './provenance';
 import { rowFilePath, toItem, type ItemRow } from './rows';
@@ -234,6 +235,29 @@ export class Library {
 
   async workflows(): Promise<{ name: string; count: number }[]> {
     return this.index.workflows();
+  }
+
+  /**
+   * A finished item's file, ready to read or serve: its real path when it lies inside the library
+   * folder it was written to (see containedRealPath); `missing` when it is gone from the disk,
+   * `outside` when the stored path leads out of that folder. Null for unknown or unfinished items.
+   */
+  async file(id: number): Promise<{ item: LibraryItem; file: ContainedFile } | null> {
+    const row = await this.index.get(id);
+    if (!row || row.status !== 'done') return null;
+    const stored = rowFilePath(row, this.root);
+    const file: ContainedFile = stored === null ? { ok: false, reason: 'outside' } : await containedRealPath(stored, row.root ?? this.root);
+    return { item: toItem(row, this.root), file };
+  }
+
+  /** How many items search(query, filter) would find without a limit. */
+  async searchCount(query: string, filter: ListFilter = {}): Promise<number> {
+    return this.index.searchCount(query, filter);
+  }
+
+  /** The servers items came from (profile id, else base URL), with counts, newest first. */
+  async servers(): Promise<{ server: string; profileId: string | null; baseUrl: string; count: number }[]> {
+    return this.index.servers();
   }
 
   /** Puts a failed item back in line now, with a fresh count of attempts. */
