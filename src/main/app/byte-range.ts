@@ -20,7 +20,7 @@ export function parseByteRange(header: string, size: number): ByteRange {
   const start = Number(first);
   const end = last === '' ? size - 1 : Number(last);
   if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end)) return 'ignore';
-  if (end < start) return 'ignore';
   if (start >= size) return 'unsatisfiable';
+  if (end < start) return 'ignore';
   return { start, end: Math.min(end, size - 1) };
 }
