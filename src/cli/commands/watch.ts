@@ -11,9 +11,10 @@ import { dataPaths } from '../../main/config/data-dir';
 import { JobStore } from '../../main/jobs/job-store';
 import { Store } from '../../main/jobs/store';
 import { JobTracker } from '../../main/jobs/tracker';
+import { Library, resolveLibraryDir } from '../../main/library';
 import { ServiceClient } from '../../main/service/client';
 import { EventsSocket } from '../../main/service/events-socket';
-import { HotFolderConfigError, HotFolderService, trackerFollower, type HotFileRow, type HotFolderConfig, type HotFolderEvent, type PauseKind } from '../../main/watch';
+import { HotFolderConfigError, HotFolderService, librarySink, trackerFollower, type HotFileRow, type HotFolderConfig, type HotFolderEvent, type PauseKind } from '../../main/watch';
 import { isInside } from '../../main/watch/config';
 import { acquireFolderLock, FolderLockedError } from '../../main/watch/lock';
 import { parseCommandArgs } from '../args';
@@ -100,11 +101,14 @@ export async function watchCommand(argv: string[], io: CliIo, environment: CliEn
   const store = await Store.open(dataPaths(environment.dataDir).database);
   let hot: HotFolderService | null = null;
   let tracker: JobTracker | null = null;
+  let library: Library | null = null;
   try {
     const jobs = await JobStore.open(store);
     tracker = new JobTracker({ api, events, jobs, pollIntervalMs: 1000, staleAfterMs: 1000 });
+    // Outputs enter the library too (by copy, with their input as source), as `flowdeck run`'s do.
+    library = await openLibrary(store, resolveLibraryDir(environment.dataDir, environment.env), note);
     events.start();
-    hot = new HotFolderService({ store, api, clientId: events.clientId, follower: trackerFollower(tracker) });
+    hot = new HotFolderService({ store, api, clientId: events.clientId, follower: trackerFollower(tracker), sink: library ? librarySink(library, null) : null });
     await hot.start();
 
     const changedThisRun = new Set<string>();
@@ -222,8 +226,22 @@ export async function watchCommand(argv: string[], io: CliIo, environment: CliEn
     await hot?.dispose().catch(() => undefined);
     await tracker?.dispose().catch(() => undefined);
     await events.dispose().catch(() => undefined);
+    await library?.dispose().catch(() => undefined);
     await store.close().catch(() => undefined);
     release();
+  }
+}
+
+/** The outputs library, or null (with a warning) when its folder cannot be used: the outputs still reach --out. */
+async function openLibrary(store: Store, root: string, note: (message: string) => void): Promise<Library | null> {
+  try {
+    // No downloads here: a hot folder's outputs are on disk already and are imported by copy.
+    const library = await Library.open({ store, root, source: () => null });
+    await library.start();
+    return library;
+  } catch (error) {
+    note(`warning: the outputs library cannot be used (${error instanceof Error ? error.message : String(error)}); outputs are saved to the output folder only.`);
+    return null;
   }
 }
 

@@ -1,13 +1,37 @@
 // Hosts the hot folders in the app: one HotFolderService on the active profile's connection,
 // rebuilt when the profile changes; their contract calls (hotFolders.*, dialog.pickFolder) and
-// events; outputs into the library.
+// events; outputs into the library. With no server connected the saved folders are still listed
+// (paused, with the reason) and can be added, edited, paused or removed: they are configurations
+// in the store, which the next service starts.
+import { randomUUID } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
 import type { CallHandlers, EventName, EventPayload } from '../../shared/ipc/contract';
-import type { hotFolderCalls } from '../../shared/ipc/hot-folders-contract';
+import type { HotFileView, HotFolderSaveInput, HotFolderView, hotFolderCalls } from '../../shared/ipc/hot-folders-contract';
+import { isJsonObject, parseJsonExact } from '../../shared/json';
 import type { Store } from '../jobs/store';
 import type { Library } from '../library';
+import type { NodeDefinitions } from '../service/object-info';
+import {
+  HotFolderConfigError,
+  HotFolderNotFoundError,
+  HotFolderService,
+  librarySink,
+  resolveHotFolderConfig,
+  trackerFollower,
+  type HotFileRow,
+  type HotFolderConfig,
+  type HotFolderCounters,
+  type HotFolderEvent,
+} from '../watch';
+import { WatchJournal } from '../watch/journal';
+import { storedConfigText } from '../watch/service';
 import type { FileDialogs, LogLevel } from './core';
 import type { DesktopActions } from './desktop';
 import { AppFailure } from './errors';
+import { HotFolderJobs } from './hot-folder-jobs';
+import { checkImageBind, checkOverlap, configFromSave, parseSaveWorkflow } from './hot-folder-save';
+import { LatestWins } from './hot-folder-throttle';
+import { countersOfStates, entryRow, fileView, folderView, jobProgress, offlineStatus } from './hot-folder-views';
 import type { ProfileSession } from './session';
 
 export type HotFolderCallName = keyof typeof hotFolderCalls;
@@ -20,39 +44,381 @@ export interface HotFoldersHostDeps {
   now: () => number;
   dialogs: FileDialogs | null;
   desktop: DesktopActions | null;
+  /** Per-row throttle of hotFolders.file (ms). Default 100. */
+  fileEventMs?: number;
+  /** Per-folder throttle of hotFolders.changed (ms). Default 250. */
+  folderEventMs?: number;
+}
+
+/** How long a save waits for the server's node definitions to check the bound input. */
+const DEFINITIONS_WAIT_MS = 3000;
+
+interface Live {
+  session: ProfileSession;
+  service: HotFolderService;
+  off: Array<() => void>;
 }
 
 export class HotFoldersHost {
-  constructor(private readonly deps: HotFoldersHostDeps) {}
+  private readonly deps: HotFoldersHostDeps;
+  private readonly jobs = new HotFolderJobs();
+  /** The journal for folders while no service runs (and the ids of jobs sent earlier). */
+  private readonly ready: Promise<WatchJournal>;
+  private live: Live | null = null;
+  /** attach/detach one after another; calls wait for the one under way. */
+  private transition: Promise<void> = Promise.resolve();
+  /** Which file row a running job belongs to, for progress events. */
+  private readonly rowOfJob = new Map<string, HotFileRow>();
+  private readonly fileEvents: LatestWins<HotFileView>;
+  private readonly folderEvents: LatestWins<HotFolderView>;
+  private disposed = false;
+
+  constructor(deps: HotFoldersHostDeps) {
+    this.deps = deps;
+    this.fileEvents = new LatestWins(deps.fileEventMs ?? 100, (view) => deps.emit('hotFolders.file', view));
+    this.folderEvents = new LatestWins(deps.folderEventMs ?? 250, (view) => deps.emit('hotFolders.changed', view));
+    // Started at once (before the first session starts reconciling jobs), so owns() knows the
+    // jobs an earlier run's folders sent by the time the tracker reports them ended.
+    this.ready = WatchJournal.open(deps.store).then(async (journal) => {
+      this.jobs.add(await journal.promptIds());
+      return journal;
+    });
+    this.ready.catch((error: unknown) => deps.log('error', `The hot folders' journal cannot be opened: ${describe(error)}`));
+  }
 
   /** Starts the saved folders on this session's connection. */
-  async attach(_session: ProfileSession): Promise<void> {}
+  attach(session: ProfileSession): Promise<void> {
+    return this.serially(async () => {
+      await this.stopLive();
+      if (this.disposed) return;
+      await this.ready;
+      const service = new HotFolderService({
+        store: this.deps.store,
+        api: session.api,
+        clientId: () => session.events.clientId,
+        follower: this.jobs.follower(trackerFollower(session.tracker)),
+        sink: librarySink(() => this.deps.library(), session.profileId),
+        now: this.deps.now,
+      });
+      const live: Live = { session, service, off: [] };
+      live.off.push(
+        service.on((event) => this.onServiceEvent(live, event)),
+        session.tracker.onUpdate((snapshot) => {
+          const row = this.rowOfJob.get(snapshot.promptId);
+          if (row && this.live === live && row.state === 'running') this.offerFile(row, jobProgress(snapshot));
+        }),
+      );
+      this.live = live;
+      await service.start();
+      for (const { config, status } of service.list()) this.folderEvents.offer(config.id, folderView(config, status));
+    });
+  }
 
-  /** Stops the folders before their session goes (uploads under way finish). */
-  async detach(): Promise<void> {}
+  /** Stops the folders before their session goes (uploads under way finish); their configurations stay. */
+  detach(): Promise<void> {
+    return this.serially(async () => {
+      await this.stopLive();
+      if (this.disposed) return;
+      for (const view of await this.offlineFolders()) this.folderEvents.offer(view.id, view);
+    }).catch((error: unknown) => this.deps.log('error', `Could not stop the hot folders cleanly: ${describe(error)}`));
+  }
 
   /** Whether a job was submitted by a hot folder (its outputs reach the library through the folder). */
-  owns(_promptId: string): boolean {
-    return false;
+  owns(promptId: string): boolean {
+    return this.jobs.has(promptId);
   }
 
   handlers(): Pick<CallHandlers, HotFolderCallName> {
-    const todo = async (): Promise<never> => {
-      throw new AppFailure('internal', 'Hot folders are being built.');
-    };
-    void this.deps;
     return {
-      'hotFolders.list': todo,
-      'hotFolders.save': todo,
-      'hotFolders.remove': todo,
-      'hotFolders.pause': todo,
-      'hotFolders.resume': todo,
-      'hotFolders.retryFailed': todo,
-      'hotFolders.files': todo,
-      'hotFolders.openOutput': todo,
-      'dialog.pickFolder': todo,
+      'hotFolders.list': async () => ({ folders: await this.listFolders() }),
+      'hotFolders.save': (input) => this.save(input),
+      'hotFolders.remove': async ({ id }) => {
+        await this.remove(id);
+        return { folders: await this.listFolders() };
+      },
+      'hotFolders.pause': ({ id }) => this.setPaused(id, true),
+      'hotFolders.resume': ({ id }) => this.setPaused(id, false),
+      'hotFolders.retryFailed': async ({ id }) => {
+        const live = await this.current();
+        if (!live) {
+          await this.savedConfig(id);
+          throw new AppFailure('network', 'No server is connected, so failed files cannot be retried now. Connect a server profile and try again.');
+        }
+        return { count: await guard(() => live.service.retryFailed(id)) };
+      },
+      'hotFolders.files': async ({ id }) => ({ files: await this.files(id) }),
+      'hotFolders.openOutput': async ({ id }) => {
+        const config = await this.configOf(id);
+        if (!this.deps.desktop) throw new AppFailure('invalid_input', `There is no file manager here; the output folder is ${config.outputDir}`);
+        await mkdir(config.outputDir, { recursive: true });
+        try {
+          await this.deps.desktop.openPath(config.outputDir);
+        } catch (error) {
+          throw new AppFailure('invalid_input', `The output folder ${config.outputDir} could not be opened: ${describe(error)}`);
+        }
+        return null;
+      },
+      'dialog.pickFolder': async (input) => {
+        if (!this.deps.dialogs) throw new AppFailure('invalid_input', 'No folder dialog here: type the path.');
+        return { path: await this.deps.dialogs.pickFolder(input?.title ?? 'Choose a folder') };
+      },
     };
   }
 
-  async dispose(): Promise<void> {}
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    await this.serially(() => this.stopLive());
+    this.fileEvents.clear();
+    this.folderEvents.clear();
+    await (await this.ready.catch(() => null))?.flushed().catch(() => undefined);
+  }
+
+  // ---- calls --------------------------------------------------------------------------------------
+
+  private async listFolders(): Promise<HotFolderView[]> {
+    const live = await this.current();
+    if (live) return live.service.list().map(({ config, status }) => folderView(config, status));
+    return this.offlineFolders();
+  }
+
+  private async save(input: HotFolderSaveInput): Promise<HotFolderView> {
+    const workflow = parseSaveWorkflow(input.workflowJson);
+    const live = await this.current();
+    checkImageBind(workflow, input.bind, live ? await definitionsOf(live.session) : null);
+    const existing = live ? live.service.list().map((f) => f.config) : await this.savedConfigs();
+    const current = input.id === undefined ? null : (existing.find((c) => c.id === input.id) ?? null);
+    if (input.id !== undefined && !current) throw new AppFailure('not_found', `There is no hot folder "${input.id}".`);
+    const wanted = configFromSave(input, workflow, current);
+    let config: HotFolderConfig;
+    try {
+      // With the current values under the new ones, as the service's update() merges them.
+      const merged = current ? { ...stripDerived(current), ...wanted } : wanted;
+      config = resolveHotFolderConfig(merged, randomUUID);
+    } catch (error) {
+      if (error instanceof HotFolderConfigError) throw new AppFailure('invalid_input', error.message);
+      throw error;
+    }
+    checkOverlap(config, existing);
+    if (live) {
+      const saved = await guard(() => (current ? live.service.update(config.id, wanted) : live.service.add({ ...wanted, id: config.id })));
+      const view = folderView(saved, live.service.status(saved.id));
+      this.folderEvents.offer(saved.id, view);
+      return view;
+    }
+    const journal = await this.ready;
+    await journal.saveFolder(config.id, storedConfigText(config), this.deps.now());
+    const view = await this.offlineView(journal, config);
+    this.folderEvents.offer(config.id, view);
+    return view;
+  }
+
+  private async remove(id: string): Promise<void> {
+    const live = await this.current();
+    if (live) await guard(() => live.service.remove(id));
+    else {
+      await this.savedConfig(id);
+      await (await this.ready).deleteFolder(id);
+    }
+    // Nothing more about a folder that is gone.
+    this.fileEvents.clear((key) => key.startsWith(`${id}\u0000`));
+    this.folderEvents.clear((key) => key === id);
+    for (const [promptId, row] of this.rowOfJob) if (row.folderId === id) this.rowOfJob.delete(promptId);
+  }
+
+  private async setPaused(id: string, paused: boolean): Promise<HotFolderView> {
+    const live = await this.current();
+    if (live) {
+      await guard(async () => (paused ? live.service.pause(id) : live.service.resume(id)));
+      const hosted = live.service.list().find((f) => f.config.id === id);
+      if (!hosted) throw new AppFailure('not_found', `There is no hot folder "${id}".`);
+      const view = folderView(hosted.config, hosted.status);
+      this.folderEvents.offer(id, view);
+      return view;
+    }
+    const config = await this.savedConfig(id);
+    const journal = await this.ready;
+    await journal.setFolderPaused(id, paused);
+    const view = await this.offlineView(journal, config, paused);
+    this.folderEvents.offer(id, view);
+    return view;
+  }
+
+  private async files(id: string): Promise<HotFileView[]> {
+    const live = await this.current();
+    if (live) {
+      const rows = guardSync(() => live.service.files(id));
+      return rows.map((row) => fileView(row, row.state === 'running' && row.promptId ? jobProgress(live.session.tracker.get(row.promptId)) : null));
+    }
+    await this.savedConfig(id);
+    const { entries } = await (await this.ready).load(id);
+    return entries.map((entry) => fileView(entryRow(entry), null));
+  }
+
+  private async configOf(id: string): Promise<HotFolderConfig> {
+    const live = await this.current();
+    if (live) {
+      const hosted = live.service.list().find((f) => f.config.id === id);
+      if (!hosted) throw new AppFailure('not_found', `There is no hot folder "${id}".`);
+      return hosted.config;
+    }
+    return this.savedConfig(id);
+  }
+
+  // ---- events -------------------------------------------------------------------------------------
+
+  private onServiceEvent(live: Live, event: HotFolderEvent): void {
+    if (this.live !== live) return;
+    switch (event.type) {
+      case 'file': {
+        const row = event.row;
+        if (row.promptId) {
+          if (row.state === 'running' || row.state === 'submitting') this.rowOfJob.set(row.promptId, row);
+          else this.rowOfJob.delete(row.promptId);
+        }
+        this.offerFile(row, row.state === 'running' && row.promptId ? jobProgress(live.session.tracker.get(row.promptId)) : null);
+        return;
+      }
+      case 'folder': {
+        const hosted = live.service.list().find((f) => f.config.id === event.folderId);
+        if (hosted) this.folderEvents.offer(event.folderId, folderView(hosted.config, event.status));
+        return;
+      }
+      case 'drained': {
+        // The rows and the folder's status first, so the view is complete when "drained" arrives.
+        this.fileEvents.flush((key) => key.startsWith(`${event.folderId}\u0000`));
+        this.folderEvents.flush((key) => key === event.folderId);
+        const name = live.service.list().find((f) => f.config.id === event.folderId)?.config.name ?? event.folderId;
+        this.deps.emit('hotFolders.drained', { folderId: event.folderId, name, counters: { ...event.counters } });
+        this.deps.desktop?.notify(`Hot folder ${name}`, drainedText(event.counters));
+        return;
+      }
+      case 'output':
+        return;
+      case 'warning':
+        this.deps.log('warn', `hot folder ${event.folderId}: ${event.message}`);
+        return;
+    }
+  }
+
+  private offerFile(row: HotFileRow, progress: number | null): void {
+    this.fileEvents.offer(`${row.folderId}\u0000${row.relPath}`, fileView(row, progress));
+  }
+
+  // ---- saved folders (no server connected) ---------------------------------------------------------
+
+  private async savedConfigs(): Promise<HotFolderConfig[]> {
+    const journal = await this.ready;
+    const configs: HotFolderConfig[] = [];
+    for (const saved of await journal.listFolders()) {
+      const config = parseSaved(saved.id, saved.config);
+      if (config) configs.push(config);
+      else this.deps.log('warn', `The saved hot folder ${saved.id} cannot be read; it is left out.`);
+    }
+    return configs;
+  }
+
+  private async savedConfig(id: string): Promise<HotFolderConfig> {
+    const config = (await this.savedConfigs()).find((c) => c.id === id);
+    if (!config) throw new AppFailure('not_found', `There is no hot folder "${id}".`);
+    return config;
+  }
+
+  private async offlineFolders(): Promise<HotFolderView[]> {
+    const journal = await this.ready;
+    const saved = await journal.listFolders();
+    const views: HotFolderView[] = [];
+    for (const folder of saved) {
+      const config = parseSaved(folder.id, folder.config);
+      if (config) views.push(await this.offlineView(journal, config, folder.paused));
+    }
+    return views;
+  }
+
+  private async offlineView(journal: WatchJournal, config: HotFolderConfig, paused?: boolean): Promise<HotFolderView> {
+    const pausedByUser = paused ?? (await journal.listFolders()).find((f) => f.id === config.id)?.paused ?? false;
+    return folderView(config, offlineStatus(countersOfStates(await journal.stateCounts(config.id)), pausedByUser));
+  }
+
+  // ---- plumbing -----------------------------------------------------------------------------------
+
+  /** The running service after any attach or detach under way; null when no server is connected. */
+  private async current(): Promise<Live | null> {
+    await this.transition;
+    if (this.disposed) throw new AppFailure('internal', 'The app is shutting down.');
+    return this.live;
+  }
+
+  private serially(task: () => Promise<void>): Promise<void> {
+    const run = this.transition.then(task, task);
+    // The caller hears of a failure; the next transition runs regardless.
+    this.transition = run.catch(() => undefined);
+    return run;
+  }
+
+  private async stopLive(): Promise<void> {
+    const live = this.live;
+    if (!live) return;
+    this.live = null;
+    for (const off of live.off.splice(0)) off();
+    await live.service.dispose();
+    this.rowOfJob.clear();
+    this.fileEvents.flush();
+  }
+}
+
+function parseSaved(id: string, text: string): HotFolderConfig | null {
+  try {
+    const value = parseJsonExact(text);
+    return resolveHotFolderConfig(isJsonObject(value) ? { ...value, id } : value, randomUUID);
+  } catch {
+    return null;
+  }
+}
+
+/** A configuration without the fields derived from it (so it can be resolved again). */
+function stripDerived(config: HotFolderConfig): Omit<HotFolderConfig, 'doneDir' | 'failedDir'> {
+  const { doneDir: _d, failedDir: _f, ...rest } = config;
+  return rest;
+}
+
+async function definitionsOf(session: ProfileSession): Promise<NodeDefinitions | null> {
+  const cached = session.cachedDefinitions();
+  if (cached) return cached;
+  const loading = session.nodeDefinitions().catch(() => null);
+  const timeout = new Promise<null>((resolve) => setTimeout(() => resolve(null), DEFINITIONS_WAIT_MS).unref());
+  return Promise.race([loading, timeout]);
+}
+
+/** The service's errors in contract terms: unknown folder -> not_found, bad configuration -> invalid_input. */
+async function guard<T>(task: () => Promise<T>): Promise<T> {
+  try {
+    return await task();
+  } catch (error) {
+    throw translate(error);
+  }
+}
+
+function guardSync<T>(task: () => T): T {
+  try {
+    return task();
+  } catch (error) {
+    throw translate(error);
+  }
+}
+
+function translate(error: unknown): unknown {
+  if (error instanceof HotFolderNotFoundError) return new AppFailure('not_found', error.message);
+  if (error instanceof HotFolderConfigError) return new AppFailure('invalid_input', error.message);
+  return error;
+}
+
+function drainedText(counters: HotFolderCounters): string {
+  const parts = [`${counters.done} done`, `${counters.failed} failed`];
+  if (counters.duplicates > 0) parts.push(`${counters.duplicates} duplicate${counters.duplicates === 1 ? '' : 's'}`);
+  return parts.join(', ');
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -13,5 +13,6 @@ export {
 } from './config';
 export { trackerFollower, type TrackerLike } from './follow';
 export { SIDECAR_SUFFIX } from './deliver';
+export { librarySink, importRequestOf, type LibraryImporter } from './library-sink';
 export type { IdleReason } from './folder-runner';
 export type * from './types';

@@ -287,6 +287,24 @@ export class WatchJournal {
     return { entries, paths };
   }
 
+  /** How many entries of a folder are in each state (a folder's counters while it is not running). */
+  async stateCounts(folderId: string): Promise<Partial<Record<JournalState, number>>> {
+    await this.flushed();
+    const counts: Partial<Record<JournalState, number>> = {};
+    for (const row of await this.store.all('SELECT state, COUNT(*) AS n FROM watch_entries WHERE folder_id = ? GROUP BY state', [folderId])) {
+      const state = z.enum(JOURNAL_STATES).safeParse(row['state']);
+      if (state.success && typeof row['n'] === 'number') counts[state.data] = row['n'];
+    }
+    return counts;
+  }
+
+  /** Every prompt id a hot folder has sent (or is about to send), of every folder. */
+  async promptIds(): Promise<string[]> {
+    await this.flushed();
+    const rows = await this.store.all('SELECT DISTINCT prompt_id FROM watch_entries WHERE prompt_id IS NOT NULL');
+    return rows.flatMap((row) => (typeof row['prompt_id'] === 'string' ? [row['prompt_id']] : []));
+  }
+
   /** Writes the entry's whole row (a snapshot is taken now, so later changes to `entry` do not leak in). */
   saveEntry(e: EntryRecord): Promise<void> {
     return this.enqueue({

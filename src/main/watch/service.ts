@@ -99,7 +99,7 @@ export class HotFolderService {
     const overlapping = [...this.folders.values()].find((h) => h.config.inputDir === config.inputDir);
     if (overlapping) throw new Error(`The folder ${config.inputDir} is already the hot folder "${overlapping.config.name}".`);
     const resolved = { persist: options.persist ?? true, watch: options.watch ?? true, paused: options.paused ?? false };
-    if (resolved.persist) await this.requireJournal().saveFolder(config.id, configText(config), this.now(), resolved.paused);
+    if (resolved.persist) await this.requireJournal().saveFolder(config.id, storedConfigText(config), this.now(), resolved.paused);
     await this.host(config, resolved);
     return config;
   }
@@ -111,7 +111,7 @@ export class HotFolderService {
     const config = resolveHotFolderConfig({ ...current, ...patch, id }, randomUUID);
     await hosted.runner?.stop();
     this.folders.delete(id);
-    if (hosted.options.persist) await this.requireJournal().saveFolder(id, configText(config), this.now());
+    if (hosted.options.persist) await this.requireJournal().saveFolder(id, storedConfigText(config), this.now());
     await this.host(config, hosted.options);
     return config;
   }
@@ -236,7 +236,7 @@ export class HotFolderService {
 }
 
 /** The stored form of a configuration: exact JSON (a workflow's 64-bit seed stays exact). */
-function configText(config: HotFolderConfig): string {
+export function storedConfigText(config: HotFolderConfig): string {
   const { doneDir: _d, failedDir: _f, ...stored } = config;
   return stringifyJsonExact(stored);
 }
