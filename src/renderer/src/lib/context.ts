@@ -3,6 +3,7 @@
 import { createContext } from 'svelte';
 import type { FlowdeckApi } from '../../../shared/ipc/contract';
 import { Api } from './api';
+import { LibraryStore } from './library/library.svelte';
 import { HotFoldersStore } from './hotfolders/hot-folders.svelte';
 import { ConnectionStore } from './stores/connection.svelte';
 import { DefinitionsStore } from './stores/definitions.svelte';
@@ -23,6 +24,7 @@ export interface AppState {
   queue: QueueStore;
   recent: RecentStore;
   run: RunStore;
+  library: LibraryStore;
   hotFolders: HotFoldersStore;
 }
 
@@ -42,13 +44,14 @@ export function createAppState(bridge: FlowdeckApi): AppState {
     queue: new QueueStore(api),
     recent,
     run: new RunStore(api, definitions, jobs, nav, recent),
+    library: new LibraryStore(api),
     hotFolders: new HotFoldersStore(api),
   };
 }
 
 /** Subscribes every store to its events, then tells main the renderer is ready for them. */
 export async function startAppState(app: AppState): Promise<() => void> {
-  const detach = [app.connection.attach(app.api), app.profiles.attach(), app.jobs.attach(), app.queue.attach(), app.hotFolders.attach()];
+  const detach = [app.connection.attach(app.api), app.profiles.attach(), app.jobs.attach(), app.queue.attach(), app.library.attach(), app.hotFolders.attach()];
   // Read-only counters of the preview pipeline, for bench/preview-pipeline.ts (numbers only).
   Object.defineProperty(window, '__flowdeckPreviewStats', { value: app.jobs.previews.stats, configurable: true });
   await app.api.call('renderer.ready').catch((error: unknown) => console.warn('flowdeck: renderer.ready failed', error));

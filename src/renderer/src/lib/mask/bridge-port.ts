@@ -24,3 +24,13 @@ export async function maskSourceFromOutput(api: Api, promptId: string, file: Fil
   const { mime, bytes } = await api.call('output.fetch', { promptId, file });
   return { name: file.filename, bytes, mime, serverRef: { name: file.filename, subfolder: file.subfolder, type: file.type } };
 }
+
+/**
+ * A library output as a mask source, from the library folder (`library.bytes`), so it opens even
+ * after the server forgot the file, and a masked PNG re-opens with its mask (the painter reads its
+ * alpha). Saving uploads it first: the server's copy may be gone or on another server.
+ */
+export async function maskSourceFromLibrary(api: Api, item: { id: number; fileName: string }): Promise<MaskSource> {
+  const { mime, bytes } = await api.call('library.bytes', { id: item.id });
+  return { name: item.fileName, bytes, mime, serverRef: null };
+}

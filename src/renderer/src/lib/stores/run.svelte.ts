@@ -1,9 +1,9 @@
 // The Run view's controller: opening a workflow file, the form built from it, uploads into image
 // inputs, and submitting with a repeat count. Problems are reported where the user acts: in the
 // form (aria-invalid + message), in a notice, or at the key field (401).
-import type { CallResult } from '../../../../shared/ipc/contract';
+import type { CallResult, UploadView } from '../../../../shared/ipc/contract';
 import type { MaskSaveResult } from '../mask/upload';
-import { stringifyJsonExact } from '../../../../shared/json';
+import { isJsonObject, parseJsonExact, stringifyJsonExact, type JsonValue } from '../../../../shared/json';
 import { messageOf, type Api } from '../api';
 import { routeError } from '../errors';
 import { applyDrafts, fieldKey } from '../workflow/drafts';
@@ -26,6 +26,8 @@ export class RunStore {
   newSeedEachRepeat = $state(true);
   groups: NodeGroup[] = $derived.by(() => this.#buildGroups());
   unknownNodes = $derived(this.groups.filter((g) => !g.known));
+  /** Image inputs that take an uploaded file (LoadImage's `image`): where a library image can go. */
+  imageFields = $derived(this.groups.flatMap((g) => g.fields).filter((f) => f.spec?.kind === 'combo' && f.spec.imageUpload && f.source.kind !== 'link'));
   seedFields = $derived(this.groups.flatMap((g) => g.fields).filter((f) => f.spec?.kind === 'int' && f.spec.seed && f.source.kind !== 'link'));
 
   readonly #api: Api;
@@ -84,6 +86,36 @@ export class RunStore {
     } finally {
       this.opening = false;
     }
+  }
+
+  /** "Run again" from the library: the workflow as it was submitted, labelled, ready to run. */
+  openFromLibrary(label: string, workflowJson: string): void {
+    let workflow: JsonValue;
+    try {
+      workflow = parseJsonExact(workflowJson);
+    } catch (error) {
+      workflow = null;
+      console.warn('flowdeck: a library workflow is not JSON', error);
+    }
+    this.#nav.go('run');
+    if (!isJsonObject(workflow)) {
+      this.notice = { tone: 'error', title: 'The workflow could not be loaded', message: `The workflow recorded with "${label}" is not a workflow object.` };
+      return;
+    }
+    this.doc?.dispose();
+    this.doc = new OpenDocument(label, null, workflow);
+    this.notice = { tone: 'info', title: `Loaded "${label}" from the library`, message: 'The inputs are as they were for that run. Press Run to run it again.' };
+  }
+
+  /** A file already uploaded (a library output, "use as input image") into an image input. */
+  useUploaded(field: FormField, result: UploadView): void {
+    const doc = this.doc;
+    if (!doc) return;
+    const key = fieldKey(field.nodeId, field.name);
+    const previous = doc.uploads.get(key);
+    if (previous?.ownsUrl && previous.thumbnail) URL.revokeObjectURL(previous.thumbnail);
+    doc.uploads.set(key, { value: result.inputValue, thumbnail: result.thumbnailDataUrl, ownsUrl: false });
+    doc.setDraft(field.nodeId, field.name, result.inputValue);
   }
 
   randomize(field: FormField): void {
