@@ -3,10 +3,14 @@
 // only; the page and the socket need the random token; a request whose Host is not this server
 // (DNS rebinding) or whose Origin is foreign gets 403; the token is compared in constant time.
 // Static assets (the public build: scripts, styles) need no token; everything that reaches the
-// core does.
+// core does. Library media (/media/file/<id>, /media/thumb/<id>) are loaded by <img> and <video>
+// elements, which cannot carry the token: serving the page with the token sets an HttpOnly,
+// SameSite=Strict cookie scoped to /media (named per port: cookies ignore ports), and /media
+// requires it.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { pipeline } from 'node:stream/promises';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { READY_CALL } from '../../src/shared/ipc/names';
@@ -16,6 +20,7 @@ import { contentSecurityPolicy, securityHeaders, staticContentType } from '../..
 import { eventKey, type AppEvent } from '../../src/main/app/event-hub';
 import { ReadyGate } from '../../src/main/app/ready-gate';
 import { resolveStaticFile } from '../../src/main/app/static-files';
+import { HARNESS_MEDIA_BASE } from '../../src/shared/library-media';
 import { BRIDGE_PATH, SOCKET_PATH, bridgeScript } from './bridge-script';
 
 export interface HarnessServerOptions {
@@ -51,6 +56,15 @@ function sameToken(given: string | null, token: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/** The value of one cookie in a Cookie header, or null. */
+function cookieValue(header: string | undefined, name: string): string | null {
+  for (const part of (header ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return null;
+}
+
 function isLoopback(address: string | undefined): boolean {
   return address === '127.0.0.1' || address === '::1' || address === '::ffff:127.0.0.1';
 }
@@ -61,6 +75,9 @@ export async function startHarnessServer(options: HarnessServerOptions): Promise
   const log = options.log ?? (() => undefined);
   const script = bridgeScript();
   let port = 0;
+  // Its own secret, not the token: a cookie is sent by the browser, the token is in the address.
+  const mediaSecret = newToken();
+  const mediaCookie = (): string => `flowdeck_media_${port}`;
 
   const allowedHosts = (): Set<string> => new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
   /** The request's Host when it is this server, else null. */
@@ -103,8 +120,17 @@ export async function startHarnessServer(options: HarnessServerOptions): Promise
       // The bridge must exist before the app's module scripts run: a classic script in <head>.
       const tag = `<script src="${BRIDGE_PATH}?token=${encodeURIComponent(token)}"></script>`;
       const body = /<head[^>]*>/i.test(html) ? html.replace(/<head[^>]*>/i, (m) => `${m}\n    ${tag}`) : `${tag}\n${html}`;
-      res.writeHead(200, { ...headers, 'Content-Type': 'text/html; charset=utf-8' });
+      res.writeHead(200, {
+        ...headers,
+        'Content-Type': 'text/html; charset=utf-8',
+        'Set-Cookie': `${mediaCookie()}=${mediaSecret}; HttpOnly; SameSite=Strict; Path=${HARNESS_MEDIA_BASE}`,
+      });
       res.end(req.method === 'HEAD' ? undefined : body);
+      return;
+    }
+    if (url.pathname.startsWith(`${HARNESS_MEDIA_BASE}/`)) {
+      if (!sameToken(cookieValue(req.headers.cookie, mediaCookie()), mediaSecret)) return refuse(res);
+      await serveMedia(req, res, url.pathname.slice(HARNESS_MEDIA_BASE.length));
       return;
     }
     if (url.pathname === BRIDGE_PATH) {
@@ -122,6 +148,21 @@ export async function startHarnessServer(options: HarnessServerOptions): Promise
     const bytes = await readFile(file);
     res.writeHead(200, { ...headers, 'Content-Type': staticContentType(file) });
     res.end(req.method === 'HEAD' ? undefined : bytes);
+  };
+
+  const serveMedia = async (req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> => {
+    const range = req.headers.range ?? null;
+    const answer = await options.core.serveMedia({ pathname, method: req.method ?? 'GET', range });
+    res.writeHead(answer.status, answer.headers);
+    if (!answer.body) {
+      res.end();
+      return;
+    }
+    // A seeking video aborts its request: pipeline then destroys the file stream (and closes the file).
+    await pipeline(answer.body, res).catch((error: unknown) => {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ERR_STREAM_PREMATURE_CLOSE') log(`harness media response failed: ${error instanceof Error ? error.message : String(error)}`);
+    });
   };
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });

@@ -9,12 +9,15 @@ import { createConnectFactory } from './app/connect';
 import { createDemoStarter } from './app/demo';
 import { resolveDataDir } from './config/data-dir';
 import { KeytarSecretStore } from './config/secrets';
+import { createDesktopActions } from './electron/desktop';
 import { createFileDialogs } from './electron/dialogs';
 import { installIpcTransport } from './electron/ipc-transport';
 import { attachJobIndicators } from './electron/job-indicators';
+import { serveLibraryMediaScheme } from './electron/media-protocol';
 import { APP_ORIGIN, applyDevServerCsp, registerAppScheme, serveRenderer } from './electron/protocol';
 import { ElectronStoreSettings } from './electron/settings-store';
 import { createMainWindow } from './electron/window';
+import { ELECTRON_MEDIA_BASE } from '../shared/library-media';
 
 const here = import.meta.dirname;
 const preload = join(here, '../preload/index.cjs');
@@ -55,9 +58,12 @@ async function launch(): Promise<void> {
     connect: createConnectFactory(),
     version: app.getVersion(),
     dialogs: createFileDialogs(() => mainWindow),
+    desktop: createDesktopActions(),
+    mediaBase: ELECTRON_MEDIA_BASE,
     log,
   });
   core = appCore;
+  serveLibraryMediaScheme(appCore);
   // The transport is in place before the core starts, so no early event is lost.
   installIpcTransport(appCore, win, { devUrl });
   attachJobIndicators(appCore, win);

@@ -1,6 +1,6 @@
 // The browser harness's guards (token, Origin, Host) and its WebSocket transport, with the bridge
 // script evaluated exactly as served to the page.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,21 +8,26 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { FlowdeckApi } from '../../src/shared/ipc/contract';
 import { startHarnessServer, type HarnessServer } from '../../e2e/harness/server';
+import { createConnectFactory } from '../../src/main/app/connect';
+import { createDemoStarter } from '../../src/main/app/demo';
 import { tempCore, type TempCore } from './fakes';
 
 interface Answer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: string;
+  bytes: Buffer;
 }
 
-function get(port: number, path: string, headers: Record<string, string> = {}): Promise<Answer> {
+function get(port: number, path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, headers }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    const req = request({ host: '127.0.0.1', port, path, headers, method }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const bytes = Buffer.concat(chunks);
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: bytes.toString('utf8'), bytes });
+      });
     });
     req.on('error', reject);
     req.end();
@@ -131,5 +136,76 @@ describe('browser harness server', () => {
     // Errors cross as envelopes, with the same shapes as over IPC.
     expect(await api.invoke('profiles.select', { id: 'missing' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
     expect(await api.invoke('key.save', { key: '' })).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
+  });
+});
+
+describe('browser harness media', () => {
+  let t: TempCore;
+  let server: HarnessServer;
+  let rendererDir: string;
+  let itemId = 0;
+  let filePath = '';
+
+  beforeAll(async () => {
+    t = tempCore({ startDemo: createDemoStarter({ timeScale: 0.05 }), connect: createConnectFactory(), pollIntervalMs: 250 });
+    await t.core.start();
+    rendererDir = mkdtempSync(join(tmpdir(), 'flowdeck-renderer-'));
+    writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><html><head><title>x</title></head><body></body></html>');
+    server = await startHarnessServer({ core: t.core, rendererDir });
+    await t.core.invoke('renderer.ready', undefined);
+    const workflowJson = JSON.stringify({
+      '3': { class_type: 'DemoSampler', inputs: { prompt: 'harness media', seed: 5, steps: 2, width: 32, height: 32, cfg: 7, sampler_name: 'euler', delay_ms: 10 } },
+      '9': { class_type: 'SaveImage', inputs: { images: ['3', 0], filename_prefix: 'Flowdeck' } },
+    });
+    expect(await t.core.invoke('run.submit', { workflowJson })).toMatchObject({ ok: true });
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const listed = await t.core.invoke('library.list', undefined);
+      const items = listed.ok ? (listed.value as { items: { id: number; status: string }[] }).items : [];
+      if (items[0]?.status === 'done') {
+        itemId = items[0].id;
+        break;
+      }
+      if (Date.now() > deadline) throw new Error('the job output never reached the library');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const detail = await t.core.invoke('library.get', { id: itemId });
+    filePath = detail.ok ? ((detail.value as { path: string }).path) : '';
+  }, 40_000);
+  afterAll(async () => {
+    await server.close();
+    await t.cleanup();
+    rmSync(rendererDir, { recursive: true, force: true });
+  });
+
+  it('serves /media only with the cookie the page set, same-origin guards still on', async () => {
+    const page = await get(server.port, `/?token=${server.token}`);
+    const setCookie = String(page.headers['set-cookie']);
+    expect(setCookie).toMatch(new RegExp(`^flowdeck_media_${server.port}=[A-Za-z0-9_-]+; HttpOnly; SameSite=Strict; Path=/media$`));
+    const cookie = setCookie.split(';')[0]!;
+    expect(cookie).not.toContain(server.token);
+    expect((await get(server.port, '/')).headers['set-cookie']).toBeUndefined();
+
+    const path = `/media/file/${itemId}`;
+    expect((await get(server.port, path)).status).toBe(403);
+    expect((await get(server.port, path, { Cookie: `${cookie}x` })).status).toBe(403);
+    expect((await get(server.port, path, { Cookie: `flowdeck_media_1=${cookie.split('=')[1]}` })).status).toBe(403);
+    expect((await get(server.port, `${path}?token=${server.token}`)).status).toBe(403);
+
+    const file = await get(server.port, path, { Cookie: `other=1; ${cookie}` });
+    expect(file.status).toBe(200);
+    expect(file.headers['content-type']).toBe('image/png');
+    expect(file.bytes.equals(readFileSync(filePath))).toBe(true);
+    const part = await get(server.port, path, { Cookie: cookie, Range: 'bytes=0-7' });
+    expect(part.status).toBe(206);
+    expect([...part.bytes]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    const head = await get(server.port, `/media/thumb/${itemId}`, { Cookie: cookie }, 'HEAD');
+    expect(head.status).toBe(200);
+    expect(head.headers['content-type']).toBe('image/jpeg');
+    expect((await get(server.port, '/media/file/999999', { Cookie: cookie })).status).toBe(404);
+
+    expect((await get(server.port, path, { Cookie: cookie, Host: `evil.example:${server.port}` })).status).toBe(403);
+    expect((await get(server.port, path, { Cookie: cookie, Origin: 'http://evil.example' })).status).toBe(403);
+    expect((await get(server.port, path, { Cookie: cookie }, 'POST')).status).toBe(405);
   });
 });

@@ -208,3 +208,16 @@ describe('Range headers', () => {
     expect(parseByteRange('bytes=-', 1000)).toBe('ignore');
   });
 });
+
+describe('the CSP for library media', () => {
+  it('lets images, video and audio come from the media scheme in Electron, and only from the page in the harness', async () => {
+    const { contentSecurityPolicy } = await import('../../src/main/app/csp');
+    const electron = contentSecurityPolicy({ mediaSrc: 'flowdeck-media:' }).split('; ');
+    expect(electron).toContain("img-src 'self' blob: data: flowdeck-media:");
+    expect(electron).toContain("media-src 'self' blob: flowdeck-media:");
+    expect(electron).toContain("connect-src 'none'");
+    const harness = contentSecurityPolicy({ connectSrc: 'ws://127.0.0.1:1' }).split('; ');
+    expect(harness).toContain("img-src 'self' blob: data:");
+    expect(harness).toContain("media-src 'self' blob:");
+  });
+});

@@ -1,13 +1,16 @@
 // The Content-Security-Policy of the app's own pages, sent as a response header by the Electron
 // protocol handler and by the browser harness. The renderer has no network: `connect-src` names
-// nothing, except in the harness, where it must reach the harness's own WebSocket.
-export function contentSecurityPolicy(options: { connectSrc?: string | null } = {}): string {
+// nothing, except in the harness, where it must reach the harness's own WebSocket. Library media
+// come from the page's own origin in the harness (/media) and from the library media scheme in
+// Electron (`mediaSrc: 'flowdeck-media:'`), for images and for video and audio alike.
+export function contentSecurityPolicy(options: { connectSrc?: string | null; mediaSrc?: string | null } = {}): string {
+  const media = options.mediaSrc ? ` ${options.mediaSrc}` : '';
   return [
     "default-src 'none'",
     "script-src 'self'",
     "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' blob: data:",
-    "media-src 'self' blob:",
+    `img-src 'self' blob: data:${media}`,
+    `media-src 'self' blob:${media}`,
     "font-src 'self'",
     `connect-src ${options.connectSrc ?? "'none'"}`,
     "base-uri 'none'",

@@ -5,15 +5,26 @@ import { protocol, session } from 'electron';
 import { readFile } from 'node:fs/promises';
 import { contentSecurityPolicy, securityHeaders, staticContentType } from '../app/csp';
 import { resolveStaticFile } from '../app/static-files';
+import { LIBRARY_MEDIA_SCHEME } from '../../shared/library-media';
 
 export const APP_SCHEME = 'app';
 export const APP_HOST = 'flowdeck';
 export const APP_ORIGIN = `${APP_SCHEME}://${APP_HOST}`;
 
-/** Must run before the app is ready. */
+/** The CSP of the app's pages: library media come from their own scheme (media-protocol.ts). */
+function appCsp(connectSrc?: string): string {
+  return contentSecurityPolicy({ mediaSrc: `${LIBRARY_MEDIA_SCHEME}:`, ...(connectSrc ? { connectSrc } : {}) });
+}
+
+/**
+ * Must run before the app is ready, and only once: Electron keeps the schemes of the last call,
+ * so the app's scheme and the library media scheme are registered together. `stream` lets video
+ * and audio elements read a response as it arrives (and seek with Range requests).
+ */
 export function registerAppScheme(): void {
   protocol.registerSchemesAsPrivileged([
     { scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true, corsEnabled: true, stream: true, codeCache: true } },
+    { scheme: LIBRARY_MEDIA_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true, stream: true } },
   ]);
 }
 
@@ -23,7 +34,7 @@ export function registerAppScheme(): void {
  */
 export function applyDevServerCsp(devUrl: string): void {
   const origin = new URL(devUrl);
-  const csp = contentSecurityPolicy({ connectSrc: `${origin.origin} ws://${origin.host}` });
+  const csp = appCsp(`${origin.origin} ws://${origin.host}`);
   session.defaultSession.webRequest.onHeadersReceived((details, callback) => {
     if (!details.url.startsWith(origin.origin)) return callback({});
     callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [csp] } });
@@ -41,7 +52,7 @@ export function isAppUrl(url: string): boolean {
 
 /** Serves `rendererDir` under app://flowdeck/ (call once the app is ready). */
 export function serveRenderer(rendererDir: string): void {
-  const csp = contentSecurityPolicy();
+  const csp = appCsp();
   protocol.handle(APP_SCHEME, async (request) => {
     const url = new URL(request.url);
     if (url.host !== APP_HOST || request.method !== 'GET') return new Response('Not found', { status: 404 });
