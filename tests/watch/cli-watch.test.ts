@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DemoService } from '../../src/main/demo';
+import { Store } from '../../src/main/jobs/store';
+import { Library } from '../../src/main/library';
 import { CLI, runCli } from '../support/cli';
 import { invertWorkflow, makePng, until } from './helpers';
 
@@ -161,4 +163,39 @@ describe('flowdeck watch stopped with Ctrl+C', () => {
     expect(submitted.every(([, count]) => count === 1)).toBe(true);
     expect(readdirSync(out).filter((n) => n.endsWith('.png')).length).toBe(8);
   }, 90_000);
+});
+
+describe('flowdeck watch and the outputs library', () => {
+  it('puts every output into the library (by copy, with its input file), once however often it runs', async () => {
+    const dir = folderWith('lib', { 'sun.png': makePng(631), 'moon.png': makePng(632) });
+    const out = join(work, 'lib-out');
+    const libEnv = { FLOWDECK_DATA_DIR: join(work, 'data-lib') };
+    const args = ['watch', dir, '--workflow', join(work, 'invert.json'), '--bind', '1.image', '--server', demo.url, '--local', '--out', out, '--once', '--settle', '100'];
+    const run = await runCli(args, { env: libEnv });
+    expect(run.code, run.stderr).toBe(0);
+    expect((await runCli(args, { env: libEnv })).code).toBe(0);
+
+    const list = await runCli(['library', 'list', '--json'], { env: libEnv });
+    expect(list.code, list.stderr).toBe(0);
+    const items = JSON.parse(list.stdout) as { path: string; status: string; workflow_name: string; media_type: string }[];
+    expect(items).toHaveLength(2);
+    for (const item of items) {
+      expect(item).toMatchObject({ status: 'done', workflow_name: 'invert.json', media_type: 'image' });
+      expect(item.path.startsWith(join(work, 'data-lib', 'library'))).toBe(true);
+    }
+    // Same bytes as the outputs in --out, and each item knows the input it was made from.
+    const store = await Store.open(join(work, 'data-lib', 'flowdeck.sqlite'));
+    const library = await Library.open({ store, root: join(work, 'data-lib', 'library'), source: () => null });
+    try {
+      const bySource = new Map((await library.list()).map((i) => [i.sourceFile, i]));
+      for (const stem of ['sun', 'moon']) {
+        const item = bySource.get(join(dir, `${stem}.png`));
+        expect(item, stem).toBeDefined();
+        expect(readFileSync(item!.path!)).toEqual(readFileSync(join(out, `${stem}_3_1.png`)));
+      }
+    } finally {
+      await library.dispose();
+      await store.close();
+    }
+  });
 });
