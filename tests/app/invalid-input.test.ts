@@ -40,6 +40,7 @@ const WRONG: Record<CallName, unknown> = {
   'library.retry': { id: 0 },
   'library.bytes': { id: 1.5 },
   'library.reveal': { id: 1, action: 'run' },
+  'library.setFolder': { path: 42 },
   'hotFolders.list': { all: true },
   'hotFolders.save': { inputDir: '/in', outputDir: '/out', workflowJson: '{}', bind: '1.image', extra: 1 },
   'hotFolders.remove': { id: '' },

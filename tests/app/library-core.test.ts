@@ -184,7 +184,7 @@ describe('library calls over a real job', () => {
     const audio = await itemOf('audio');
     const detail = await value('library.get', { id: audio.id });
     const info = await value('library.info');
-    expect(info).toEqual({ libraryDir: join(dataDir, 'library'), mediaBase: '/media', canReveal: false });
+    expect(info).toEqual({ libraryDir: join(dataDir, 'library'), mediaBase: '/media', canReveal: false, nextLibraryDir: join(dataDir, 'library'), fromEnvironment: false });
     const refused = await call('library.reveal', { id: audio.id, action: 'folder' });
     expect(refused).toEqual({ ok: false, error: { code: 'invalid_input', message: `Opening files needs the desktop app; the file is at ${detail.path}` } });
   });

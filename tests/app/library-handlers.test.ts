@@ -7,12 +7,16 @@ import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LibraryChangedView } from '../../src/shared/ipc/library-contract';
+import { createAppCore, type AppCore } from '../../src/main/app/core';
 import { AppFailure } from '../../src/main/app/errors';
+import { SessionSecretStore } from '../../src/main/config/secrets';
+import { idleConnect } from './fakes';
 import { parseByteRange } from '../../src/main/app/byte-range';
 import type { DesktopActions } from '../../src/main/app/desktop';
 import { forwardLibraryChanges } from '../../src/main/app/library-events';
 import { createLibraryHandlers } from '../../src/main/app/library-handlers';
 import { serveLibraryMedia } from '../../src/main/app/library-media-server';
+import { ConfSettingsStore } from '../../src/main/config/conf-settings';
 import { Store } from '../../src/main/jobs/store';
 import { Library, type LibraryItem, type LibraryServer } from '../../src/main/library';
 import { QUICK_RETRY, quickClient } from '../library/support/helpers';
@@ -51,8 +55,24 @@ async function record(filenames: string[], promptId = `job-${filenames.join('-')
   return library.whenSettled(items.map((i) => i.id));
 }
 
-function handlers(desktop: DesktopActions | null = null) {
-  return createLibraryHandlers({ library: () => library, desktop, mediaBase: 'flowdeck-media://library', profileName: (id) => (id === 'p1' ? 'My server' : null) });
+function handlers(desktop: DesktopActions | null = null, env: NodeJS.ProcessEnv = {}) {
+  return createLibraryHandlers({
+    library: () => library,
+    desktop,
+    mediaBase: 'flowdeck-media://library',
+    profileName: (id) => (id === 'p1' ? 'My server' : null),
+    folder: { dataDir: dir, settings: new ConfSettingsStore(dir), env },
+  });
+}
+
+function tempCoreAt(dataDir: string): AppCore {
+  return createAppCore({
+    settings: new ConfSettingsStore(dataDir),
+    secrets: new SessionSecretStore(),
+    dataDir,
+    startDemo: async () => ({ url: 'http://127.0.0.1:9', stop: async () => undefined }),
+    connect: idleConnect,
+  });
 }
 
 async function failure(promise: Promise<unknown>): Promise<AppFailure> {
@@ -146,7 +166,7 @@ describe('library handlers over a real library', () => {
       notify: () => undefined,
     };
     const h = handlers(desktop);
-    expect(await h['library.info'](undefined)).toEqual({ libraryDir: join(dir, 'library'), mediaBase: 'flowdeck-media://library', canReveal: true });
+    expect(await h['library.info'](undefined)).toEqual({ libraryDir: join(dir, 'library'), mediaBase: 'flowdeck-media://library', canReveal: true, nextLibraryDir: join(dir, 'library'), fromEnvironment: false });
     expect(await h['library.reveal']({ id: item!.id, action: 'folder' })).toBeNull();
     expect(await h['library.reveal']({ id: item!.id, action: 'open' })).toBeNull();
     expect(calls).toEqual([`show ${item!.path}`, `open ${item!.path}`]);
@@ -162,6 +182,52 @@ describe('library handlers over a real library', () => {
     const refused = await failure(handlers()['library.bytes']({ id: item!.id }));
     expect(refused.message).toContain('at most 100.0 MB');
     expect((await stat(item!.path!)).size).toBe(101 * 1024 * 1024);
+  });
+});
+
+describe('the library folder setting', () => {
+  it('refuses what cannot be a library folder, saves one that can, effective from the next start', async () => {
+    const h = handlers();
+    expect((await failure(h['library.setFolder']({ path: 'relative/folder' }))).message).toContain('full path');
+    await writeFile(join(dir, 'a-file'), 'x');
+    expect((await failure(h['library.setFolder']({ path: join(dir, 'a-file') }))).message).toBe(`${join(dir, 'a-file')} is a file, not a folder. Choose a folder for the library.`);
+    expect((await failure(h['library.setFolder']({ path: join(dir, 'a-file', 'below') }))).message).toContain('Could not create the folder');
+
+    const chosen = join(dir, 'Pictures', 'Flowdeck');
+    const saved = await h['library.setFolder']({ path: `${chosen}/` });
+    expect(saved).toEqual({
+      libraryDir: join(dir, 'library'),
+      nextLibraryDir: chosen,
+      message: `New outputs go to ${chosen} from the next start of Flowdeck. Until then they go to ${join(dir, 'library')}; outputs already in the library stay where they are.`,
+    });
+    expect((await stat(chosen)).isDirectory()).toBe(true);
+    expect(new ConfSettingsStore(dir).read().libraryDir).toBe(chosen);
+    expect(await h['library.info'](undefined)).toMatchObject({ libraryDir: join(dir, 'library'), nextLibraryDir: chosen, fromEnvironment: false });
+
+    const overridden = await handlers(null, { FLOWDECK_LIBRARY_DIR: join(dir, 'env-lib') })['library.setFolder']({ path: chosen });
+    expect(overridden.message).toContain('FLOWDECK_LIBRARY_DIR is set');
+    expect(overridden.nextLibraryDir).toBe(join(dir, 'env-lib'));
+
+    const back = await h['library.setFolder']({ path: null });
+    expect(back).toMatchObject({ nextLibraryDir: join(dir, 'library'), message: `The library folder stays ${join(dir, 'library')}.` });
+    expect(new ConfSettingsStore(dir).read().libraryDir).toBeNull();
+  });
+
+  it('is the folder the core opens on its next start', async () => {
+    const dataDir = join(dir, 'data');
+    const chosen = join(dir, 'chosen-library');
+    const first = tempCoreAt(dataDir);
+    await first.start();
+    expect(await first.invoke('library.setFolder', { path: chosen })).toMatchObject({ ok: true, value: { nextLibraryDir: chosen } });
+    expect(await first.invoke('library.info', undefined)).toMatchObject({ ok: true, value: { libraryDir: join(dataDir, 'library') } });
+    await first.dispose();
+    const second = tempCoreAt(dataDir);
+    await second.start();
+    try {
+      expect(await second.invoke('library.info', undefined)).toMatchObject({ ok: true, value: { libraryDir: chosen, nextLibraryDir: chosen } });
+    } finally {
+      await second.dispose();
+    }
   });
 });
 

@@ -384,6 +384,7 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
     desktop: deps.desktop ?? null,
     mediaBase: deps.mediaBase ?? HARNESS_MEDIA_BASE,
     profileName: (id) => deps.settings.read().profiles.find((p) => p.id === id)?.name ?? null,
+    folder: { dataDir: deps.dataDir, settings: deps.settings },
   });
   /** Hot folders' handlers, once the store is open (start()). */
   const hotFolderHandler =

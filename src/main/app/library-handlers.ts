@@ -6,6 +6,7 @@ import type { libraryCalls, LibraryFilterView } from '../../shared/ipc/library-c
 import type { Library, LibraryItem, ListFilter } from '../library';
 import type { DesktopActions } from './desktop';
 import { AppFailure } from './errors';
+import { chooseLibraryFolder, libraryDirFromEnvironment, nextLibraryDir, type LibraryFolderContext } from './library-folder';
 import { libraryDetailView, libraryItemView } from './library-views';
 
 export type LibraryCallName = keyof typeof libraryCalls;
@@ -18,6 +19,8 @@ export interface LibraryHandlerContext {
   mediaBase: string;
   /** The name of a server profile, when it still exists (labels of the server filter). */
   profileName(profileId: string): string | null;
+  /** Where the library folder setting lives (library.setFolder). */
+  folder: LibraryFolderContext;
 }
 
 /** The grid asks for a screenful and a margin; the contract allows up to 10,000. */
@@ -75,7 +78,11 @@ export function createLibraryHandlers(ctx: LibraryHandlerContext): Pick<CallHand
       libraryDir: ctx.library().root,
       mediaBase: ctx.mediaBase,
       canReveal: ctx.desktop !== null,
+      nextLibraryDir: nextLibraryDir(ctx.folder),
+      fromEnvironment: libraryDirFromEnvironment(ctx.folder),
     }),
+
+    'library.setFolder': async ({ path }) => chooseLibraryFolder(ctx.folder, ctx.library().root, path),
 
     'library.list': async (input) => {
       const request = input ?? {};

@@ -93,6 +93,17 @@ export const libraryInfoSchema = z.object({
   mediaBase: z.string(),
   /** Whether open / show in folder can work here (false in the browser harness on a headless machine). */
   canReveal: z.boolean(),
+  /** The folder the next start will use (a changed setting takes effect then); equal to libraryDir when unchanged. */
+  nextLibraryDir: z.string(),
+  /** The folder is set by the FLOWDECK_LIBRARY_DIR environment variable, which wins over the setting. */
+  fromEnvironment: z.boolean(),
+});
+
+export const librarySetFolderResultSchema = z.object({
+  libraryDir: z.string(),
+  nextLibraryDir: z.string(),
+  /** What happens now, in plain words (it takes effect on the next start; existing items stay where they are). */
+  message: z.string(),
 });
 
 export const libraryChangedSchema = z.object({
@@ -116,6 +127,11 @@ export const libraryCalls = {
   'library.retry': { input: z.object({ id: itemId }).strict(), result: libraryItemSchema },
   /** The file's bytes (mask painter, copy image); at most 100 MB. */
   'library.bytes': { input: z.object({ id: itemId }).strict(), result: z.object({ mime: z.string(), bytes: bytesSchema }) },
+  /**
+   * Chooses the library folder for new outputs (null: back to the default, <data folder>/library).
+   * Takes effect on the next start; items already in the library stay where they are.
+   */
+  'library.setFolder': { input: z.object({ path: z.string().min(1).max(4096).nullable() }).strict(), result: librarySetFolderResultSchema },
   /** Opens the file with the system's default app, or shows it in the file manager. */
   'library.reveal': { input: z.object({ id: itemId, action: z.enum(['open', 'folder']) }).strict(), result: z.null() },
 } as const;

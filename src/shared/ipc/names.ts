@@ -37,6 +37,7 @@ export const CALL_NAMES = [
   'library.retry',
   'library.bytes',
   'library.reveal',
+  'library.setFolder',
   'hotFolders.list',
   'hotFolders.save',
   'hotFolders.remove',
