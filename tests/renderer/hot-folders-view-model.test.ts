@@ -5,7 +5,7 @@ import type { HotFileView, HotFolderView } from '../../src/shared/ipc/hot-folder
 import { hotFolderSaveSchema } from '../../src/shared/ipc/hot-folders-contract';
 import { baseName, describeFileProblem, isActive, mergeFileRow, sortedFileRows } from '../../src/renderer/src/lib/hotfolders/file-rows';
 import { drainedText, pauseText } from '../../src/renderer/src/lib/hotfolders/folder-text';
-import { DEFAULT_OUTPUT_NAME, draftOf, newDraft, problemsFromIssues, toSaveInput } from '../../src/renderer/src/lib/hotfolders/folder-form';
+import { DEFAULT_OUTPUT_NAME, draftOf, newDraft, problemsFromIssues, standingProblems, toSaveInput } from '../../src/renderer/src/lib/hotfolders/folder-form';
 
 function row(relPath: string, patch: Partial<HotFileView> = {}): HotFileView {
   return {
@@ -99,5 +99,13 @@ describe('the add/edit form', () => {
       fields: { inputDir: 'missing', workflowJson: 'too long' },
       general: ['odd'],
     });
+  });
+
+  it('keeps a mark only while its field still holds the value it was found in', () => {
+    const checked = { ...newDraft(), inputDir: 'rel' };
+    const problems = { inputDir: 'must be absolute', outputDir: 'missing' };
+    expect(standingProblems(problems, null, checked)).toEqual({});
+    expect(standingProblems(problems, checked, { ...checked })).toEqual(problems);
+    expect(standingProblems(problems, checked, { ...checked, inputDir: '/abs' })).toEqual({ outputDir: 'missing' });
   });
 });

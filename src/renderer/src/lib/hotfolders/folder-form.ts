@@ -125,3 +125,13 @@ export function problemsFromIssues(issues: readonly { path: string; message: str
   }
   return { fields, general };
 }
+
+/** The problems still worth showing: those of fields unchanged since they were found (typing clears a field's mark). */
+export function standingProblems(problems: FieldProblems, checked: FolderDraft | null, draft: FolderDraft): FieldProblems {
+  if (!checked) return {};
+  const standing: FieldProblems = {};
+  for (const [field, message] of Object.entries(problems) as [DraftField, string | undefined][]) {
+    if (message && checked[field] === draft[field]) standing[field] = message;
+  }
+  return standing;
+}

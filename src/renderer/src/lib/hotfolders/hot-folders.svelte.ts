@@ -153,8 +153,10 @@ export class HotFoldersStore {
     this.#noticeId += 1;
     // The newest few are enough; older ones are history the counters already tell.
     this.drained = [{ id: this.#noticeId, folderId, text }, ...this.drained].slice(0, 5);
-    // A system notification only where the user already allowed them: never prompt from here.
-    if (typeof Notification !== 'undefined' && Notification.permission === 'granted') {
+    // In the desktop app main shows the system notification itself; in a browser (the harness) the
+    // page shows one, only where the user already allowed them: never prompt from here.
+    const desktop = /\bElectron\//.test(navigator.userAgent);
+    if (!desktop && typeof Notification !== 'undefined' && Notification.permission === 'granted') {
       try {
         new Notification('Flowdeck', { body: text, tag: `hot-folder-${folderId}` });
       } catch (error) {
