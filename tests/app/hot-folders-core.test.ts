@@ -127,8 +127,11 @@ async function libraryItems(): Promise<LibraryItem[]> {
 
 describe('hot folders in the app core', () => {
   it('runs dropped images, reports rows, counters and the drain, writes sidecars, and puts each output in the library once', async () => {
-    const { core, rec } = await openCore();
+    const dialogs = { openWorkflow: async () => null, openImage: async () => null, pickFolder: async (title: string) => (title === 'Input folder' ? inDir : null) };
+    const { core, rec } = await openCore({ dialogs });
     expect(await call(core, 'hotFolders.list')).toEqual({ folders: [] });
+    expect(await call(core, 'dialog.pickFolder', { title: 'Input folder' })).toEqual({ path: inDir });
+    expect(await call(core, 'dialog.pickFolder')).toEqual({ path: null });
     const folder = await saveFolder(core);
     expect(folder).toMatchObject({ name: 'in', inputDir: inDir, outputDir: outDir, bind: '1.image', workflowName: 'invert.json', processed: 'leave', enabled: true });
     expect(folder.status.paused).toBe(false);
