@@ -15,7 +15,13 @@ export function serveLibraryMediaScheme(core: Pick<AppCore, 'serveMedia'>): void
   protocol.handle(LIBRARY_MEDIA_SCHEME, async (request) => {
     const url = new URL(request.url);
     if (url.host !== MEDIA_HOST) return new Response('Not found', { status: 404, headers: { 'Content-Type': 'text/plain; charset=utf-8' } });
-    const answer = await core.serveMedia({ pathname: url.pathname, method: request.method, range: request.headers.get('range') });
+    let answer;
+    try {
+      answer = await core.serveMedia({ pathname: url.pathname, method: request.method, range: request.headers.get('range') });
+    } catch {
+      // The core logs nothing here, and the page only needs to know it failed (it shows an icon).
+      return new Response('The file could not be read.', { status: 500, headers: { 'Content-Type': 'text/plain; charset=utf-8' } });
+    }
     // Node's web stream type and the DOM's ReadableStream are the same object at run time but
     // distinct declarations for TypeScript.
     const body = answer.body ? (Readable.toWeb(answer.body) as unknown as ReadableStream<Uint8Array>) : null;
