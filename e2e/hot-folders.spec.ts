@@ -175,3 +175,105 @@ test('a hot folder added in the UI runs dropped images, shows them done, and put
   await expect(counter(card, 'done')).toHaveText('3 done');
   expect(pageErrors).toEqual([]);
 });
+
+test('pause holds new files until resume; edit renames; open output explains there is no file manager; remove asks first', async ({ appPage: page }) => {
+  test.setTimeout(90_000);
+  const inputDir = join(root, 'in2');
+  const outputDir = join(root, 'out2');
+  for (const dir of [inputDir, join(root, 'staging')]) mkdirSync(dir, { recursive: true });
+  await waitConnected(page);
+  // The folder is made through the bridge (the form is the first test's subject).
+  const saved = await page.evaluate(
+    async ([input, output, workflowJson]) => window.flowdeck.invoke('hotFolders.save', { name: 'Prints', inputDir: input, outputDir: output, workflowJson, bind: '1.image', settleMs: 200 }),
+    [inputDir, outputDir, JSON.stringify(INVERT_WORKFLOW)] as const,
+  );
+  expect(saved.ok).toBe(true);
+  await page.getByRole('link', { name: 'Hot folders' }).click();
+  const card = page.getByRole('article', { name: 'Prints' });
+  await expect(card).toBeVisible();
+
+  // Paused by the user: the card says so, and a dropped file waits.
+  await card.getByRole('button', { name: 'Pause' }).click();
+  await expect(card.getByText('Paused by you')).toBeVisible();
+  await expect(card.getByRole('button', { name: 'Pause' })).toHaveCount(0);
+  await card.getByRole('button', { name: 'Show files' }).click();
+  await expect(card.getByRole('button', { name: 'Show files' })).toHaveAttribute('aria-pressed', 'true');
+  writeFileSync(join(root, 'staging', 'cyan.png'), solidPng([0, 200, 200]));
+  copyFileSync(join(root, 'staging', 'cyan.png'), join(inputDir, 'cyan.png'));
+  const table = page.getByRole('table', { name: 'Files of Prints' });
+  const row = table.getByRole('row', { name: /^cyan\.png/ });
+  await expect(row).toBeVisible({ timeout: 20_000 });
+  await page.waitForTimeout(1500);
+  await expect(row.getByRole('cell').first()).not.toHaveText('done');
+  await expect(counter(card, 'done')).toHaveText('0 done');
+
+  // Resumed (with the keyboard): the file runs.
+  await card.getByRole('button', { name: 'Resume' }).focus();
+  await page.keyboard.press('Enter');
+  await expect(card.getByText('Paused by you')).toHaveCount(0);
+  await expect(row.getByRole('cell').first()).toHaveText('done', { timeout: 30_000 });
+  await expect(counter(card, 'done')).toHaveText('1 done');
+
+  // Open output folder: the harness has no file manager, and says where the folder is.
+  await card.getByRole('button', { name: 'Open output folder' }).click();
+  await expect(page.getByRole('alert')).toContainText(outputDir);
+
+  // Edit: the dialog starts from the folder's values; a new name is saved.
+  await card.getByRole('button', { name: 'Edit' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Edit Prints' });
+  await expect(dialog.getByLabel('Input folder', { exact: true })).toHaveValue(inputDir);
+  await expect(dialog.getByLabel('Image input')).toHaveValue('1.image');
+  await dialog.getByLabel('Name', { exact: true }).fill('Prints 2');
+  await dialog.getByRole('button', { name: 'Save', exact: true }).click();
+  await expect(dialog).toBeHidden();
+  const renamed = page.getByRole('article', { name: 'Prints 2' });
+  await expect(renamed).toBeVisible();
+  await expect(counter(renamed, 'done')).toHaveText('1 done');
+
+  // Remove asks first; "Keep it" keeps it, "Remove hot folder" removes it (files stay on disk).
+  await renamed.getByRole('button', { name: 'Remove' }).click();
+  await expect(renamed.getByRole('button', { name: 'Remove hot folder' })).toBeFocused();
+  await renamed.getByRole('button', { name: 'Keep it' }).click();
+  await expect(renamed).toBeVisible();
+  await renamed.getByRole('button', { name: 'Remove' }).click();
+  await renamed.getByRole('button', { name: 'Remove hot folder' }).click();
+  await expect(page.getByRole('article', { name: 'Prints 2' })).toHaveCount(0);
+  expect(existsSync(join(inputDir, 'cyan.png'))).toBe(true);
+  const listed = await page.evaluate(async () => window.flowdeck.invoke('hotFolders.list', undefined));
+  expect(listed.ok && listed.value.folders.map((f) => f.name)).not.toContain('Prints 2');
+});
+
+test('a folder paused because the key was rejected says so and leads to the key field', async ({ appPage: page }) => {
+  test.setTimeout(90_000);
+  const inputDir = join(root, 'in3');
+  for (const dir of [inputDir, join(root, 'staging')]) mkdirSync(dir, { recursive: true });
+  await waitConnected(page);
+  // A cloud profile on the demo service with a key it does not accept, made active.
+  const made = await page.evaluate(async (workflowJson) => {
+    const state = await window.flowdeck.invoke('profiles.list', undefined);
+    if (!state.ok) return state.error.message;
+    const demo = state.value.profiles.find((p) => p.kind === 'demo');
+    if (!demo) return 'no demo profile';
+    const profile = await window.flowdeck.invoke('profiles.save', { name: 'Cloud, wrong key', kind: 'cloud', baseUrl: demo.baseUrl, select: true });
+    if (!profile.ok) return profile.error.message;
+    const key = await window.flowdeck.invoke('key.save', { profileId: profile.value.id, key: 'fdk-wrong-5b21c0d9e4f7a836' });
+    if (!key.ok) return key.error.message;
+    return workflowJson;
+  }, JSON.stringify(INVERT_WORKFLOW));
+  expect(made).toBe(JSON.stringify(INVERT_WORKFLOW));
+  const saved = await page.evaluate(
+    async ([input, output, workflowJson]) => window.flowdeck.invoke('hotFolders.save', { name: 'Locked', inputDir: input, outputDir: output, workflowJson, bind: '1.image', settleMs: 200 }),
+    [inputDir, join(root, 'out3'), made] as const,
+  );
+  expect(saved.ok).toBe(true);
+
+  await page.getByRole('link', { name: 'Hot folders' }).click();
+  const card = page.getByRole('article', { name: 'Locked' });
+  writeFileSync(join(root, 'staging', 'grey.png'), solidPng([128, 128, 128]));
+  copyFileSync(join(root, 'staging', 'grey.png'), join(inputDir, 'grey.png'));
+  await expect(card.getByText(/^Paused: The server did not accept the API key/)).toBeVisible({ timeout: 30_000 });
+  await expect(card.getByRole('button', { name: 'Resume' })).toBeVisible();
+  await card.getByRole('button', { name: 'Set the API key' }).click();
+  await expect(page.getByRole('link', { name: 'Servers' })).toHaveAttribute('aria-current', 'page');
+  await expect(page.getByLabel('API key', { exact: true })).toBeFocused();
+});
