@@ -130,5 +130,15 @@ describe('taking files', () => {
     }
     expect(existsSync(join(h.inDir, 'done', 'fine.png'))).toBe(true);
     expect(demo.stats.uploads - uploadsBefore).toBe(1);
+
+    // "Retry failed" checks the same bytes again and fails them at once: still nothing uploaded.
+    expect(await h.hot.retryFailed(config.id)).toBe(4);
+    await h.hot.whenIdle(config.id);
+    const again = new Map(h.hot.files(config.id).map((r) => [r.relPath, r]));
+    expect(again.get('text.png')!.state).toBe('failed');
+    expect(again.get('text.png')!.reason).toMatch(/not an image.*looks like text/);
+    expect(again.get('damaged.png')!.reason).toMatch(/damaged.*checksum/);
+    expect(h.hot.counters(config.id).failed).toBe(4);
+    expect(demo.stats.uploads - uploadsBefore).toBe(1);
   });
 });

@@ -276,6 +276,16 @@ export class FolderRunner {
       if (r.state !== 'failed') continue;
       if (paths && !paths.includes(r.path)) continue;
       if (r.failedPhase !== 'collect' && !existsSync(r.path)) continue;
+      if (r.failedPhase === 'input') {
+        // The entry is keyed by content: the same bytes are still no image, so they are checked
+        // again here and fail at once rather than being sent to the server to be refused.
+        const verdict = await this.hashing.run(() => hashFile(r.path, { inspect: true })).catch(() => null);
+        if (!verdict || (verdict.sha256 === r.imageSha256 && verdict.image && !verdict.image.ok)) {
+          await this.fail(entry, 'input', verdict?.image && !verdict.image.ok ? verdict.image.reason : (r.reason ?? 'The file cannot be read.'));
+          count += 1;
+          continue;
+        }
+      }
       // A job that ran but whose outputs could not be collected is collected again, not rerun.
       const collectAgain = r.failedPhase === 'collect' && r.promptId !== null;
       r.state = collectAgain ? 'submitted' : 'discovered';
