@@ -97,6 +97,8 @@ test('two jobs in the grid, found by a prompt word, opened with the keyboard, on
   expect(secondPath, `the library folder holds ${second}: ${before.join(', ')}`).toBeTruthy();
   await grid(page).focus();
   await page.keyboard.press('ArrowLeft');
+  await expect(grid(page)).toHaveAttribute('aria-activedescendant', 'library-cell-0');
+  await expect(grid(page).locator('#library-cell-0').getByRole('img')).toHaveAccessibleName(second);
   await page.keyboard.press('Delete');
   const confirm = page.getByRole('dialog', { name: 'Delete this output?' });
   await expect(confirm).toContainText(second);
