@@ -132,7 +132,9 @@ async function main(): Promise<void> {
         await cdp.send('Tracing.start', { categories: 'devtools.timeline,disabled-by-default-devtools.timeline,blink,cc,gpu,v8', transferMode: 'ReportEvents' });
       }
       const result = await grid.evaluate(async (element, seconds) => {
-        const scroller = element as HTMLElement;
+        // The project's Node type check has no DOM library: the few page objects used are described here.
+        const scroller = element as unknown as { scrollTop: number; scrollHeight: number; clientHeight: number; querySelectorAll(s: string): { length: number } };
+        const raf = (globalThis as unknown as { requestAnimationFrame(cb: (now: number) => void): number }).requestAnimationFrame;
         const deltas: number[] = [];
         let maxTiles = 0;
         const end = scroller.scrollHeight - scroller.clientHeight;
@@ -146,10 +148,10 @@ async function main(): Promise<void> {
             const progress = Math.min(1, (now - start) / (seconds * 1000));
             scroller.scrollTop = progress * end;
             maxTiles = Math.max(maxTiles, scroller.querySelectorAll('[role="gridcell"]').length);
-            if (progress < 1) requestAnimationFrame(frame);
+            if (progress < 1) raf(frame);
             else resolve();
           };
-          requestAnimationFrame(frame);
+          raf(frame);
         });
         return { deltas, maxTiles, scrollHeight: scroller.scrollHeight, reachedBottom: Math.abs(scroller.scrollTop - end) < 2 };
       }, SECONDS);
@@ -163,7 +165,7 @@ async function main(): Promise<void> {
       }
       // The last tile is in the DOM and named: the whole result was reachable.
       await grid.getByRole('img', { name: `Bench_${String(ITEMS - 1).padStart(5, '0')}_.png`, exact: true }).waitFor({ timeout: 10_000 });
-      const loaded = await grid.evaluate((el) => [...el.querySelectorAll('img')].filter((img) => img.complete && img.naturalWidth > 0).length);
+      const loaded = await grid.evaluate((el) => [...(el.querySelectorAll('img') as unknown as { complete: boolean; naturalWidth: number }[])].filter((img) => img.complete && img.naturalWidth > 0).length);
 
       const sorted = [...result.deltas].sort((a, b) => a - b);
       const p95 = percentile(sorted, 95);
