@@ -197,7 +197,6 @@ export class Library {
     });
   }
 
-  /** Whether every output of `job` on `baseUrl` was recorded by this instance already (cheap, no I/O). */
   /** An output file already on disk (a hot folder's) enters the library by copy, without a second download (import-file.ts). */
   async importFile(request: ImportFileRequest): Promise<LibraryItem> {
     if (this.disposed) throw new Error('The library has been closed.');
@@ -205,6 +204,7 @@ export class Library {
     return importFile(request, ctx);
   }
 
+  /** Whether every output of `job` on `baseUrl` was recorded by this instance already (cheap, no I/O). */
   hasRecorded(job: RecordJob, baseUrl: string): boolean {
     const base = baseUrl.replace(/\/+$/, '');
     return job.outputs.filter((o) => this.includeTypes.has(o.type)).every((o) => this.recordedKeys.has(outputKey(base, job.promptId, o)));
