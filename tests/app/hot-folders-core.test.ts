@@ -202,14 +202,12 @@ describe('hot folders in the app core', () => {
     expect(resumed.status.paused).toBe(false);
     await until(() => latestRows(rec).get(join(inDir, 'later.png'))?.state === 'done', 'later.png done after resume', 20_000);
 
-    // retryFailed puts the failed file back in line; a non-image fails again, with its reason.
-    const drainsBefore = payloads(rec, 'hotFolders.drained').length;
+    // retryFailed checks a non-image again and fails it at once, with its reason (nothing uploaded).
     const before = payloads(rec, 'hotFolders.file').filter((r) => r.relPath === 'bad.png').length;
     expect(await call(core, 'hotFolders.retryFailed', { id: folder.id })).toEqual({ count: 1 });
-    await until(() => payloads(rec, 'hotFolders.drained').length > drainsBefore, 'drained after the retry', 20_000);
+    await until(() => payloads(rec, 'hotFolders.file').filter((r) => r.relPath === 'bad.png').length > before, 'bad.png reported again after the retry', 20_000);
     const retried = payloads(rec, 'hotFolders.file').filter((r) => r.relPath === 'bad.png').slice(before);
-    expect(retried.map((r) => r.state)).toContain('waiting');
-    expect(retried.at(-1)).toMatchObject({ state: 'failed', reason: expect.stringMatching(/not an image/) });
+    expect(retried.at(-1)).toMatchObject({ state: 'failed', promptId: null, reason: expect.stringMatching(/not an image/) });
 
     // A restart brings the saved folder back, with what it did.
     await core.dispose();
