@@ -2,11 +2,14 @@
 // browser harness: a fresh data folder is seeded with 10,000 finished image items (through the
 // library's own index over the app's store file, pointing at a few hundred small real PNGs in the
 // library folder, so thumbnails are really made and served), the Library view is opened, and the
-// grid is scrolled top to bottom over a few seconds while every requestAnimationFrame delta is
-// recorded. Prints p50/p95/max frame time and the most tiles ever in the DOM (virtualization:
-// a few dozen, not 10,000). Target: p95 under 16 ms.
+// grid is scrolled top to bottom twice, while every requestAnimationFrame interval is recorded:
+//   - at fling speed (top to bottom in 30 s, about 11,000 px/s: a dozen screens a second);
+//   - as a scrollbar drag (top to bottom in 6 s, about 56,000 px/s: a new screenful every frame).
+// Chromium runs without vsync or a frame-rate limit, so an interval is what one frame really costs.
+// Prints p50/p95/max frame time per speed and the most tiles ever in the DOM (virtualization: a
+// few dozen, not 10,000). Target: p95 under 16 ms.
 //
-//   npm run build && npx tsx bench/library-grid.ts [--items 10000] [--seconds 6]
+//   npm run build && npx tsx bench/library-grid.ts [--items 10000] [--seconds 30,6]
 //   BENCH_PROFILE=1 ... also prints where the main thread's time went (Chromium trace events).
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -21,7 +24,8 @@ import { LibraryIndex, type NewItemRow } from '../src/main/library/library-index
 
 const { values } = parseArgs({ options: { items: { type: 'string' }, seconds: { type: 'string' }, images: { type: 'string' } } });
 const ITEMS = Number(values.items ?? 10_000);
-const SECONDS = Number(values.seconds ?? 6);
+/** One scroll from top to bottom per entry, taking this many seconds. */
+const SPEEDS = (values.seconds ?? '30,6').split(',').map(Number);
 const DISTINCT_IMAGES = Number(values.images ?? 300);
 const TARGET_P95_MS = 16;
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -105,7 +109,11 @@ async function main(): Promise<void> {
     const harness = await startHarness({ dataDir });
     const browser = await chromium.launch({
       ...(existsSync(CHROMIUM) ? { executablePath: CHROMIUM } : {}),
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      // Frames are not held to the display's refresh (vsync off, no frame-rate limit): each
+      // requestAnimationFrame interval is then the time one frame of scrolling really costs
+      // (script, style, layout, paint), which is what the "< 16 ms" target is about. Capped at
+      // 60 Hz, every interval would read 16.7 ms however little work a frame took.
+      args: ['--no-sandbox', '--disable-gpu', '--disable-gpu-vsync', '--disable-frame-rate-limit', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
     });
     try {
       const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -131,12 +139,14 @@ async function main(): Promise<void> {
         });
         await cdp.send('Tracing.start', { categories: 'devtools.timeline,disabled-by-default-devtools.timeline,blink,cc,gpu,v8', transferMode: 'ReportEvents' });
       }
-      const result = await grid.evaluate(async (element, seconds) => {
+      const scrollOnce = (seconds: number) => grid.evaluate(async (element, seconds) => {
         // The project's Node type check has no DOM library: the few page objects used are described here.
         const scroller = element as unknown as { scrollTop: number; scrollHeight: number; clientHeight: number; querySelectorAll(s: string): { length: number } };
         const raf = (globalThis as unknown as { requestAnimationFrame(cb: (now: number) => void): number }).requestAnimationFrame;
         const deltas: number[] = [];
         let maxTiles = 0;
+        scroller.scrollTop = 0;
+        await new Promise((r) => setTimeout(r, 500));
         const end = scroller.scrollHeight - scroller.clientHeight;
         await new Promise<void>((resolve) => {
           let start = 0;
@@ -154,7 +164,9 @@ async function main(): Promise<void> {
           raf(frame);
         });
         return { deltas, maxTiles, scrollHeight: scroller.scrollHeight, reachedBottom: Math.abs(scroller.scrollTop - end) < 2 };
-      }, SECONDS);
+      }, seconds);
+      const results: { seconds: number; run: Awaited<ReturnType<typeof scrollOnce>> }[] = [];
+      for (const seconds of SPEEDS) results.push({ seconds, run: await scrollOnce(seconds) });
       if (cdp) {
         const finished = new Promise<void>((resolve) => cdp.once('Tracing.tracingComplete', () => resolve()));
         await cdp.send('Tracing.end');
@@ -165,19 +177,23 @@ async function main(): Promise<void> {
       }
       // The last tile is in the DOM and named: the whole result was reachable.
       await grid.getByRole('img', { name: `Bench_${String(ITEMS - 1).padStart(5, '0')}_.png`, exact: true }).waitFor({ timeout: 10_000 });
+      // Once the scrolling stops, the thumbnails of the tiles on screen load.
+      await page.waitForTimeout(1000);
       const loaded = await grid.evaluate((el) => [...(el.querySelectorAll('img') as unknown as { complete: boolean; naturalWidth: number }[])].filter((img) => img.complete && img.naturalWidth > 0).length);
 
-      const sorted = [...result.deltas].sort((a, b) => a - b);
-      const p95 = percentile(sorted, 95);
-      console.log(`scrolled ${result.scrollHeight.toLocaleString('en')} px top to bottom in ${SECONDS} s: ${result.deltas.length} frames, reached bottom: ${result.reachedBottom}`);
-      console.log(`frame time p50 ${percentile(sorted, 50).toFixed(1)} ms   p95 ${p95.toFixed(1)} ms   max ${sorted[sorted.length - 1]!.toFixed(1)} ms`);
-      console.log(`tiles in the DOM: at most ${result.maxTiles} of ${ITEMS.toLocaleString('en')} (thumbnails loaded at the bottom: ${loaded})`);
-      // rAF intervals are whole display refreshes (16.7 ms at 60 Hz): a p95 of one refresh means no
-      // frame was dropped at the 95th percentile, which is what the "< 16 ms" target asks for.
-      const refresh = percentile(sorted, 50);
-      const slow = result.deltas.filter((d) => d > refresh * 1.5).length;
-      console.log(`frames slower than one refresh (${refresh.toFixed(1)} ms): ${slow} of ${result.deltas.length} (${((100 * slow) / result.deltas.length).toFixed(1)}%)`);
-      console.log(`frame time p95 ${p95.toFixed(1)} ms (target < ${TARGET_P95_MS} ms, i.e. every frame within one 60 Hz refresh): ${p95 <= Math.max(TARGET_P95_MS, refresh) + 0.5 ? 'met' : 'NOT met'}`);
+      let maxTiles = 0;
+      for (const { seconds, run } of results) {
+        const sorted = [...run.deltas].sort((a, b) => a - b);
+        const p95 = percentile(sorted, 95);
+        const speed = Math.round(run.scrollHeight / seconds);
+        maxTiles = Math.max(maxTiles, run.maxTiles);
+        console.log(
+          `top to bottom in ${seconds} s (${speed.toLocaleString('en')} px/s): ${run.deltas.length} frames, reached bottom: ${run.reachedBottom}; ` +
+            `frame time p50 ${percentile(sorted, 50).toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, max ${sorted[sorted.length - 1]!.toFixed(1)} ms ` +
+            `(target p95 < ${TARGET_P95_MS} ms: ${p95 < TARGET_P95_MS ? 'met' : 'NOT met'})`,
+        );
+      }
+      console.log(`tiles in the DOM: at most ${maxTiles} of ${ITEMS.toLocaleString('en')}; thumbnails shown 1 s after stopping at the bottom: ${loaded}`);
     } finally {
       await browser.close();
       await harness.stop();
