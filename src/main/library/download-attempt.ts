@@ -4,18 +4,17 @@
 //   2. the complete file is hashed (sha256) and probed (type, size, duration) in one streaming read
 //      while it is still in staging;
 //   3. if the library already holds the same bytes, the row points at that file and the download is
-//      dropped; otherwise the file gets its final, safe name in the dated folder.
+//      dropped; otherwise the file gets its final, safe name in the dated folder (publish-staged.ts).
 // Whatever fails, the staging folder of the attempt is removed: no partial file reaches the library.
 // (ServiceApi.download exposes no byte stream, so the hash is taken in step 2 rather than during
 // the network transfer; the file is read back from the page cache, never loaded whole.)
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { safeBaseName } from '../service/filenames';
 import { digestFile } from './file-digest';
-import { absolutePath, datedFolder, publishFile, relativePath, syncDirectory } from './layout';
 import type { LibraryIndex } from './library-index';
-import { PROBE_BYTES, mimeFromName, probeMedia } from './media-info';
+import { PROBE_BYTES, probeMedia } from './media-info';
+import { libraryFileName, placeStagedFile } from './publish-staged';
 import type { ItemRow } from './rows';
 import type { DownloadSource } from './types';
 
@@ -31,32 +30,6 @@ export interface AttemptContext {
 }
 
 export type AttemptOutcome = 'done' | 'row_gone';
-
-const EXTENSION_BY_MIME: Record<string, string> = {
-  'image/png': '.png',
-  'image/jpeg': '.jpg',
-  'image/webp': '.webp',
-  'image/gif': '.gif',
-  'video/webm': '.webm',
-  'video/mp4': '.mp4',
-  'audio/wav': '.wav',
-  'audio/flac': '.flac',
-  'audio/mpeg': '.mp3',
-  'model/gltf-binary': '.glb',
-};
-
-/** The name a file gets in the library: the server's, made safe, with an extension if it had none. */
-export function libraryFileName(serverName: string, nodeClass: string | null, mime: string | null): string {
-  const name = safeBaseName(serverName, nodeClass ? `${nodeClass} output` : 'output');
-  const ext = mime ? EXTENSION_BY_MIME[mime] : undefined;
-  if (ext && mimeFromName(name) === null && !name.toLowerCase().endsWith(ext)) return `${name}${ext}`;
-  return name;
-}
-
-async function fileHasSize(file: string, size: number): Promise<boolean> {
-  const info = await fs.stat(file).catch(() => null);
-  return info !== null && info.isFile() && info.size === size;
-}
 
 export async function downloadAttempt(row: ItemRow, source: DownloadSource, ctx: AttemptContext, signal: AbortSignal): Promise<AttemptOutcome> {
   const work = path.join(ctx.stagingDir, `${row.id}-${randomBytes(4).toString('hex')}`);
@@ -77,30 +50,13 @@ export async function downloadAttempt(row: ItemRow, source: DownloadSource, ctx:
 
     return await ctx.exclusive(async () => {
       signal.throwIfAborted();
-      let relative: string | null = null;
-      const existing = await ctx.index.pathForHash(digest.sha256, ctx.root);
-      const existingPath = existing === null ? null : absolutePath(ctx.root, existing);
-      // The same bytes are already in the library (and the file is still there): keep one copy.
-      if (existing !== null && existingPath !== null && (await fileHasSize(existingPath, digest.size))) relative = existing;
-      let published: string | null = null;
-      if (relative === null) {
-        const dir = path.join(ctx.root, ...datedFolder(row.created_at).split('/'));
-        published = await publishFile(downloaded.path, dir, name);
-        await syncDirectory(dir);
-        relative = relativePath(ctx.root, published);
-      }
-      const updated = await ctx.index.markDone(row.id, {
-        sha256: digest.sha256,
-        root: ctx.root,
-        path: relative,
-        size: digest.size,
-        mime: media.mime,
-        mediaKind: media.kind,
-        width: media.width,
-        height: media.height,
-        durationMs: media.durationMs,
-        completedAt: ctx.now(),
-      });
+      const { done, published } = await placeStagedFile(
+        { path: downloaded.path, name, digest, media, createdAt: row.created_at },
+        ctx.root,
+        ctx.index,
+        ctx.now,
+      );
+      const updated = await ctx.index.markDone(row.id, done);
       if (!updated) {
         // Deleted while downloading: a file nobody points at must not stay behind.
         if (published) await fs.rm(published, { force: true });

@@ -14,12 +14,11 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { stringifyJsonExact } from '../../shared/json';
 import type { OutputFile, Workflow } from '../service/types';
-import { libraryFileName } from './download-attempt';
 import { digestFile } from './file-digest';
-import { absolutePath, datedFolder, publishFile, relativePath, syncDirectory } from './layout';
 import type { LibraryIndex, NewItemRow } from './library-index';
 import { PROBE_BYTES, guessKind, probeMedia } from './media-info';
 import { nodeClassOf, provenanceOf } from './provenance';
+import { libraryFileName, placeStagedFile } from './publish-staged';
 import { toItem } from './rows';
 import type { LibraryChange, LibraryItem, LibraryServer } from './types';
 
@@ -92,11 +91,6 @@ async function noteSource(ctx: ImportContext, id: number, sourceFile: string | n
   return result.changes > 0;
 }
 
-async function fileHasSize(file: string, size: number): Promise<boolean> {
-  const info = await fs.stat(file).catch(() => null);
-  return info !== null && info.isFile() && info.size === size;
-}
-
 export async function importFile(request: ImportFileRequest, ctx: ImportContext): Promise<LibraryItem> {
   const server = { ...request.server, baseUrl: request.server.baseUrl.replace(/\/+$/, '') };
   const { file } = request;
@@ -160,34 +154,9 @@ export async function importFile(request: ImportFileRequest, ctx: ImportContext)
         // A download finished meanwhile: its file stays, this copy is dropped.
         return { id, change: (await noteSource(ctx, id, request.sourceFile)) ? 'updated' : null };
       }
-      let relative: string | null = null;
-      const existing = await ctx.index.pathForHash(digest.sha256, ctx.root);
-      const existingPath = existing === null ? null : absolutePath(ctx.root, existing);
-      // The same bytes are already in the library (and the file is still there): keep one copy.
-      if (existing !== null && existingPath !== null && (await fileHasSize(existingPath, digest.size))) relative = existing;
-      if (relative === null) {
-        const dir = path.join(ctx.root, ...datedFolder(current?.created_at ?? createdAt).split('/'));
-        const published = await publishFile(staged, dir, name);
-        await syncDirectory(dir);
-        relative = relativePath(ctx.root, published);
-      }
+      const { done } = await placeStagedFile({ path: staged, name, digest, media, createdAt: current?.created_at ?? createdAt }, ctx.root, ctx.index, ctx.now);
       await ctx.index.transaction(async (tx) => {
-        await ctx.index.markDone(
-          id,
-          {
-            sha256: digest.sha256,
-            root: ctx.root,
-            path: relative,
-            size: digest.size,
-            mime: media.mime,
-            mediaKind: media.kind,
-            width: media.width,
-            height: media.height,
-            durationMs: media.durationMs,
-            completedAt: ctx.now(),
-          },
-          tx,
-        );
+        await ctx.index.markDone(id, done, tx);
         if (request.sourceFile !== null) await tx.run('UPDATE library_items SET source_file = ? WHERE id = ?', [request.sourceFile, id]);
       });
       return { id, change: inserted ? 'added' : 'updated' };
