@@ -9,6 +9,7 @@ import { prepareMaskPng, MaskFileError } from '../../main/images/mask-file';
 import type { ServiceApi } from '../../main/service/ports';
 import { copyOutOfLibrary, resolveLibraryDir, type LibraryItem } from '../../main/library';
 import { outputKey } from '../../main/jobs/types';
+import { extensionForMime } from '../../shared/media-types';
 import type { OutputFile, ServerKind, ServerProfile, UploadResult, Workflow } from '../../main/service/types';
 import { parseAssignment, parseCliValue, setInput, type InputRef } from '../../main/workflow/edit';
 import { parseCommandArgs, parsePositiveNumber } from '../args';
@@ -190,7 +191,7 @@ export async function runCommand(argv: string[], io: CliIo, environment: CliEnvi
       onProgress: (view) => progress.update(view),
       onPreview: previewDir
         ? async (index, mime, bytes) => {
-            await writeFile(join(previewDir, `${promptId}-${String(index).padStart(3, '0')}.${mime === 'image/png' ? 'png' : 'jpg'}`), bytes);
+            await writeFile(join(previewDir, `${promptId}-${String(index).padStart(3, '0')}.${extensionForMime(mime) ?? 'jpg'}`), bytes);
           }
         : undefined,
     });

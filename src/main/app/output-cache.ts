@@ -5,11 +5,11 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { UNKNOWN_MIME, mimeForFileName } from '../../shared/media-types';
 import { safeBaseName } from '../service/filenames';
 import type { ServiceApi } from '../service/ports';
 import type { FileRef } from '../service/types';
 import { AppFailure } from './errors';
-import { mimeForFileName } from './thumbnail';
 
 /** Larger files are not sent through IPC in one piece. */
 const MAX_SERVED_BYTES = 512 * 1024 * 1024;
@@ -36,6 +36,6 @@ export class OutputCache {
     const info = await stat(path);
     if (info.size > MAX_SERVED_BYTES) throw new AppFailure('invalid_input', `${name} is larger than 512 MB and cannot be shown here.`);
     const buffer = await readFile(path);
-    return { mime: mimeForFileName(name), bytes: new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength) };
+    return { mime: mimeForFileName(name) ?? UNKNOWN_MIME, bytes: new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength) };
   }
 }

@@ -3,7 +3,6 @@
 // decode, or that is too large to decode safely, gets no thumbnail rather than an error: the upload
 // itself has succeeded.
 import { PNG } from 'pngjs';
-import { mimeFromName } from '../library/media-info';
 import { decodeForThumbnail, downscale } from '../library/thumbnails';
 
 export function thumbnailDataUrl(bytes: Uint8Array, maxEdge = 192): string | null {
@@ -17,12 +16,4 @@ export function thumbnailDataUrl(bytes: Uint8Array, maxEdge = 192): string | nul
   } catch {
     return null;
   }
-}
-
-const TEXT_TYPES: Record<string, string> = { json: 'application/json', txt: 'text/plain' };
-
-/** The MIME type of an output file from its extension (what players and <img> need). */
-export function mimeForFileName(name: string): string {
-  const ext = name.toLowerCase().split('.').pop() ?? '';
-  return mimeFromName(name) ?? TEXT_TYPES[ext] ?? 'application/octet-stream';
 }

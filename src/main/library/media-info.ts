@@ -3,6 +3,7 @@
 // type and the file name's extension are only fallbacks (a server may label anything "image/png").
 import { ebmlInfo, flacInfo, isEbml, isFlac, isIsoMedia, isoBrand, isoInfo, isWav, wavInfo } from './media-audio-video';
 import { imageDimensions, isBmp, isGif, isJpeg, isPng, isWebp } from './media-images';
+import { mimeForFileName } from '../../shared/media-types';
 import type { MediaKind } from './types';
 
 /** How much of a file's start is read to probe it (JPEG EXIF blocks can push SOF past 64 KB). */
@@ -16,43 +17,6 @@ export interface MediaInfo {
   durationMs: number | null;
 }
 
-const BY_EXTENSION: Record<string, string> = {
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  webp: 'image/webp',
-  gif: 'image/gif',
-  bmp: 'image/bmp',
-  tif: 'image/tiff',
-  tiff: 'image/tiff',
-  avif: 'image/avif',
-  mp4: 'video/mp4',
-  m4v: 'video/mp4',
-  webm: 'video/webm',
-  mov: 'video/quicktime',
-  mkv: 'video/x-matroska',
-  avi: 'video/x-msvideo',
-  mp3: 'audio/mpeg',
-  wav: 'audio/wav',
-  flac: 'audio/flac',
-  ogg: 'audio/ogg',
-  opus: 'audio/ogg',
-  m4a: 'audio/mp4',
-  aac: 'audio/aac',
-  glb: 'model/gltf-binary',
-  gltf: 'model/gltf+json',
-  obj: 'model/obj',
-  ply: 'model/ply',
-  stl: 'model/stl',
-  fbx: 'model/fbx',
-};
-
-export function mimeFromName(name: string): string | null {
-  const dot = name.lastIndexOf('.');
-  if (dot < 0) return null;
-  return BY_EXTENSION[name.slice(dot + 1).toLowerCase()] ?? null;
-}
-
 export function kindOfMime(mime: string | null): MediaKind {
   if (!mime) return 'other';
   const top = mime.split('/')[0]?.toLowerCase();
@@ -62,7 +26,7 @@ export function kindOfMime(mime: string | null): MediaKind {
 
 /** The kind guessed before any byte is seen: from the output key, then the name. */
 export function guessKind(outputKey: string, fileName: string): MediaKind {
-  const fromName = kindOfMime(mimeFromName(fileName));
+  const fromName = kindOfMime(mimeForFileName(fileName));
   if (fromName !== 'other') return fromName;
   const key = outputKey.toLowerCase();
   if (key === 'images' || key === 'gifs') return 'image';
@@ -106,7 +70,7 @@ export function probeMedia(head: Uint8Array, fileSize: number, fileName: string,
   if (isFlac(head)) return info('audio', 'audio/flac', { durationMs: flacInfo(head).durationMs });
   if (isEbml(head)) {
     const av = ebmlInfo(head);
-    const webm = av.docType === 'webm' || (!av.docType && mimeFromName(fileName) === 'video/webm');
+    const webm = av.docType === 'webm' || (!av.docType && mimeForFileName(fileName) === 'video/webm');
     if (av.hasVideo === false) return info('audio', webm ? 'audio/webm' : 'audio/x-matroska', { durationMs: av.durationMs });
     return info('video', webm ? 'video/webm' : 'video/x-matroska', {
       durationMs: av.durationMs,
@@ -130,6 +94,6 @@ export function probeMedia(head: Uint8Array, fileSize: number, fileName: string,
   if (ascii(head, 0, 3) === 'ID3' || (head.length >= 2 && head[0] === 0xff && (head[1]! & 0xe6) === 0xe2)) return info('audio', 'audio/mpeg');
   if (ascii(head, 0, 4) === 'glTF') return info('model', 'model/gltf-binary');
   if (isBmp(head)) return image('image/bmp', head);
-  const mime = usableContentType(contentType) ?? mimeFromName(fileName);
+  const mime = usableContentType(contentType) ?? mimeForFileName(fileName);
   return { kind: kindOfMime(mime), mime, width: null, height: null, durationMs: null };
 }

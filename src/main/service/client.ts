@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { JsonObject } from '../../shared/json';
 import { isJsonObject } from '../../shared/json';
+import { UNKNOWN_MIME, mimeForFileName } from '../../shared/media-types';
 import { backoffDelay, type RetryPolicy } from './backoff';
 import { multipartBody } from './multipart';
 import { downloadOutput } from './download';
@@ -48,17 +49,6 @@ export const PARTNER_KEY_FIELD = 'api_key_comfy_org';
 
 /** Cloud upload limit (PROTOCOL.md "Uploads"): larger files are rejected with 400 anyway. */
 const CLOUD_MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
-
-const MIME_BY_EXTENSION: Record<string, string> = {
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.webp': 'image/webp',
-  '.gif': 'image/gif',
-  '.bmp': 'image/bmp',
-  '.tif': 'image/tiff',
-  '.tiff': 'image/tiff',
-};
 
 function classTypesOf(workflow: Workflow): Set<string> {
   const classes = new Set<string>();
@@ -317,7 +307,7 @@ export class ServiceClient implements ServiceApi {
         retryable: false,
       });
     }
-    const mime = MIME_BY_EXTENSION[path.extname(filename).toLowerCase()] ?? 'application/octet-stream';
+    const mime = mimeForFileName(filename) ?? UNKNOWN_MIME;
     // Streamed from disk as it is sent (multipart.ts), a fresh stream for each attempt.
     const form = () => multipartBody({ field: 'image', path: filePath, filename, contentType: mime }, fields);
     // Idempotent: the local server keeps one file for the same name and bytes, the cloud is
