@@ -10,8 +10,12 @@ import { libraryCommand, parseDateOption } from '../../src/cli/commands/library'
 import { UsageError } from '../../src/cli/errors';
 import { SessionSecretStore } from '../../src/main/config/secrets';
 import { ConfSettingsStore } from '../../src/main/config/conf-settings';
+import { dataPaths } from '../../src/main/config/data-dir';
 import { DemoService } from '../../src/main/demo';
+import { Store } from '../../src/main/jobs/store';
+import { Library } from '../../src/main/library';
 import { CLI, runCli } from '../support/cli';
+import { invertWorkflow, makePng } from '../watch/helpers';
 import { dateFolder, filesUnder } from './support/helpers';
 
 interface ListedItem {
@@ -29,6 +33,7 @@ interface ListedItem {
   height: number | null;
   duration_ms: number | null;
   inputs: Record<string, Record<string, unknown>>;
+  source_file: string | null;
 }
 
 interface RunJson {
@@ -214,5 +219,53 @@ describe('flowdeck library search', () => {
     const stderr: string[] = [];
     await inProcess(['search', 'submarine'], stderr);
     expect(stderr.join('')).toContain('Nothing in the library matches');
+  });
+});
+
+describe('flowdeck library and hot-folder provenance', () => {
+  it('prints the input file a hot-folder output came from (source_file), null for the others', async () => {
+    // A data folder of its own, so the counts above stay what they are.
+    const dataDir = join(work, 'hot-data');
+    const output = join(work, 'cat_3_1.png');
+    writeFileSync(output, makePng(7, 12, 9));
+    const store = await Store.open(dataPaths(dataDir).database);
+    try {
+      const library = await Library.open({ store, root: dataPaths(dataDir).library, source: () => null });
+      await library.start();
+      try {
+        await library.importFile({
+          path: output,
+          promptId: 'hot-job-1',
+          server: { profileId: 'demo', kind: 'local', baseUrl: local.url },
+          file: { filename: 'test_00001_.png', subfolder: 'watch', type: 'output', node: '3', key: 'images' },
+          workflow: invertWorkflow(),
+          workflowName: 'invert-hot.json',
+          sourceFile: '/photos/in/cat.png',
+        });
+      } finally {
+        await library.dispose();
+      }
+    } finally {
+      await store.close();
+    }
+
+    const hotEnv = { FLOWDECK_DATA_DIR: dataDir };
+    for (const args of [['list'], ['search', 'invert-hot']]) {
+      const json = await runCli(['library', ...args, '--json'], { env: hotEnv });
+      expect(json.code, json.stderr).toBe(0);
+      const items = JSON.parse(json.stdout) as ListedItem[];
+      expect(items.map((i) => [i.prompt_id, i.source_file, i.status]), args.join(' ')).toEqual([['hot-job-1', '/photos/in/cat.png', 'done']]);
+      expect(readFileSync(items[0]!.path!)).toEqual(readFileSync(output));
+    }
+    const text = await runCli(['library', 'list'], { env: hotEnv });
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout.trim().split('\n')).toHaveLength(1);
+    expect(text.stdout).toContain('(invert-hot.json)  from /photos/in/cat.png');
+
+    // Outputs of `flowdeck run` came from no hot folder: null, and nothing extra on their lines.
+    const runItems = await inProcess(['list', '--json']);
+    expect(runItems.map((i) => i.source_file)).toEqual([null, null, null]);
+    const plain = await runCli(['library', 'list'], { env: env() });
+    expect(plain.stdout).not.toContain(' from ');
   });
 });

@@ -81,6 +81,8 @@ function itemJson(item: LibraryItem): Record<string, unknown> {
     inputs: item.inputs,
     server: item.server.baseUrl,
     profile_id: item.server.profileId,
+    // The hot-folder input the output was made from; null for outputs of the app and `flowdeck run`.
+    source_file: item.sourceFile,
   };
 }
 
@@ -97,7 +99,8 @@ function itemLine(item: LibraryItem): string {
   const size = item.width && item.height ? `${item.width}x${item.height}` : item.durationMs !== null ? `${(item.durationMs / 1000).toFixed(1)} s` : '';
   const where = item.path ?? `[${item.status}${item.error ? `: ${item.error.split('\n')[0]}` : ''}] ${item.file.filename}`;
   const prompt = item.promptText ? `  "${item.promptText.split('\n')[0]!.slice(0, 60)}"` : '';
-  return `${localTime(item.createdAt)}  ${item.mediaKind.padEnd(5)}  ${size.padEnd(9)}  ${where}${item.workflowName ? `  (${item.workflowName})` : ''}${prompt}`;
+  const source = item.sourceFile ? `  from ${item.sourceFile}` : '';
+  return `${localTime(item.createdAt)}  ${item.mediaKind.padEnd(5)}  ${size.padEnd(9)}  ${where}${item.workflowName ? `  (${item.workflowName})` : ''}${source}${prompt}`;
 }
 
 export async function libraryCommand(argv: string[], io: CliIo, environment: CliEnvironment): Promise<number> {
