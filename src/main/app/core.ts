@@ -4,39 +4,36 @@
 // secrets, data folder, the demo service, the clock, file dialogs).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { basename, join, resolve } from 'node:path';
-import { calls, type CallHandlers, type ConnectionStateView, type Envelope, type JobSnapshotView, type KeyStatus, type ProfileView, type ProfilesState, type UploadView } from '../../shared/ipc/contract';
-import { isCallName } from '../../shared/ipc/names';
-import { parseJsonExact } from '../../shared/json';
+import { join } from 'node:path';
+import type { CallHandlers, ConnectionStateView, Envelope, KeyStatus, ProfileView, ProfilesState } from '../../shared/ipc/contract';
 import { dataPaths } from '../config/data-dir';
 import type { SecretStore } from '../config/secrets';
 import { normaliseBaseUrl, type Profile, type SettingsStore } from '../config/settings';
 import { clientSideError } from '../jobs/error-explanations';
-import { JobStore, type JobRecord } from '../jobs/job-store';
+import { JobStore } from '../jobs/job-store';
 import { Store } from '../jobs/store';
-import { isTerminalPhase } from '../jobs/types';
 import { ServiceError } from '../service/errors';
 import type { ServiceApi } from '../service/ports';
-import type { ServerProfile, UploadResult } from '../service/types';
-import { interpretWorkflow } from '../workflow/parse';
-import { AppFailure, toIpcError } from './errors';
+import type { ServerProfile } from '../service/types';
+import { AppFailure } from './errors';
 import { EventHub, type AppEventListener } from './event-hub';
 import { KeyVault } from './keys';
 import { nodeDefinitionsView } from './node-definitions';
 import { OutputCache } from './output-cache';
 import { PreviewGate, type PreviewLaneStats } from './preview-gate';
-import { ProfileSession, errorView, jobView, type ConnectFactory } from './session';
+import { ProfileSession, type ConnectFactory } from './session';
 import { Library, resolveLibraryDir, type TrashFunction } from '../library';
 import type { JobSnapshot } from '../jobs/types';
-import { thumbnailDataUrl } from './thumbnail';
+import { createInvoke } from './envelope';
+import { createJobHandlers } from './job-handlers';
+import { createUploadHandlers } from './upload-handlers';
+import { createWorkflowHandlers } from './workflow-handlers';
 import type { DesktopActions } from './desktop';
 import { HotFoldersHost } from './hot-folders-host';
 import { createLibraryHandlers } from './library-handlers';
 import { forwardLibraryChanges } from './library-events';
 import { serveLibraryMedia, type MediaRequest, type MediaResponse } from './library-media-server';
 import { HARNESS_MEDIA_BASE } from '../../shared/library-media';
-import { isRecentWorkflow, parseWorkflowView, readWorkflowFile, recentWorkflows, rememberWorkflow } from './workflow-files';
 
 /** The built-in demo service while it runs. */
 export interface DemoHandle {
@@ -96,8 +93,6 @@ export interface AppCore {
 }
 
 const DEMO_PROFILE_NAME = 'Demo';
-/** How long workflow.parse waits for node definitions to list unknown classes. */
-const DEFINITIONS_WAIT_MS = 3000;
 
 export function createAppCore(deps: AppCoreDeps): AppCore {
   const now = deps.now ?? Date.now;
@@ -298,34 +293,6 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
 
   // ---- jobs ------------------------------------------------------------------------------------
 
-  const recordView = (record: JobRecord): JobSnapshotView => ({
-    promptId: record.promptId,
-    profileId: record.profileId,
-    label: record.workflowName ?? 'workflow',
-    phase: record.phase === 'submitting' ? 'pending' : record.phase,
-    status: record.rawStatus ?? record.phase,
-    submittedAt: record.createdAt,
-    updatedAt: record.updatedAt,
-    finishedAt: record.endedAt,
-    currentNode: record.progress?.currentNode ?? null,
-    progress: null,
-    overall: record.progress?.nodesTotal ? Math.min(1, record.progress.nodesDone / record.progress.nodesTotal) : null,
-    nodesDone: record.progress?.nodesDone ?? 0,
-    nodesTotal: record.progress?.nodesTotal ?? null,
-    progressText: null,
-    outputs: record.outputs.map((o) => ({ filename: o.filename, subfolder: o.subfolder, type: o.type, node: o.node, key: o.key })),
-    error: record.error ? errorView(record.error) : null,
-  });
-
-  /** The freshest view of a job: the live tracker's when it follows it, else the journal's. */
-  const findJob = async (promptId: string): Promise<{ view: JobSnapshotView; record: JobRecord | null }> => {
-    const record = await requireJobs().get(promptId);
-    const live = session?.tracker.get(promptId);
-    if (live) return { view: jobView(live, session?.profileId ?? null, now()), record };
-    if (record) return { view: recordView(record), record };
-    throw new AppFailure('not_found', `There is no job ${promptId}.`);
-  };
-
   /** Demo jobs die with the demo service: at start, any left in flight are settled as lost. */
   const settleDemoJobs = async (store: JobStore): Promise<void> => {
     const demoIds = new Set(deps.settings.read().profiles.filter((p) => p.kind === 'demo').map((p) => p.id));
@@ -337,44 +304,6 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
         clientSideError('The built-in demo service was restarted, and its jobs ended with it. Run the workflow again.', 'The demo service no longer knows this job.'),
       );
     }
-  };
-
-  // ---- uploads ---------------------------------------------------------------------------------
-
-  const uploadView = (result: UploadResult, server: ServerProfile, bytes: Uint8Array | null): UploadView => ({
-    name: result.name,
-    subfolder: result.subfolder,
-    type: result.type,
-    // Local servers keep real subfolders, and a workflow input names the file with it.
-    inputValue: server.kind === 'local' && result.subfolder ? `${result.subfolder}/${result.name}` : result.name,
-    thumbnailDataUrl: bytes ? thumbnailDataUrl(bytes) : null,
-  });
-
-  /** Writes page-supplied bytes to a private temporary file, runs `use`, removes it. */
-  const withTempFile = async <T>(name: string, bytes: Uint8Array, use: (path: string) => Promise<T>): Promise<T> => {
-    const base = join(paths.cache, 'uploads');
-    mkdirSync(base, { recursive: true });
-    const dir = await mkdtemp(join(base, 'u-'));
-    try {
-      const path = join(dir, basename(name));
-      await writeFile(path, bytes);
-      return await use(path);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  };
-
-  const readUploadFile = async (path: string): Promise<Uint8Array> => {
-    const full = resolve(path);
-    try {
-      const info = await stat(full);
-      if (!info.isFile()) throw new AppFailure('invalid_input', `${full} is not a file.`);
-      if (info.size > 100 * 1024 * 1024) throw new AppFailure('invalid_input', `${full} is larger than 100 MB.`);
-    } catch (error) {
-      if (error instanceof AppFailure) throw error;
-      throw new AppFailure('not_found', `The file ${full} does not exist or cannot be read.`);
-    }
-    return new Uint8Array(await readFile(full));
   };
 
   // ---- handlers --------------------------------------------------------------------------------
@@ -519,176 +448,15 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
       return { profileId: profile.id, classes: nodeDefinitionsView(definitions) };
     },
 
-    'workflow.open': async (input) => {
-      let file: { path: string | null; name: string; text: string };
-      if (input === undefined) {
-        const picked = deps.dialogs ? await deps.dialogs.openWorkflow() : null;
-        if (!deps.dialogs) throw new AppFailure('invalid_input', 'No file dialog here: give the workflow as a path or as its text.');
-        if (!picked) return { opened: false, name: null, path: null, parse: null };
-        file = await readWorkflowFile(picked);
-      } else if ('path' in input) {
-        if (!deps.allowAnyPath && !isRecentWorkflow(deps.settings, input.path)) {
-          throw new AppFailure('invalid_input', 'Only workflows from the recent list can be opened by path; use the file dialog or drop the file.');
-        }
-        file = await readWorkflowFile(input.path);
-      } else {
-        file = { path: null, name: input.name, text: input.text };
-      }
-      if (file.path) rememberWorkflow(deps.settings, file.path);
-      const known = session?.cachedDefinitions() ?? null;
-      return { opened: true, name: file.name, path: file.path, parse: parseWorkflowView(file.text, known) };
-    },
-
-    'workflow.parse': async ({ text }) => {
-      let known = session?.cachedDefinitions() ?? null;
-      if (!known && session) {
-        // Listing unknown classes needs the server's definitions: wait for them briefly.
-        const loading = session.nodeDefinitions().catch(() => null);
-        known = await Promise.race([loading, new Promise<null>((r) => setTimeout(() => r(null), DEFINITIONS_WAIT_MS).unref())]);
-      }
-      return parseWorkflowView(text, known);
-    },
-
-    'workflow.recent': async () => ({ items: recentWorkflows(deps.settings) }),
-
-    'run.submit': async ({ workflowJson, repeat, label }) => {
-      let value: unknown;
-      try {
-        value = parseJsonExact(workflowJson);
-      } catch (error) {
-        throw new AppFailure('invalid_workflow', `The workflow is not valid JSON: ${describe(error)}`, { errorType: 'invalid_json', nodeErrors: [] });
-      }
-      const parsed = interpretWorkflow(value);
-      if (!parsed.ok) throw new AppFailure('invalid_workflow', parsed.message, { errorType: parsed.reason, nodeErrors: [] });
-      const active = await requireSession();
-      const store = requireJobs();
-      const workflow = parsed.workflow;
-      const server = active.server;
-      const promptIds: string[] = [];
-      for (let i = 0; i < (repeat ?? 1); i += 1) {
-        // Locally the client picks the prompt_id and journals it first, so a crash between
-        // sending and reading the answer can be reconciled; the cloud assigns its own.
-        const chosen = server.kind === 'local' ? randomUUID() : undefined;
-        const base = { profileId: active.profileId, serverKind: server.kind, baseUrl: server.baseUrl, clientId: active.events.clientId, workflow, workflowName: label ?? null };
-        if (chosen) await store.recordSubmitting({ ...base, promptId: chosen });
-        let result;
-        try {
-          result = await active.api.submit(workflow, { clientId: active.events.clientId, ...(chosen ? { promptId: chosen } : {}) });
-        } catch (error) {
-          if (chosen) await store.remove(chosen);
-          if (error instanceof ServiceError && error.kind === 'subscription_inactive') active.subscriptionActive = false;
-          // Jobs already accepted go on; report them rather than the failure of a later repeat.
-          if (promptIds.length > 0) {
-            log('warn', `run ${i + 1} of ${repeat ?? 1} was not accepted: ${describe(error)}`);
-            break;
-          }
-          throw error;
-        }
-        active.subscriptionActive = true;
-        await store.recordSubmitted({ ...base, promptId: result.promptId, number: result.number });
-        active.tracker.track(result.promptId, { workflow, workflowName: label ?? null });
-        promptIds.push(result.promptId);
-      }
-      active.refreshQueueSoon();
-      return { promptIds };
-    },
-
-    'jobs.list': async () => {
-      const records = await requireJobs().list({ limit: 500 });
-      const byId = new Map<string, JobSnapshotView>(records.map((r) => [r.promptId, recordView(r)]));
-      if (session) {
-        for (const live of session.tracker.list()) byId.set(live.promptId, jobView(live, session.profileId, now()));
-      }
-      return { jobs: [...byId.values()].sort((a, b) => b.submittedAt - a.submittedAt) };
-    },
-
-    'jobs.cancel': async ({ promptId }) => {
-      const { view, record } = await findJob(promptId);
-      if (isTerminalPhase(view.phase)) return { cancelled: false };
-      const server: ServerProfile | null = record ? { kind: record.serverKind, baseUrl: record.baseUrl } : (session?.server ?? null);
-      if (!server) throw new AppFailure('not_found', `Job ${promptId} belongs to no known server.`);
-      await withServerApi(server, view.profileId, async (api) => {
-        // Cloud: deleting from the queue cancels pending and running jobs alike (its interrupt
-        // would stop all of the user's running jobs). Local: delete removes a pending job; a
-        // running one is interrupted by its id, which stops only that job.
-        await api.cancel([promptId]);
-        if (server.kind === 'local' && view.phase === 'running') await api.interrupt(promptId);
-      });
-      session?.tracker.noteCancelRequested(promptId);
-      session?.refreshQueueSoon();
-      return { cancelled: true };
-    },
-
-    'queue.get': async () => (await requireSession()).queue(),
-
-    'queue.cancel': async ({ promptIds }) => {
-      const active = await requireSession();
-      await active.api.cancel(promptIds);
-      for (const promptId of promptIds) active.tracker.noteCancelRequested(promptId);
-      return active.queue();
-    },
-
-    'queue.interrupt': async (input) => {
-      const active = await requireSession();
-      await active.api.interrupt(input?.promptId);
-      return active.queue();
-    },
-
-    'queue.clearPending': async () => {
-      const active = await requireSession();
-      await active.api.clearPending();
-      return active.queue();
-    },
-
-    'upload.image': async (input) => {
-      const active = await requireSession();
-      if (input === undefined) {
-        if (!deps.dialogs) throw new AppFailure('invalid_input', 'No file dialog here: give the image as a path or as bytes.');
-        const picked = await deps.dialogs.openImage();
-        if (!picked) return null;
-        const bytes = await readUploadFile(picked);
-        return uploadView(await active.api.uploadImage(picked, { type: 'input' }), active.server, bytes);
-      }
-      if ('libraryId' in input) {
-        const item = await requireLibrary().get(input.libraryId);
-        if (!item) throw new AppFailure('not_found', `There is no library item ${input.libraryId}.`);
-        if (item.status !== 'done' || !item.path) throw new AppFailure('invalid_input', `${item.file.filename} is not in the library yet (${item.status}).`);
-        if (item.mediaKind !== 'image') throw new AppFailure('invalid_input', `${item.file.filename} is not an image, so it cannot be an input image.`);
-        const bytes = await readUploadFile(item.path);
-        return uploadView(await active.api.uploadImage(item.path, { type: 'input', filename: item.file.filename }), active.server, bytes);
-      }
-      if ('path' in input) {
-        if (!deps.allowAnyPath) throw new AppFailure('invalid_input', 'Images are chosen with the file dialog or dropped onto the window, not named by path.');
-        const bytes = await readUploadFile(input.path);
-        return uploadView(await active.api.uploadImage(resolve(input.path), { type: 'input' }), active.server, bytes);
-      }
-      const result = await withTempFile(input.name, input.bytes, (path) => active.api.uploadImage(path, { type: 'input', filename: input.name }));
-      return uploadView(result, active.server, input.bytes);
-    },
-
-    'upload.mask': async ({ original, maskPng, filename }) => {
-      const active = await requireSession();
-      const name = filename ?? 'mask.png';
-      const result = await withTempFile(name, maskPng, (path) =>
-        active.api.uploadMask(path, { originalRef: { filename: original.name, subfolder: original.subfolder, type: original.type }, filename: name }),
-      );
-      return uploadView(result, active.server, maskPng);
-    },
-
-    'output.fetch': async ({ promptId, file }) => {
-      const { view, record } = await findJob(promptId);
-      // Only files the job actually produced: the renderer cannot make main fetch anything else.
-      const owned = view.outputs.some((o) => o.filename === file.filename && o.subfolder === file.subfolder && o.type === file.type);
-      if (!owned) throw new AppFailure('not_found', `Job ${promptId} has no output ${file.filename}.`);
-      const server: ServerProfile | null = record ? { kind: record.serverKind, baseUrl: record.baseUrl } : (session?.server ?? null);
-      if (!server) throw new AppFailure('not_found', `Job ${promptId} belongs to no known server.`);
-      return withServerApi(server, view.profileId, (api) => outputs.fetch(api, file));
-    },
-
-    'input.fetch': async ({ name, subfolder, type }) => {
-      const active = await requireSession();
-      return outputs.fetch(active.api, { filename: name, subfolder, type });
-    },
+    ...createWorkflowHandlers({ settings: deps.settings, dialogs: deps.dialogs ?? null, allowAnyPath: deps.allowAnyPath === true, session: () => session }),
+    ...createJobHandlers({ now, log, session: () => session, requireSession, requireJobs, withServerApi, outputs }),
+    ...createUploadHandlers({
+      requireSession,
+      requireLibrary,
+      dialogs: deps.dialogs ?? null,
+      allowAnyPath: deps.allowAnyPath === true,
+      uploadsDir: join(paths.cache, 'uploads'),
+    }),
 
     'preview.ack': async ({ promptId, seq }) => {
       previews.ack(promptId, seq);
@@ -703,29 +471,7 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
     },
   };
 
-  // ---- the envelope ----------------------------------------------------------------------------
-
-  const invoke = async (name: unknown, input: unknown): Promise<Envelope<unknown>> => {
-    if (!isCallName(name)) return { ok: false, error: { code: 'invalid_input', message: `"${String(name).slice(0, 100)}" is not a Flowdeck call.` } };
-    const spec = calls[name];
-    const parsed = spec.input.safeParse(input);
-    if (!parsed.success) return { ok: false, error: toIpcError(parsed.error, vault.redact.bind(vault)) };
-    try {
-      const handler = handlers[name] as (input: unknown) => Promise<unknown>;
-      const value = await handler(parsed.data);
-      // The result schema is the last filter: a field a handler did not mean to send is dropped.
-      const checked = spec.result.safeParse(value);
-      if (!checked.success) {
-        log('error', `${name} produced an answer outside the contract: ${checked.error.message}`);
-        return { ok: false, error: { code: 'internal', message: `The app produced an invalid answer to ${name}.` } };
-      }
-      return { ok: true, value: checked.data };
-    } catch (error) {
-      const ipcError = toIpcError(error, vault.redact.bind(vault));
-      if (ipcError.code === 'internal') log('error', `${name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-      return { ok: false, error: ipcError };
-    }
-  };
+  const invoke = createInvoke(handlers, vault.redact.bind(vault), log);
 
   return {
     handlers,

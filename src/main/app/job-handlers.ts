@@ -1,0 +1,189 @@
+// Jobs and the queue: run.submit (journaled before and after the server answers), jobs.list (the
+// journal merged with what the live tracker knows), jobs.cancel, queue.*, and the files of jobs
+// (output.fetch, only files a job really produced; input.fetch).
+import { randomUUID } from 'node:crypto';
+import type { CallHandlers, JobSnapshotView } from '../../shared/ipc/contract';
+import { parseJsonExact } from '../../shared/json';
+import type { JobRecord, JobStore } from '../jobs/job-store';
+import { isTerminalPhase } from '../jobs/types';
+import { ServiceError } from '../service/errors';
+import type { ServiceApi } from '../service/ports';
+import type { ServerProfile } from '../service/types';
+import { interpretWorkflow } from '../workflow/parse';
+import type { LogLevel } from './core';
+import { AppFailure } from './errors';
+import type { OutputCache } from './output-cache';
+import { errorView, jobView, type ProfileSession } from './session';
+
+export type JobCallName =
+  | 'run.submit'
+  | 'jobs.list'
+  | 'jobs.cancel'
+  | 'queue.get'
+  | 'queue.cancel'
+  | 'queue.interrupt'
+  | 'queue.clearPending'
+  | 'output.fetch'
+  | 'input.fetch';
+
+export interface JobHandlerContext {
+  now(): number;
+  log(level: LogLevel, message: string): void;
+  /** The active session, if any (no waiting). */
+  session(): ProfileSession | null;
+  requireSession(): Promise<ProfileSession>;
+  requireJobs(): JobStore;
+  /** A REST client for a job's server: the session's when it is that server, else a short-lived one. */
+  withServerApi<T>(server: ServerProfile, profileId: string | null, use: (api: ServiceApi) => Promise<T>): Promise<T>;
+  outputs: OutputCache;
+}
+
+/** A journaled job as the renderer sees it (live details such as step progress are not journaled). */
+export function recordView(record: JobRecord): JobSnapshotView {
+  return {
+    promptId: record.promptId,
+    profileId: record.profileId,
+    label: record.workflowName ?? 'workflow',
+    phase: record.phase === 'submitting' ? 'pending' : record.phase,
+    status: record.rawStatus ?? record.phase,
+    submittedAt: record.createdAt,
+    updatedAt: record.updatedAt,
+    finishedAt: record.endedAt,
+    currentNode: record.progress?.currentNode ?? null,
+    progress: null,
+    overall: record.progress?.nodesTotal ? Math.min(1, record.progress.nodesDone / record.progress.nodesTotal) : null,
+    nodesDone: record.progress?.nodesDone ?? 0,
+    nodesTotal: record.progress?.nodesTotal ?? null,
+    progressText: null,
+    outputs: record.outputs.map((o) => ({ filename: o.filename, subfolder: o.subfolder, type: o.type, node: o.node, key: o.key })),
+    error: record.error ? errorView(record.error) : null,
+  };
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export function createJobHandlers(ctx: JobHandlerContext): Pick<CallHandlers, JobCallName> {
+  /** The freshest view of a job: the live tracker's when it follows it, else the journal's. */
+  const findJob = async (promptId: string): Promise<{ view: JobSnapshotView; record: JobRecord | null }> => {
+    const record = await ctx.requireJobs().get(promptId);
+    const session = ctx.session();
+    const live = session?.tracker.get(promptId);
+    if (live) return { view: jobView(live, session?.profileId ?? null, ctx.now()), record };
+    if (record) return { view: recordView(record), record };
+    throw new AppFailure('not_found', `There is no job ${promptId}.`);
+  };
+
+  /** The server a job ran on: the journal's record, else the active one. */
+  const serverOf = (promptId: string, record: JobRecord | null): ServerProfile => {
+    const server: ServerProfile | null = record ? { kind: record.serverKind, baseUrl: record.baseUrl } : (ctx.session()?.server ?? null);
+    if (!server) throw new AppFailure('not_found', `Job ${promptId} belongs to no known server.`);
+    return server;
+  };
+
+  return {
+    'run.submit': async ({ workflowJson, repeat, label }) => {
+      let value: unknown;
+      try {
+        value = parseJsonExact(workflowJson);
+      } catch (error) {
+        throw new AppFailure('invalid_workflow', `The workflow is not valid JSON: ${describe(error)}`, { errorType: 'invalid_json', nodeErrors: [] });
+      }
+      const parsed = interpretWorkflow(value);
+      if (!parsed.ok) throw new AppFailure('invalid_workflow', parsed.message, { errorType: parsed.reason, nodeErrors: [] });
+      const active = await ctx.requireSession();
+      const store = ctx.requireJobs();
+      const workflow = parsed.workflow;
+      const server = active.server;
+      const promptIds: string[] = [];
+      for (let i = 0; i < (repeat ?? 1); i += 1) {
+        // Locally the client picks the prompt_id and journals it first, so a crash between
+        // sending and reading the answer can be reconciled; the cloud assigns its own.
+        const chosen = server.kind === 'local' ? randomUUID() : undefined;
+        const base = { profileId: active.profileId, serverKind: server.kind, baseUrl: server.baseUrl, clientId: active.events.clientId, workflow, workflowName: label ?? null };
+        if (chosen) await store.recordSubmitting({ ...base, promptId: chosen });
+        let result;
+        try {
+          result = await active.api.submit(workflow, { clientId: active.events.clientId, ...(chosen ? { promptId: chosen } : {}) });
+        } catch (error) {
+          if (chosen) await store.remove(chosen);
+          if (error instanceof ServiceError && error.kind === 'subscription_inactive') active.subscriptionActive = false;
+          // Jobs already accepted go on; report them rather than the failure of a later repeat.
+          if (promptIds.length > 0) {
+            ctx.log('warn', `run ${i + 1} of ${repeat ?? 1} was not accepted: ${describe(error)}`);
+            break;
+          }
+          throw error;
+        }
+        active.subscriptionActive = true;
+        await store.recordSubmitted({ ...base, promptId: result.promptId, number: result.number });
+        active.tracker.track(result.promptId, { workflow, workflowName: label ?? null });
+        promptIds.push(result.promptId);
+      }
+      active.refreshQueueSoon();
+      return { promptIds };
+    },
+
+    'jobs.list': async () => {
+      const records = await ctx.requireJobs().list({ limit: 500 });
+      const byId = new Map<string, JobSnapshotView>(records.map((r) => [r.promptId, recordView(r)]));
+      const session = ctx.session();
+      if (session) {
+        for (const live of session.tracker.list()) byId.set(live.promptId, jobView(live, session.profileId, ctx.now()));
+      }
+      return { jobs: [...byId.values()].sort((a, b) => b.submittedAt - a.submittedAt) };
+    },
+
+    'jobs.cancel': async ({ promptId }) => {
+      const { view, record } = await findJob(promptId);
+      if (isTerminalPhase(view.phase)) return { cancelled: false };
+      const server = serverOf(promptId, record);
+      await ctx.withServerApi(server, view.profileId, async (api) => {
+        // Cloud: deleting from the queue cancels pending and running jobs alike (its interrupt
+        // would stop all of the user's running jobs). Local: delete removes a pending job; a
+        // running one is interrupted by its id, which stops only that job.
+        await api.cancel([promptId]);
+        if (server.kind === 'local' && view.phase === 'running') await api.interrupt(promptId);
+      });
+      const session = ctx.session();
+      session?.tracker.noteCancelRequested(promptId);
+      session?.refreshQueueSoon();
+      return { cancelled: true };
+    },
+
+    'queue.get': async () => (await ctx.requireSession()).queue(),
+
+    'queue.cancel': async ({ promptIds }) => {
+      const active = await ctx.requireSession();
+      await active.api.cancel(promptIds);
+      for (const promptId of promptIds) active.tracker.noteCancelRequested(promptId);
+      return active.queue();
+    },
+
+    'queue.interrupt': async (input) => {
+      const active = await ctx.requireSession();
+      await active.api.interrupt(input?.promptId);
+      return active.queue();
+    },
+
+    'queue.clearPending': async () => {
+      const active = await ctx.requireSession();
+      await active.api.clearPending();
+      return active.queue();
+    },
+
+    'output.fetch': async ({ promptId, file }) => {
+      const { view, record } = await findJob(promptId);
+      // Only files the job actually produced: the renderer cannot make main fetch anything else.
+      const owned = view.outputs.some((o) => o.filename === file.filename && o.subfolder === file.subfolder && o.type === file.type);
+      if (!owned) throw new AppFailure('not_found', `Job ${promptId} has no output ${file.filename}.`);
+      return ctx.withServerApi(serverOf(promptId, record), view.profileId, (api) => ctx.outputs.fetch(api, file));
+    },
+
+    'input.fetch': async ({ name, subfolder, type }) => {
+      const active = await ctx.requireSession();
+      return ctx.outputs.fetch(active.api, { filename: name, subfolder, type });
+    },
+  };
+}

@@ -1,0 +1,101 @@
+// upload.image and upload.mask: images from the native dialog, from a path (harness), from bytes
+// the page read (drop, mask painter) or from the library, uploaded to the active server.
+import { mkdirSync } from 'node:fs';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
+import type { CallHandlers, UploadView } from '../../shared/ipc/contract';
+import type { Library } from '../library';
+import type { ServerProfile, UploadResult } from '../service/types';
+import type { FileDialogs } from './core';
+import { AppFailure } from './errors';
+import type { ProfileSession } from './session';
+import { thumbnailDataUrl } from './thumbnail';
+
+export interface UploadHandlerContext {
+  requireSession(): Promise<ProfileSession>;
+  requireLibrary(): Library;
+  dialogs: FileDialogs | null;
+  /** Accept any path the renderer names (harness, tests). */
+  allowAnyPath: boolean;
+  /** Where page-supplied bytes are written for the moment of their upload. */
+  uploadsDir: string;
+}
+
+const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
+
+export function uploadView(result: UploadResult, server: ServerProfile, bytes: Uint8Array | null): UploadView {
+  return {
+    name: result.name,
+    subfolder: result.subfolder,
+    type: result.type,
+    // Local servers keep real subfolders, and a workflow input names the file with it.
+    inputValue: server.kind === 'local' && result.subfolder ? `${result.subfolder}/${result.name}` : result.name,
+    thumbnailDataUrl: bytes ? thumbnailDataUrl(bytes) : null,
+  };
+}
+
+/** A file to upload, read once for its thumbnail; a missing or oversized file is named plainly. */
+async function readUploadFile(path: string): Promise<Uint8Array> {
+  const full = resolve(path);
+  try {
+    const info = await stat(full);
+    if (!info.isFile()) throw new AppFailure('invalid_input', `${full} is not a file.`);
+    if (info.size > MAX_UPLOAD_BYTES) throw new AppFailure('invalid_input', `${full} is larger than 100 MB.`);
+  } catch (error) {
+    if (error instanceof AppFailure) throw error;
+    throw new AppFailure('not_found', `The file ${full} does not exist or cannot be read.`);
+  }
+  return new Uint8Array(await readFile(full));
+}
+
+export function createUploadHandlers(ctx: UploadHandlerContext): Pick<CallHandlers, 'upload.image' | 'upload.mask'> {
+  /** Writes page-supplied bytes to a private temporary file, runs `use`, removes it. */
+  const withTempFile = async <T>(name: string, bytes: Uint8Array, use: (path: string) => Promise<T>): Promise<T> => {
+    mkdirSync(ctx.uploadsDir, { recursive: true });
+    const dir = await mkdtemp(join(ctx.uploadsDir, 'u-'));
+    try {
+      const path = join(dir, basename(name));
+      await writeFile(path, bytes);
+      return await use(path);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  };
+
+  return {
+    'upload.image': async (input) => {
+      const active = await ctx.requireSession();
+      if (input === undefined) {
+        if (!ctx.dialogs) throw new AppFailure('invalid_input', 'No file dialog here: give the image as a path or as bytes.');
+        const picked = await ctx.dialogs.openImage();
+        if (!picked) return null;
+        const bytes = await readUploadFile(picked);
+        return uploadView(await active.api.uploadImage(picked, { type: 'input' }), active.server, bytes);
+      }
+      if ('libraryId' in input) {
+        const item = await ctx.requireLibrary().get(input.libraryId);
+        if (!item) throw new AppFailure('not_found', `There is no library item ${input.libraryId}.`);
+        if (item.status !== 'done' || !item.path) throw new AppFailure('invalid_input', `${item.file.filename} is not in the library yet (${item.status}).`);
+        if (item.mediaKind !== 'image') throw new AppFailure('invalid_input', `${item.file.filename} is not an image, so it cannot be an input image.`);
+        const bytes = await readUploadFile(item.path);
+        return uploadView(await active.api.uploadImage(item.path, { type: 'input', filename: item.file.filename }), active.server, bytes);
+      }
+      if ('path' in input) {
+        if (!ctx.allowAnyPath) throw new AppFailure('invalid_input', 'Images are chosen with the file dialog or dropped onto the window, not named by path.');
+        const bytes = await readUploadFile(input.path);
+        return uploadView(await active.api.uploadImage(resolve(input.path), { type: 'input' }), active.server, bytes);
+      }
+      const result = await withTempFile(input.name, input.bytes, (path) => active.api.uploadImage(path, { type: 'input', filename: input.name }));
+      return uploadView(result, active.server, input.bytes);
+    },
+
+    'upload.mask': async ({ original, maskPng, filename }) => {
+      const active = await ctx.requireSession();
+      const name = filename ?? 'mask.png';
+      const result = await withTempFile(name, maskPng, (path) =>
+        active.api.uploadMask(path, { originalRef: { filename: original.name, subfolder: original.subfolder, type: original.type }, filename: name }),
+      );
+      return uploadView(result, active.server, maskPng);
+    },
+  };
+}
