@@ -10,7 +10,7 @@ import { dateRangeProblem, NO_FILTERS, toListFilter, type LibraryFilters } from 
 import { LibraryResults } from './results';
 
 type Facets = { workflows: { name: string; count: number }[]; servers: { server: string; label: string; count: number }[] };
-type Info = { libraryDir: string; mediaBase: string; canReveal: boolean };
+type Info = { libraryDir: string; mediaBase: string; canReveal: boolean; nextLibraryDir: string; fromEnvironment: boolean };
 
 /** How long typing pauses before the search runs. */
 export const SEARCH_DEBOUNCE_MS = 250;
@@ -186,6 +186,11 @@ export class LibraryStore {
 
   bytes(id: number): Promise<{ mime: string; bytes: Uint8Array }> {
     return this.#api.call('library.bytes', { id });
+  }
+
+  /** Reads the folder settings again (after the library folder was changed). */
+  refreshInfo(): Promise<void> {
+    return this.#loadInfo();
   }
 
   async #loadInfo(): Promise<void> {
