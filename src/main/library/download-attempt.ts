@@ -12,20 +12,12 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { digestFile } from './file-digest';
-import type { LibraryIndex } from './library-index';
 import { PROBE_BYTES, probeMedia } from './media-info';
-import { libraryFileName, placeStagedFile } from './publish-staged';
+import { libraryFileName, placeStagedFile, type StagingContext } from './publish-staged';
 import type { ItemRow } from './rows';
 import type { DownloadSource } from './types';
 
-export interface AttemptContext {
-  root: string;
-  /** This Library instance's folder under .incoming/. */
-  stagingDir: string;
-  index: LibraryIndex;
-  now: () => number;
-  /** Runs the dedupe-and-publish step alone, so two downloads of the same bytes keep one file. */
-  exclusive: <T>(task: () => Promise<T>) => Promise<T>;
+export interface AttemptContext extends StagingContext {
   onProgress?: (received: number, total: number | null) => void;
 }
 
@@ -50,12 +42,7 @@ export async function downloadAttempt(row: ItemRow, source: DownloadSource, ctx:
 
     return await ctx.exclusive(async () => {
       signal.throwIfAborted();
-      const { done, published } = await placeStagedFile(
-        { path: downloaded.path, name, digest, media, createdAt: row.created_at },
-        ctx.root,
-        ctx.index,
-        ctx.now,
-      );
+      const { done, published } = await placeStagedFile({ path: downloaded.path, name, digest, media, createdAt: row.created_at }, ctx);
       const updated = await ctx.index.markDone(row.id, done);
       if (!updated) {
         // Deleted while downloading: a file nobody points at must not stay behind.

@@ -18,7 +18,7 @@ import { digestFile } from './file-digest';
 import type { LibraryIndex, NewItemRow } from './library-index';
 import { PROBE_BYTES, guessKind, probeMedia } from './media-info';
 import { nodeClassOf, provenanceOf } from './provenance';
-import { libraryFileName, placeStagedFile } from './publish-staged';
+import { libraryFileName, placeStagedFile, type StagingContext } from './publish-staged';
 import { toItem } from './rows';
 import type { LibraryChange, LibraryItem, LibraryServer } from './types';
 
@@ -39,14 +39,7 @@ export interface ImportFileRequest {
   createdAt?: number;
 }
 
-export interface ImportContext {
-  root: string;
-  /** The library instance's folder under .incoming/. */
-  stagingDir: string;
-  index: LibraryIndex;
-  now: () => number;
-  /** The library's publish step, run alone (downloads use the same one). */
-  exclusive: <T>(task: () => Promise<T>) => Promise<T>;
+export interface ImportContext extends StagingContext {
   emit: (change: LibraryChange) => void;
 }
 
@@ -154,7 +147,7 @@ export async function importFile(request: ImportFileRequest, ctx: ImportContext)
         // A download finished meanwhile: its file stays, this copy is dropped.
         return { id, change: (await noteSource(ctx, id, request.sourceFile)) ? 'updated' : null };
       }
-      const { done } = await placeStagedFile({ path: staged, name, digest, media, createdAt: current?.created_at ?? createdAt }, ctx.root, ctx.index, ctx.now);
+      const { done } = await placeStagedFile({ path: staged, name, digest, media, createdAt: current?.created_at ?? createdAt }, ctx);
       await ctx.index.transaction(async (tx) => {
         await ctx.index.markDone(id, done, tx);
         if (request.sourceFile !== null) await tx.run('UPDATE library_items SET source_file = ? WHERE id = ?', [request.sourceFile, id]);

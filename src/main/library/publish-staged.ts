@@ -23,6 +23,17 @@ export function libraryFileName(serverName: string, nodeClass: string | null, mi
   return name;
 }
 
+/** What every way into the library (a download, an import) works with. */
+export interface StagingContext {
+  root: string;
+  /** This Library instance's folder under .incoming/. */
+  stagingDir: string;
+  index: LibraryIndex;
+  now: () => number;
+  /** Runs the dedupe-and-publish step alone, so two arrivals of the same bytes keep one file. */
+  exclusive: <T>(task: () => Promise<T>) => Promise<T>;
+}
+
 export interface StagedFile {
   /** The complete file in the staging folder. */
   path: string;
@@ -47,7 +58,8 @@ async function fileHasSize(file: string, size: number): Promise<boolean> {
 }
 
 /** Dedupes by sha256 or publishes the staged file; the caller marks its item done with `done`. */
-export async function placeStagedFile(staged: StagedFile, root: string, index: LibraryIndex, now: () => number): Promise<PlacedFile> {
+export async function placeStagedFile(staged: StagedFile, ctx: Pick<StagingContext, 'root' | 'index' | 'now'>): Promise<PlacedFile> {
+  const { root, index } = ctx;
   const { digest, media } = staged;
   let relative: string | null = null;
   const existing = await index.pathForHash(digest.sha256, root);
@@ -71,7 +83,7 @@ export async function placeStagedFile(staged: StagedFile, root: string, index: L
     width: media.width,
     height: media.height,
     durationMs: media.durationMs,
-    completedAt: now(),
+    completedAt: ctx.now(),
   };
   return { done, published };
 }
