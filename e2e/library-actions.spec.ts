@@ -166,6 +166,47 @@ interface PageNavigatorHolder {
   navigator: { clipboard: { read(): Promise<{ types: readonly string[]; getType(type: string): Promise<Blob> }[]> } };
 }
 
+interface PageImage {
+  complete: boolean;
+  naturalWidth: number;
+  naturalHeight: number;
+  ownerDocument: { createElement(tag: 'canvas'): PageDrawingCanvas };
+}
+interface PageDrawingCanvas {
+  width: number;
+  height: number;
+  getContext(kind: '2d'): { drawImage(image: PageImage, x: number, y: number): void; getImageData(x: number, y: number, w: number, h: number): { data: ArrayLike<number> } } | null;
+}
+
+/** The mean colour of an <img> as drawn (transparent pixels left out); null while it is not loaded. */
+function meanColourOfImage(image: Locator): Promise<number[] | null> {
+  return image.evaluate((el) => {
+    const img = el as unknown as PageImage;
+    if (!img.complete || img.naturalWidth === 0) return null;
+    const canvas = img.ownerDocument.createElement('canvas');
+    canvas.width = img.naturalWidth;
+    canvas.height = img.naturalHeight;
+    const context = canvas.getContext('2d');
+    if (!context) return null;
+    context.drawImage(img, 0, 0);
+    const data = context.getImageData(0, 0, canvas.width, canvas.height).data;
+    const sum = [0, 0, 0];
+    let count = 0;
+    for (let i = 0; i < data.length; i += 4) {
+      if (data[i + 3]! < 128) continue;
+      for (let c = 0; c < 3; c += 1) sum[c]! += data[i + c]!;
+      count += 1;
+    }
+    return count === 0 ? null : sum.map((v) => v / count);
+  });
+}
+
+function meanColourOfPng(png: PNG): number[] {
+  const sum = [0, 0, 0];
+  for (let i = 0; i < png.width * png.height; i += 1) for (let c = 0; c < 3; c += 1) sum[c]! += png.data[i * 4 + c]!;
+  return sum.map((v) => v / (png.width * png.height));
+}
+
 /** Alpha of the painter's overlay canvas at an image pixel: the mask coverage it shows. */
 function overlayAlpha(page: Page, x: number, y: number): Promise<number> {
   return page.locator('canvas.overlay').evaluate((el, [px, py]) => (el as unknown as PageCanvas).getContext('2d')?.getImageData(px!, py!, 1, 1).data[3] ?? -1, [x, y]);
@@ -455,6 +496,12 @@ test('mask painter from the library: save uploads the original then the mask nam
   await detail.getByRole('button', { name: 'Use masked image as input' }).click();
   await expect(page.getByText('The masked image is now the "image" input of node 1.')).toBeVisible();
   await expect(field(page, '1 LoadImage', 'image')).toHaveValue(masked.inputValue);
+  // Its thumbnail shows the picture (the original's), not the colourless mask PNG that was sent.
+  const thumbnail = page.getByRole('group', { name: '1 LoadImage' }).getByRole('img', { name: `Thumbnail of ${masked.inputValue}` });
+  await expect.poll(() => meanColourOfImage(thumbnail)).not.toBeNull();
+  const expected = meanColourOfPng(libraryImage);
+  const shown = (await meanColourOfImage(thumbnail))!;
+  for (let c = 0; c < 3; c += 1) expect(Math.abs(shown[c]! - expected[c]!), `channel ${c}: ${shown.join(', ')} vs ${expected.join(', ')}`).toBeLessThan(12);
 
   // Re-open from that input: the painter reads the server's masked file and restores its mask.
   await page.getByRole('group', { name: '1 LoadImage' }).getByRole('button', { name: 'Paint mask' }).click();
@@ -474,5 +521,21 @@ test('mask painter from the library: save uploads the original then the mask nam
   const out = readPng(join(local.dataDir, 'output', name));
   expect(rgbAt(out, 128, 128)).toEqual([255, 255, 255]);
   expect(rgbAt(out, 5, 5)).toEqual([0, 0, 0]);
+
+  // A saved mask belongs to its item: opening another output's detail does not offer it.
+  await openDetail(page, file);
+  const detailAgain = page.getByRole('complementary', { name: file });
+  await detailAgain.getByRole('button', { name: 'Open in mask painter' }).click();
+  await expect(painter.getByRole('application', { name: 'Mask canvas' })).toBeVisible();
+  await paintLine(page, { x: 20, y: 20 }, { x: 60, y: 20 });
+  await painter.getByRole('button', { name: 'Save mask' }).click();
+  await expect(result).toContainText('The image input now reads');
+  await painter.getByRole('button', { name: 'Close' }).click();
+  await expect(detailAgain.getByRole('button', { name: 'Use masked image as input' })).toBeVisible();
+  await openDetail(page, name);
+  const other = page.getByRole('complementary', { name });
+  await expect(other.getByRole('button', { name: 'Open in mask painter' })).toBeVisible();
+  await expect(other.getByText(/Masked image saved as/)).toHaveCount(0);
+  await expect(other.getByRole('button', { name: 'Use masked image as input' })).toHaveCount(0);
   expect(pageErrors).toEqual([]);
 });

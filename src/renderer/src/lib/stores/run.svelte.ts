@@ -107,14 +107,17 @@ export class RunStore {
     this.notice = { tone: 'info', title: `Loaded "${label}" from the library`, message: 'The inputs are as they were for that run. Press Run to run it again.' };
   }
 
-  /** A file already uploaded (a library output, "use as input image") into an image input. */
-  useUploaded(field: FormField, result: UploadView): void {
+  /**
+   * A file already uploaded (a library output, "use as input image") into an image input, shown by
+   * `thumbnail` (a URL the caller keeps alive; default the upload's own).
+   */
+  useUploaded(field: FormField, result: UploadView, thumbnail: string | null = result.thumbnailDataUrl): void {
     const doc = this.doc;
     if (!doc) return;
     const key = fieldKey(field.nodeId, field.name);
     const previous = doc.uploads.get(key);
     if (previous?.ownsUrl && previous.thumbnail) URL.revokeObjectURL(previous.thumbnail);
-    doc.uploads.set(key, { value: result.inputValue, thumbnail: result.thumbnailDataUrl, ownsUrl: false });
+    doc.uploads.set(key, { value: result.inputValue, thumbnail, ownsUrl: false });
     doc.setDraft(field.nodeId, field.name, result.inputValue);
   }
 
