@@ -335,8 +335,20 @@ test('Use as input image: set at once with one image input, asked with two; the 
   const choices = chooser.getByRole('radio');
   await expect(choices).toHaveCount(2);
   await expect(chooser.getByRole('radio', { name: '1 Load Image: image' })).toBeChecked();
-  await chooser.getByRole('radio', { name: '2 Load Image: image' }).check();
-  await chooser.getByRole('button', { name: 'Use image' }).click();
+  // Escape asks nothing more and changes nothing.
+  await page.keyboard.press('Escape');
+  await expect(chooser).toBeHidden();
+  await expect(page.getByRole('complementary', { name: file })).toBeVisible();
+  await detail.getByRole('button', { name: 'Use as input image' }).click();
+  await expect(chooser).toBeVisible();
+  // By keyboard: the dialog starts on the checked choice; arrow to the second, tab to "Use image".
+  await expect(chooser.getByRole('radio', { name: '1 Load Image: image' })).toBeFocused();
+  await page.keyboard.press('ArrowDown');
+  await expect(chooser.getByRole('radio', { name: '2 Load Image: image' })).toBeChecked();
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Tab');
+  await expect(chooser.getByRole('button', { name: 'Use image' })).toBeFocused();
+  await page.keyboard.press('Enter');
   await expect(chooser).toBeHidden();
   await expect(page.getByText(`${file} is now the "image" input of node 2.`)).toBeVisible();
   const chosen = await field(page, '2 LoadImage', 'image').inputValue();
