@@ -17,6 +17,7 @@ import type { Locator, Page } from '@playwright/test';
 import { PNG } from 'pngjs';
 import { DemoService } from '../src/main/demo';
 import { ROOT } from './fixtures/harness';
+import { overlayAlpha, paintLine } from './mask-canvas';
 import { expect, test } from './fixtures/index';
 import { bridgeLog, field, newestJob, openWorkflow, property, recordBridge, runButton, TEXT_TO_IMAGE, waitConnected } from './ui-helpers';
 
@@ -156,12 +157,6 @@ function notInverted(actual: PNG, source: PNG): number {
 }
 
 // The project's Node type check has no DOM library: the page objects used are described here.
-interface PageCanvas {
-  width: number;
-  height: number;
-  getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: ArrayLike<number> } } | null;
-}
-
 interface PageNavigatorHolder {
   navigator: { clipboard: { read(): Promise<{ types: readonly string[]; getType(type: string): Promise<Blob> }[]> } };
 }
@@ -207,24 +202,6 @@ function meanColourOfPng(png: PNG): number[] {
   return sum.map((v) => v / (png.width * png.height));
 }
 
-/** Alpha of the painter's overlay canvas at an image pixel: the mask coverage it shows. */
-function overlayAlpha(page: Page, x: number, y: number): Promise<number> {
-  return page.locator('canvas.overlay').evaluate((el, [px, py]) => (el as unknown as PageCanvas).getContext('2d')?.getImageData(px!, py!, 1, 1).data[3] ?? -1, [x, y]);
-}
-
-/** Drags the mouse along a straight line given in image pixels. */
-async function paintLine(page: Page, from: { x: number; y: number }, to: { x: number; y: number }): Promise<void> {
-  const canvas = page.locator('canvas.overlay');
-  const box = await canvas.boundingBox();
-  const size = await canvas.evaluate((el) => ({ w: (el as unknown as PageCanvas).width, h: (el as unknown as PageCanvas).height }));
-  if (!box) throw new Error('the mask canvas is not visible');
-  const at = (p: { x: number; y: number }): [number, number] => [box.x + (p.x / size.w) * box.width, box.y + (p.y / size.h) * box.height];
-  await page.mouse.move(...at(from));
-  await page.mouse.down();
-  await page.mouse.move(...at(to), { steps: 24 });
-  await page.mouse.up();
-}
-
 // ---- the spec's own local demo service -------------------------------------------------------------
 
 let local: DemoService;
@@ -244,6 +221,14 @@ test.afterAll(async () => {
 test.afterEach(() => {
   local.faults.reset();
 });
+
+/** On this spec's local server: a text-to-image output, once in the library, and its pixels. */
+async function libraryImageOnLocal(page: Page, prompt: string, prefix: string, seed: string): Promise<{ file: string; item: ItemFacts; libraryImage: PNG }> {
+  await useLocalServer(page, local.url);
+  const file = await runForImage(page, prompt, prefix, seed);
+  const item = await doneItem(page, file);
+  return { file, item, libraryImage: readPng(item.path!) };
+}
 
 // ---- 1. Run again ----------------------------------------------------------------------------------
 
@@ -306,10 +291,7 @@ const TWO_INPUTS = {
 test('Use as input image: set at once with one image input, asked with two; the run inverts the library image', async ({ appPage: page }) => {
   const pageErrors: string[] = [];
   page.on('pageerror', (e) => pageErrors.push(e.message));
-  await useLocalServer(page, local.url);
-  const file = await runForImage(page, 'a tin robot in a meadow', 'UseInput', '4242');
-  const item = await doneItem(page, file);
-  const libraryImage = readPng(item.path!);
+  const { file, item, libraryImage } = await libraryImageOnLocal(page, 'a tin robot in a meadow', 'UseInput', '4242');
 
   // One image input: no question, the input is set and shows the image.
   await openWorkflow(page, INVERT_IMAGE);
@@ -458,10 +440,7 @@ test('mask painter from the library: save uploads the original then the mask nam
   const pageErrors: string[] = [];
   page.on('pageerror', (e) => pageErrors.push(e.message));
   await recordBridge(page);
-  await useLocalServer(page, local.url);
-  const file = await runForImage(page, 'a striped lighthouse keeper', 'MaskMe', '808');
-  const item = await doneItem(page, file);
-  const libraryImage = readPng(item.path!);
+  const { file, item, libraryImage } = await libraryImageOnLocal(page, 'a striped lighthouse keeper', 'MaskMe', '808');
   // A workflow with an image input, for the masked image afterwards.
   await openWorkflow(page, MASK_TO_IMAGE);
   await page.getByRole('group', { name: '1 LoadImage' }).waitFor();
