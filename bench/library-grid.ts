@@ -11,12 +11,12 @@
 //
 //   npm run build && npx tsx bench/library-grid.ts [--items 10000] [--seconds 30,6]
 //   BENCH_PROFILE=1 ... also prints where the main thread's time went (Chromium trace events).
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { chromium } from '@playwright/test';
+import { launchBenchBrowser, newBenchPage } from './support/browser';
 import { startHarness } from '../e2e/fixtures/harness';
 import { encodePng } from '../src/main/demo/nodes/image-codec';
 import { Store } from '../src/main/jobs/store';
@@ -28,7 +28,6 @@ const ITEMS = Number(values.items ?? 10_000);
 const SPEEDS = (values.seconds ?? '30,6').split(',').map(Number);
 const DISTINCT_IMAGES = Number(values.images ?? 300);
 const TARGET_P95_MS = 16;
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const DAY_MS = 86_400_000;
 
 /** A small real PNG with a colour gradient of its own, so every thumbnail differs. */
@@ -107,22 +106,13 @@ async function main(): Promise<void> {
     await seed(dataDir);
     console.log(`library grid benchmark: ${ITEMS.toLocaleString('en')} items (${DISTINCT_IMAGES} distinct 96x72 PNGs) seeded in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     const harness = await startHarness({ dataDir });
-    const browser = await chromium.launch({
-      ...(existsSync(CHROMIUM) ? { executablePath: CHROMIUM } : {}),
-      // Frames are not held to the display's refresh (vsync off, no frame-rate limit): each
-      // requestAnimationFrame interval is then the time one frame of scrolling really costs
-      // (script, style, layout, paint), which is what the "< 16 ms" target is about. Capped at
-      // 60 Hz, every interval would read 16.7 ms however little work a frame took.
-      args: ['--no-sandbox', '--disable-gpu', '--disable-gpu-vsync', '--disable-frame-rate-limit', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
+    // Frames are not held to the display's refresh (vsync off, no frame-rate limit): each
+    // requestAnimationFrame interval is then the time one frame of scrolling really costs
+    // (script, style, layout, paint), which is what the "< 16 ms" target is about. Capped at
+    // 60 Hz, every interval would read 16.7 ms however little work a frame took.
+    const browser = await launchBenchBrowser(['--disable-gpu-vsync', '--disable-frame-rate-limit']);
     try {
-      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-      page.on('pageerror', (e) => console.error('[page error]', e.message));
-      // Functions passed to evaluate() are this file's source as tsx compiled it (esbuild with
-      // keepNames), which calls a __name helper the page lacks.
-      await page.addInitScript(() => {
-        (globalThis as unknown as { __name: (f: unknown) => unknown }).__name = (f) => f;
-      });
+      const page = await newBenchPage(browser);
       await page.goto(harness.url);
       await page.getByRole('link', { name: 'Library' }).click();
       const grid = page.getByRole('grid', { name: 'Library outputs' });

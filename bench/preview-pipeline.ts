@@ -14,7 +14,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { chromium, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { launchBenchBrowser, newBenchPage } from './support/browser';
 import { startHarnessServer } from '../e2e/harness/server';
 import { createAppCore, type AppCore } from '../src/main/app/core';
 import { ConfSettingsStore } from '../src/main/config/conf-settings';
@@ -23,7 +24,6 @@ import { FakePreviewServer, frameNumber, makeJpegs, tagFrame } from './preview-f
 
 const ROOT = resolve(import.meta.dirname, '..');
 const RENDERER = join(ROOT, 'out/renderer');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 interface PaintRecord {
   promptId: string;
@@ -153,19 +153,9 @@ async function main(): Promise<void> {
   });
   await core.start();
   const harness = await startHarnessServer({ core, rendererDir: RENDERER, port: 0 });
-  const browser = await chromium.launch({
-    ...(existsSync(CHROMIUM) ? { executablePath: CHROMIUM } : {}),
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--enable-precise-memory-info'],
-  });
+  const browser = await launchBenchBrowser(['--enable-precise-memory-info']);
   try {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.on('pageerror', (e) => console.error('[page error]', e.message));
-    // The harness serves its bridge functions as source text; run through tsx (esbuild with
-    // keepNames) that text calls esbuild's __name helper, which the page lacks. The built harness
-    // (out/main/harness.js) has no such calls.
-    await page.addInitScript(() => {
-      (globalThis as unknown as { __name: (f: unknown) => unknown }).__name = (f) => f;
-    });
+    const page = await newBenchPage(browser);
     await page.goto(harness.url);
     await page.waitForFunction(() => typeof (window as unknown as { __flowdeckPreviewStats?: unknown }).__flowdeckPreviewStats === 'object');
     await page.getByRole('status', { name: 'Connection' }).filter({ hasText: 'connected' }).waitFor({ timeout: 20_000 });

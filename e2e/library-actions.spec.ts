@@ -19,7 +19,7 @@ import { DemoService } from '../src/main/demo';
 import { ROOT } from './fixtures/harness';
 import { overlayAlpha, paintLine } from './mask-canvas';
 import { expect, test } from './fixtures/index';
-import { bridgeLog, field, newestJob, openWorkflow, property, recordBridge, runButton, TEXT_TO_IMAGE, waitConnected } from './ui-helpers';
+import { bridgeLog, field, openWorkflow, property, recordBridge, runOpenWorkflow, TEXT_TO_IMAGE, waitConnected } from './ui-helpers';
 
 const EXAMPLE = join(ROOT, 'resources/demo/example.png');
 const INVERT_IMAGE = join(ROOT, 'resources/workflows/invert-image.json');
@@ -38,17 +38,6 @@ function textToImage(prompt: string, prefix: string, seed = '7'): { name: string
   workflow['9']!.inputs.filename_prefix = prefix;
   // The seed as written JSON digits, so a 64-bit one stays exact.
   return { name: `${prefix}.json`, text: JSON.stringify(workflow).replace('"seed":0', `"seed":${seed}`) };
-}
-
-/** Runs the open workflow and waits for its job to finish; returns the new card. */
-async function runOpenWorkflow(page: Page): Promise<Locator> {
-  const cards = page.getByRole('region', { name: 'Jobs' }).getByRole('article');
-  const before = await cards.count();
-  await runButton(page).click();
-  await expect(cards).toHaveCount(before + 1, { timeout: 15_000 });
-  const card = newestJob(page);
-  await expect(card.getByText('Status: done')).toBeVisible({ timeout: 30_000 });
-  return card;
 }
 
 /** Runs text-to-image and returns the file name of its output image. */

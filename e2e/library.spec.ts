@@ -7,19 +7,13 @@ import { join } from 'node:path';
 import { test, expect } from './fixtures/index';
 import { ROOT } from './fixtures/harness';
 import type { Locator, Page } from '@playwright/test';
-import { newestJob, openWorkflow, property, runButton, textToImage, waitConnected } from './ui-helpers';
+import { newestJob, openWorkflow, property, runButton, runOpenWorkflow, textToImage, waitConnected } from './ui-helpers';
 
 /** Runs a workflow through the Run view and returns the file name of its first output image. */
 async function runForImage(page: Page, prompt: string, seed: number): Promise<string> {
   await openWorkflow(page, textToImage({ prompt, seed, steps: 2, delay_ms: 10 }));
   await page.getByRole('group', { name: '3 DemoSampler' }).waitFor();
-  const cards = page.getByRole('region', { name: 'Jobs' }).getByRole('article');
-  const before = await cards.count();
-  await runButton(page).click();
-  // The new job's card, not the previous one still on top.
-  await expect(cards).toHaveCount(before + 1, { timeout: 15_000 });
-  const card = newestJob(page);
-  await expect(card.getByText('Status: done')).toBeVisible({ timeout: 30_000 });
+  const card = await runOpenWorkflow(page);
   const output = card.getByRole('img', { name: /^Output .*\.png$/ }).first();
   return ((await output.getAttribute('alt')) ?? '').replace(/^Output /, '');
 }

@@ -30,6 +30,18 @@ export function runButton(page: Page): Locator {
   return page.getByRole('button', { name: 'Run', exact: true });
 }
 
+/** Runs the open workflow and waits for its job to finish; returns the new job's card. */
+export async function runOpenWorkflow(page: Page): Promise<Locator> {
+  const cards = page.getByRole('region', { name: 'Jobs' }).getByRole('article');
+  const before = await cards.count();
+  await runButton(page).click();
+  // The new job's card, not the previous one still on top.
+  await expect(cards).toHaveCount(before + 1, { timeout: 15_000 });
+  const card = newestJob(page);
+  await expect(card.getByText('Status: done')).toBeVisible({ timeout: 30_000 });
+  return card;
+}
+
 /** Waits until the active server is connected (the indicator is always in the header). */
 export async function waitConnected(page: Page): Promise<void> {
   await expect(page.getByRole('status', { name: 'Connection' })).toHaveText(/connected/, { timeout: 20_000 });

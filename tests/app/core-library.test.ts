@@ -5,13 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import type { EventPayload } from '../../src/shared/ipc/contract';
-import { createConnectFactory } from '../../src/main/app/connect';
-import { createAppCore, type AppCore } from '../../src/main/app/core';
-import { createDemoStarter } from '../../src/main/app/demo';
-import { ConfSettingsStore } from '../../src/main/config/conf-settings';
-import { SessionSecretStore } from '../../src/main/config/secrets';
+import type { AppCore } from '../../src/main/app/core';
 import { Store } from '../../src/main/jobs/store';
 import { Library } from '../../src/main/library';
+import { demoAppCore } from '../support/demo-core';
 
 const WORKFLOW = `{
   "3": {"class_type": "DemoSampler", "inputs": {"prompt": "a lighthouse in the library", "seed": 18446744073709551615, "steps": 2, "width": 64, "height": 48, "cfg": 7, "sampler_name": "euler", "delay_ms": 20}},
@@ -37,15 +34,7 @@ function filesUnder(dir: string): string[] {
 
 it('downloads and indexes the outputs of a job run in the app', async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'flowdeck-core-library-'));
-  core = createAppCore({
-    settings: new ConfSettingsStore(dataDir),
-    secrets: new SessionSecretStore(),
-    dataDir,
-    startDemo: createDemoStarter({ timeScale: 0.05 }),
-    connect: createConnectFactory(),
-    allowAnyPath: true,
-    pollIntervalMs: 250,
-  });
+  core = demoAppCore(dataDir);
   const ended = new Promise<EventPayload<'job.update'>>((resolve) => {
     core!.onEvent((event) => {
       if (event.name === 'job.update' && (event.payload as EventPayload<'job.update'>).phase === 'succeeded') resolve(event.payload as EventPayload<'job.update'>);

@@ -11,15 +11,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventName, EventPayload } from '../../src/shared/ipc/contract';
 import type { HotFileView, HotFolderView } from '../../src/shared/ipc/hot-folders-contract';
 import { createConnectFactory } from '../../src/main/app/connect';
-import { createAppCore, type AppCore, type AppCoreDeps } from '../../src/main/app/core';
-import { createDemoStarter } from '../../src/main/app/demo';
+import type { AppCore, AppCoreDeps } from '../../src/main/app/core';
 import type { DesktopActions } from '../../src/main/app/desktop';
 import type { ConnectFactory } from '../../src/main/app/session';
-import { ConfSettingsStore } from '../../src/main/config/conf-settings';
-import { SessionSecretStore } from '../../src/main/config/secrets';
 import { Store } from '../../src/main/jobs/store';
 import { Library, type LibraryItem } from '../../src/main/library';
 import { invertWorkflow, makePng, until } from '../watch/helpers';
+import { demoAppCore } from '../support/demo-core';
 
 const WORKFLOW_JSON = JSON.stringify(invertWorkflow());
 
@@ -69,17 +67,7 @@ async function openCore(overrides: Partial<AppCoreDeps> = {}): Promise<{ core: A
     showInFolder: async () => undefined,
     notify: (title, body) => rec.notes.push({ title, body }),
   };
-  const core = createAppCore({
-    settings: new ConfSettingsStore(dataDir),
-    secrets: new SessionSecretStore(),
-    dataDir,
-    startDemo: createDemoStarter({ timeScale: 0.05 }),
-    connect,
-    allowAnyPath: true,
-    pollIntervalMs: 250,
-    desktop,
-    ...overrides,
-  });
+  const core = demoAppCore(dataDir, { connect, desktop, ...overrides });
   cores.push(core);
   core.onEvent((event) => rec.events.push({ name: event.name, payload: event.payload }));
   await core.start();

@@ -7,11 +7,8 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallResult, FlowdeckApi, NodeClassView } from '../../src/shared/ipc/contract';
 import { Api } from '../../src/renderer/src/lib/api';
-import { createConnectFactory } from '../../src/main/app/connect';
-import { createAppCore, type AppCore } from '../../src/main/app/core';
-import { createDemoStarter } from '../../src/main/app/demo';
-import { ConfSettingsStore } from '../../src/main/config/conf-settings';
-import { SessionSecretStore } from '../../src/main/config/secrets';
+import type { AppCore } from '../../src/main/app/core';
+import { demoAppCore } from '../support/demo-core';
 import { imageInputsOf, parseWorkflowObject, preferredBind } from '../../src/renderer/src/lib/hotfolders/image-inputs';
 import { workflowChoiceFrom } from '../../src/renderer/src/lib/hotfolders/workflow-choice';
 
@@ -25,15 +22,7 @@ let classes: Record<string, NodeClassView>;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'flowdeck-hot-ui-'));
-  core = createAppCore({
-    settings: new ConfSettingsStore(dataDir),
-    secrets: new SessionSecretStore(),
-    dataDir,
-    startDemo: createDemoStarter({ timeScale: 0.05 }),
-    connect: createConnectFactory(),
-    allowAnyPath: true,
-    pollIntervalMs: 250,
-  });
+  core = demoAppCore(dataDir);
   await core.start();
   const started = core;
   api = new Api({ invoke: (name: string, input?: unknown) => started.invoke(name, input), on: () => () => undefined } as unknown as FlowdeckApi);
