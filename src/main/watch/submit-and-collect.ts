@@ -1,0 +1,226 @@
+// The server side of one file's life, exactly once: upload the file (and its mask), record the
+// prompt id, submit; then follow the job (or read how it ended) and deliver its outputs. After a
+// restart it asks the server about a recorded id before sending anything again (see run()).
+// Failures are thrown to the runner, which decides what they mean (FolderRunner.react).
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, extname, join } from 'node:path';
+import { prepareMaskPng } from '../images/mask-file';
+import { WorkflowRejectedError } from '../service/errors';
+import { safeBaseName } from '../service/filenames';
+import type { UploadResult, Workflow } from '../service/types';
+import { cloneWorkflow, setInput, type InputRef } from '../workflow/edit';
+import type { HotFolderConfig } from './config';
+import { deliverOutputs } from './deliver';
+import type { EntryBook } from './entry-book';
+import type { EntryRecord, FailedPhase } from './journal';
+import { askServer, type ServerVerdict } from './reconcile';
+import { CollectError, FileGoneError, StoppedError, type ActivePhase, type Entry } from './runner-entry';
+import type { RunnerDeps } from './folder-runner';
+import type { FinishedOutput, FollowOutcome } from './types';
+
+/** What sending and collecting need from the runner. */
+export interface SubmitAndCollectHost {
+  isStopping(): boolean;
+  setPhase(entry: Entry, phase: ActivePhase | null): void;
+  fail(entry: Entry, phase: FailedPhase, reason: string): Promise<void>;
+  /** The server accepted a file: a pause for an account problem is over. */
+  accepted(): void;
+  warn(message: string): void;
+}
+
+export interface SubmitAndCollectDeps extends Pick<RunnerDeps, 'api' | 'clientId' | 'follower' | 'sink' | 'emit' | 'now' | 'newPromptId'> {
+  config: HotFolderConfig;
+  /** The workflow input the file's upload is bound to. */
+  bindRef: InputRef;
+  book: EntryBook;
+  host: SubmitAndCollectHost;
+}
+
+export class SubmitAndCollect {
+  /** Output paths chosen by deliveries under way, so two jobs of this folder never pick the same name. */
+  private readonly reserved = new Set<string>();
+
+  constructor(private readonly deps: SubmitAndCollectDeps) {}
+
+  async run(entry: Entry): Promise<void> {
+    const r = entry.record;
+    if (r.state === 'submitted' && r.promptId) {
+      await this.collect(entry, null);
+      return;
+    }
+    if (r.state === 'submitting' && r.promptId) {
+      const verdict = await askServer(this.deps.api, r.promptId);
+      if (verdict.kind === 'unreachable') throw verdict.error;
+      if (verdict.kind !== 'unknown') {
+        // The send before the crash got through: never send it again.
+        await this.deps.book.setState(entry, 'submitted');
+        this.deps.host.setPhase(entry, 'following');
+        await this.collect(entry, verdict);
+        return;
+      }
+      // The server never had it: sending again (with the same id) cannot run it twice.
+    }
+    await this.send(entry);
+    this.deps.host.setPhase(entry, 'following');
+    await this.collect(entry, null);
+  }
+
+  /** Uploads the file (and its mask), records the prompt id, submits. */
+  private async send(entry: Entry): Promise<void> {
+    const r = entry.record;
+    const { api, book } = this.deps;
+    if (!existsSync(r.path)) throw new FileGoneError(r.path);
+    await book.setState(entry, 'uploading');
+    const value = await this.upload(entry);
+    r.uploadedAs = value;
+    const workflow = cloneWorkflow(this.deps.config.workflow);
+    setInput(workflow, this.deps.bindRef, value);
+    entry.workflow = workflow;
+    // A local server takes the id we choose; recorded BEFORE sending, a crash between the send
+    // and the answer can be settled by asking the server. The cloud assigns its own.
+    const chosen = api.profile.kind === 'local' ? (r.promptId ?? (this.deps.newPromptId ?? randomUUID)()) : null;
+    r.promptId = chosen;
+    r.serverKind = api.profile.kind;
+    r.baseUrl = api.profile.baseUrl;
+    await book.setState(entry, 'submitting');
+    let promptId: string;
+    try {
+      const result = await api.submit(workflow, { clientId: this.deps.clientId(), ...(chosen ? { promptId: chosen } : {}) });
+      promptId = result.promptId;
+    } catch (error) {
+      // "prompt_id already exists": an earlier send of this id got through after all.
+      if (!(chosen && error instanceof WorkflowRejectedError && error.errorType === 'invalid_prompt_id')) throw error;
+      const verdict = await askServer(api, chosen);
+      if (verdict.kind === 'unknown' || verdict.kind === 'unreachable') throw error;
+      promptId = chosen;
+    }
+    r.promptId = promptId;
+    entry.sentHere = true;
+    await book.setState(entry, 'submitted');
+    // A file got through while the folder was paused for its account: the problem is fixed.
+    this.deps.host.accepted();
+  }
+
+  private async upload(entry: Entry): Promise<string> {
+    const r = entry.record;
+    const api = this.deps.api;
+    const ext = extname(r.path).toLowerCase();
+    const stem = safeBaseName(basename(r.path, extname(r.path)), 'input');
+    // Named by content: the same bytes get the same name (a resend keeps one file on the server),
+    // different files with the same name never overwrite each other.
+    const uploaded = await api.uploadImage(r.path, { type: 'input', filename: `${stem}-${r.imageSha256.slice(0, 12)}${ext}` });
+    if (!r.maskPath) return inputValue(uploaded, api.profile.kind);
+    const work = await mkdtemp(join(tmpdir(), 'flowdeck-watch-mask-'));
+    try {
+      const prepared = await prepareMaskPng(r.maskPath, join(work, 'mask.png'));
+      const masked = await api.uploadMask(prepared.path, {
+        originalRef: { filename: uploaded.name, subfolder: uploaded.subfolder, type: uploaded.type || 'input' },
+        filename: `${stem}-${r.contentKey.slice(0, 12)}-mask.png`,
+      });
+      return inputValue(masked, api.profile.kind);
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+  }
+
+  /** Follows an accepted job (or reads how it ended), then delivers its outputs. */
+  private async collect(entry: Entry, known: ServerVerdict | null): Promise<void> {
+    const r = entry.record;
+    const promptId = r.promptId!;
+    const { api, config, book, host } = this.deps;
+    if (r.baseUrl !== null && r.baseUrl !== api.profile.baseUrl) {
+      await host.fail(entry, 'collect', `The job ${promptId} was sent to ${r.baseUrl}, not to the server this folder uses now (${api.profile.baseUrl}); its results cannot be collected here.`);
+      return;
+    }
+    const workflow = entry.workflow ?? this.rebuildWorkflow(r);
+    const meta = { workflow, workflowName: config.workflowName };
+    let outcome: FollowOutcome;
+    if (entry.sentHere && known === null) {
+      outcome = await this.follow(promptId, meta);
+    } else {
+      const verdict = known ?? (await askServer(api, promptId));
+      switch (verdict.kind) {
+        case 'unreachable':
+          throw verdict.error;
+        case 'unknown':
+          await host.fail(
+            entry,
+            'job',
+            `The server no longer knows job ${promptId} (it may have been restarted, or its history cleared), so its results cannot be collected. Retry the file to run it again.`,
+          );
+          return;
+        case 'ended':
+          outcome = {
+            phase: verdict.reading.phase,
+            raw: verdict.reading.raw,
+            outputs: verdict.history?.outputs ?? [],
+            errorText:
+              verdict.reading.phase === 'succeeded'
+                ? null
+                : verdict.history?.error
+                  ? `The job failed${verdict.history.error.nodeId ? ` in node ${verdict.history.error.nodeId}` : ''}: ${verdict.history.error.exceptionType}: ${verdict.history.error.exceptionMessage}`
+                  : `The job ended as ${verdict.reading.raw}${verdict.reading.errorMessage ? `: ${verdict.reading.errorMessage}` : ''}.`,
+          };
+          break;
+        case 'in_flight':
+          outcome = await this.follow(promptId, meta);
+          break;
+      }
+    }
+    if (outcome.phase !== 'succeeded') {
+      await host.fail(entry, 'job', outcome.errorText ?? `The job ended as ${outcome.raw}.`);
+      return;
+    }
+    host.setPhase(entry, 'delivering');
+    let delivered: FinishedOutput[];
+    try {
+      delivered = await deliverOutputs({
+        api,
+        folder: config,
+        entry: r,
+        promptId,
+        workflow,
+        outputs: outcome.outputs,
+        reserved: this.reserved,
+        sink: this.deps.sink,
+        now: this.deps.now,
+        warn: (message) => host.warn(message),
+      });
+    } catch (error) {
+      throw new CollectError(error);
+    }
+    r.outputs = delivered.map((o) => o.path);
+    r.reason = delivered.length === 0 ? 'The job succeeded without output files.' : null;
+    r.failedPhase = null;
+    await book.setState(entry, 'done');
+    for (const output of delivered) this.deps.emit({ type: 'output', folderId: config.id, output });
+    await book.disposeInputs(entry);
+  }
+
+  private async follow(promptId: string, meta: { workflow: Workflow; workflowName: string | null }): Promise<FollowOutcome> {
+    let outcome: FollowOutcome;
+    try {
+      outcome = await this.deps.follower.follow(promptId, meta);
+    } catch (error) {
+      if (this.deps.host.isStopping()) throw new StoppedError();
+      throw error;
+    }
+    // Stopped meanwhile (a folder being reconfigured): the next runner collects it from the journal.
+    if (this.deps.host.isStopping()) throw new StoppedError();
+    return outcome;
+  }
+
+  private rebuildWorkflow(r: EntryRecord): Workflow {
+    const workflow = cloneWorkflow(this.deps.config.workflow);
+    if (r.uploadedAs !== null) setInput(workflow, this.deps.bindRef, r.uploadedAs);
+    return workflow;
+  }
+}
+
+/** The value a workflow input takes for an uploaded file: `subfolder/name` on local servers. */
+function inputValue(result: UploadResult, kind: 'cloud' | 'local'): string {
+  return kind === 'local' && result.subfolder ? `${result.subfolder}/${result.name}` : result.name;
+}
