@@ -1,0 +1,34 @@
+// Why a wait for a job's end stopped without the job ending (a timeout, the tracker shut down),
+// worded so the user knows the job itself was not cancelled; and how the tracker words a caught
+// error in its warnings.
+
+/** Waiting stopped; the job was NOT cancelled and may still finish on the server. */
+export class JobTimeoutError extends Error {
+  readonly promptId: string;
+  readonly timeoutMs: number;
+  constructor(promptId: string, timeoutMs: number) {
+    super(
+      `Stopped waiting for job ${promptId} after ${formatDuration(timeoutMs)}. The job was not cancelled: it may still be running on the server.`,
+    );
+    this.name = 'JobTimeoutError';
+    this.promptId = promptId;
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+export class TrackerDisposedError extends Error {
+  constructor(promptId: string) {
+    super(`Stopped following job ${promptId} because the job tracker was shut down. The job was not cancelled.`);
+    this.name = 'TrackerDisposedError';
+  }
+}
+
+export function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function formatDuration(ms: number): string {
+  if (ms < 1000) return `${ms} ms`;
+  const seconds = ms / 1000;
+  return seconds < 120 ? `${Number(seconds.toFixed(1))} s` : `${Number((seconds / 60).toFixed(1))} min`;
+}
