@@ -358,7 +358,17 @@ test.describe('mask painter in the app', () => {
     await paintLine(page, { x: 60, y: 128.5 }, { x: 196, y: 128.5 });
     await dialog.getByRole('button', { name: 'Save mask' }).click();
     await expect(dialog.getByRole('status', { name: 'Save result' })).toContainText('The image input now reads');
+
+    // A stroke painted after the save is not thrown away by accident: closing asks first.
+    await paintLine(page, { x: 60, y: 40.5 }, { x: 120, y: 40.5 });
     await dialog.getByRole('button', { name: 'Close' }).click();
+    const ask = page.getByRole('dialog', { name: 'Discard the painting?' });
+    await expect(ask).toBeVisible();
+    await ask.getByRole('button', { name: 'Keep painting' }).click();
+    await expect(ask).toBeHidden();
+    await expect(dialog.getByRole('application', { name: 'Mask canvas' })).toBeVisible();
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await ask.getByRole('button', { name: 'Discard' }).click();
     await expect(dialog).toBeHidden();
 
     const value = await field(page, '1 LoadImage', 'image').inputValue();
