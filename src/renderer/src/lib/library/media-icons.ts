@@ -18,14 +18,28 @@ const GLYPHS: Record<Kind, string> = {
   other: '<path d="M24 14h22l12 12v40H24z M46 14v12h12" fill="none" stroke="#7a8599" stroke-width="4" stroke-linejoin="round"/>',
 };
 
-const cache = new Map<Kind, string>();
+const cache = new Map<Kind | 'placeholder', string>();
 
 export function mediaIconUrl(kind: Kind): string {
-  let url = cache.get(kind);
+  return svgUrl(kind, GLYPHS[kind]);
+}
+
+/**
+ * What a tile shows while its item is not loaded yet or the grid flies past: nothing (transparent,
+ * so the tile's own background shows), and one URL for every tile, so a recycled tile's picture
+ * does not change (no load, no decode) while scrolling.
+ */
+export function placeholderIconUrl(): string {
+  return svgUrl('placeholder', null);
+}
+
+function svgUrl(key: Kind | 'placeholder', glyph: string | null): string {
+  let url = cache.get(key);
   if (!url) {
-    const svg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 80 80"><rect width="80" height="80" fill="#e3e7ee"/>${GLYPHS[kind]}</svg>`;
+    const content = glyph === null ? '' : `<rect width="80" height="80" fill="#e3e7ee"/>${glyph}`;
+    const svg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 80 80">${content}</svg>`;
     url = `data:image/svg+xml,${encodeURIComponent(svg)}`;
-    cache.set(kind, url);
+    cache.set(key, url);
   }
   return url;
 }
