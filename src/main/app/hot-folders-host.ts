@@ -10,7 +10,6 @@ import type { HotFileView, HotFolderSaveInput, HotFolderView, hotFolderCalls } f
 import { isJsonObject, parseJsonExact } from '../../shared/json';
 import type { Store } from '../jobs/store';
 import type { Library } from '../library';
-import type { NodeDefinitions } from '../service/object-info';
 import {
   HotFolderConfigError,
   HotFolderNotFoundError,
@@ -185,7 +184,7 @@ export class HotFoldersHost {
   private async save(input: HotFolderSaveInput): Promise<HotFolderView> {
     const workflow = parseSaveWorkflow(input.workflowJson);
     const live = await this.current();
-    checkImageBind(workflow, input.bind, live ? await definitionsOf(live.session) : null);
+    checkImageBind(workflow, input.bind, live ? await live.session.definitionsWithin(DEFINITIONS_WAIT_MS) : null);
     const existing = live ? live.service.list().map((f) => f.config) : await this.savedConfigs();
     const current = input.id === undefined ? null : (existing.find((c) => c.id === input.id) ?? null);
     if (input.id !== undefined && !current) throw new AppFailure('not_found', `There is no hot folder "${input.id}".`);
@@ -380,14 +379,6 @@ function parseSaved(id: string, text: string): HotFolderConfig | null {
 function stripDerived(config: HotFolderConfig): Omit<HotFolderConfig, 'doneDir' | 'failedDir'> {
   const { doneDir: _d, failedDir: _f, ...rest } = config;
   return rest;
-}
-
-async function definitionsOf(session: ProfileSession): Promise<NodeDefinitions | null> {
-  const cached = session.cachedDefinitions();
-  if (cached) return cached;
-  const loading = session.nodeDefinitions().catch(() => null);
-  const timeout = new Promise<null>((resolve) => setTimeout(() => resolve(null), DEFINITIONS_WAIT_MS).unref());
-  return Promise.race([loading, timeout]);
 }
 
 /** The service's errors in contract terms: unknown folder -> not_found, bad configuration -> invalid_input. */

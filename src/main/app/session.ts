@@ -158,6 +158,17 @@ export class ProfileSession {
     return this.definitions;
   }
 
+  /**
+   * The definitions, waiting at most `ms` for them to load; null when they do not come in time
+   * or cannot be loaded (callers then check less, rather than making the user wait).
+   */
+  definitionsWithin(ms: number): Promise<NodeDefinitions | null> {
+    if (this.definitions) return Promise.resolve(this.definitions);
+    const loading = this.nodeDefinitions().catch(() => null);
+    const timeout = new Promise<null>((resolve) => setTimeout(() => resolve(null), ms).unref());
+    return Promise.race([loading, timeout]);
+  }
+
   /** The definitions if they were loaded already (no network). */
   cachedDefinitions(): NodeDefinitions | null {
     return this.definitions;

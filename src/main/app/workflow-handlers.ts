@@ -42,13 +42,8 @@ export function createWorkflowHandlers(ctx: WorkflowHandlerContext): Pick<CallHa
     },
 
     'workflow.parse': async ({ text }) => {
-      const session = ctx.session();
-      let known = session?.cachedDefinitions() ?? null;
-      if (!known && session) {
-        // Listing unknown classes needs the server's definitions: wait for them briefly.
-        const loading = session.nodeDefinitions().catch(() => null);
-        known = await Promise.race([loading, new Promise<null>((r) => setTimeout(() => r(null), DEFINITIONS_WAIT_MS).unref())]);
-      }
+      // Listing unknown classes needs the server's definitions: wait for them briefly.
+      const known = (await ctx.session()?.definitionsWithin(DEFINITIONS_WAIT_MS)) ?? null;
       return parseWorkflowView(text, known);
     },
 
