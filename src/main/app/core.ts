@@ -448,7 +448,7 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
       return { profileId: profile.id, classes: nodeDefinitionsView(definitions) };
     },
 
-    ...createWorkflowHandlers({ settings: deps.settings, dialogs: deps.dialogs ?? null, allowAnyPath: deps.allowAnyPath === true, session: () => session }),
+    ...createWorkflowHandlers({ settings: deps.settings, dialogs: deps.dialogs ?? null, allowAnyPath: deps.allowAnyPath === true, session: () => session, requireLibrary }),
     ...createJobHandlers({ now, log, session: () => session, requireSession, requireJobs, withServerApi, outputs }),
     ...createUploadHandlers({
       requireSession,
