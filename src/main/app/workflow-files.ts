@@ -148,10 +148,15 @@ function isJpeg(bytes: Uint8Array): boolean {
   return bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff;
 }
 
+/** A RIFF container (WebP or a file posing as one): the image reader says what is wrong with it. */
+function isRiff(bytes: Uint8Array): boolean {
+  return bytes.length >= 4 && bytes[0] === 0x52 && bytes[1] === 0x49 && bytes[2] === 0x46 && bytes[3] === 0x46;
+}
+
 /** A file's bytes, whichever of the three kinds it is (told by its content, not its name). */
 export async function workflowViewOfBytes(bytes: Uint8Array, definitions: DefinitionsSource): Promise<WorkflowParseView> {
   if (bytes.byteLength > MAX_WORKFLOW_FILE_BYTES) return { format: 'not_a_workflow', message: 'The file is larger than 50 MB; that is not a workflow.' };
-  if (imageFormatOf(bytes) !== null) return imageView(bytes, definitions);
+  if (imageFormatOf(bytes) !== null || isRiff(bytes)) return imageView(bytes, definitions);
   if (isJpeg(bytes)) return { format: 'not_a_workflow', message: 'This is a JPEG image; JPEG outputs carry no workflow (only PNG and WebP outputs do).' };
   return workflowViewOfText(new TextDecoder('utf-8').decode(bytes), definitions);
 }
