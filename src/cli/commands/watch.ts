@@ -82,7 +82,7 @@ export async function watchCommand(argv: string[], io: CliIo, environment: CliEn
   const folderId = folderIdFor(inputDir);
   let release: () => void;
   try {
-    release = acquireFolderLock(join(environment.dataDir, 'watch-locks', `${folderId}.lock`), inputDir);
+    release = await acquireFolderLock(join(environment.dataDir, 'watch-locks', `${folderId}.lock`), inputDir);
   } catch (error) {
     if (error instanceof FolderLockedError) throw new UsageError(error.message);
     throw error;
