@@ -7,9 +7,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { dataPaths } from '../../main/config/data-dir';
 import { JobStore } from '../../main/jobs/job-store';
-import { Store } from '../../main/jobs/store';
+import type { Store } from '../../main/jobs/store';
 import { JobTracker } from '../../main/jobs/tracker';
 import { Library, resolveLibraryDir } from '../../main/library';
 import { ServiceClient } from '../../main/service/client';
@@ -18,6 +17,7 @@ import { HotFolderConfigError, HotFolderService, librarySink, trackerFollower, t
 import { isInside } from '../../main/watch/config';
 import { acquireFolderLock, FolderLockedError } from '../../main/watch/lock';
 import { parseCommandArgs } from '../args';
+import { openCliStore } from '../open-store';
 import { requireKey, resolveServer, type CliEnvironment } from '../connection';
 import { ExitCode, UsageError } from '../errors';
 import type { CliIo } from './run';
@@ -98,7 +98,7 @@ export async function watchCommand(argv: string[], io: CliIo, environment: CliEn
   const apiKey = (): string | null => key;
   const api = new ServiceClient(resolved.server, { apiKey });
   const events = new EventsSocket(resolved.server, { apiKey });
-  const store = await Store.open(dataPaths(environment.dataDir).database);
+  const store = await openCliStore(environment.dataDir, note);
   let hot: HotFolderService | null = null;
   let tracker: JobTracker | null = null;
   let library: Library | null = null;

@@ -391,6 +391,9 @@ export const calls = {
   ...hotFolderCalls,
 } as const satisfies { [N in CallName]: { input: z.ZodType; result: z.ZodType } };
 
+/** Something the user should know that no call asked about (a damaged store was reset at start). */
+export const appNoticeSchema = z.object({ level: z.enum(['warning']), message: z.string().max(4000) });
+
 export const events = {
   'connection.state': connectionStateSchema,
   'job.update': jobSnapshotSchema,
@@ -399,6 +402,7 @@ export const events = {
   'profiles.changed': profilesStateSchema,
   ...libraryEvents,
   ...hotFolderEvents,
+  'app.notice': appNoticeSchema,
 } as const satisfies { [E in EventName]: z.ZodType };
 
 // ---------------------------------------------------------------------------------------------
