@@ -276,7 +276,7 @@ const fileName = z
   .string()
   .min(1)
   .max(255)
-  .refine((s) => !/[\\/\0]/.test(s), 'a file name, not a path');
+  .refine((s) => !/[\\/\0]/.test(s) && s.trim() !== '' && s !== '.' && s !== '..', 'a file name, not a path');
 
 // ---------------------------------------------------------------------------------------------
 // The calls
