@@ -14,6 +14,7 @@ import { Library, resolveLibraryDir } from '../../main/library';
 import { ServiceClient } from '../../main/service/client';
 import { EventsSocket } from '../../main/service/events-socket';
 import { HotFolderConfigError, HotFolderService, librarySink, trackerFollower, type HotFileRow, type HotFolderConfig, type HotFolderEvent, type PauseKind } from '../../main/watch';
+import { systemFolderReason } from '../../main/files/system-folders';
 import { isInside } from '../../main/watch/config';
 import { acquireFolderLock, FolderLockedError } from '../../main/watch/lock';
 import { parseCommandArgs } from '../args';
@@ -68,7 +69,8 @@ export async function watchCommand(argv: string[], io: CliIo, environment: CliEn
   if (!values.workflow) throw new UsageError(`--workflow WF.json is required.\nUsage: ${WATCH_USAGE}`);
   if (!values.bind) throw new UsageError(`--bind NODE.INPUT is required (the input that receives each file, e.g. 1.image).\nUsage: ${WATCH_USAGE}`);
   const inputDir = resolve(positionals[0]!);
-  if (!existsSync(inputDir) || !statSync(inputDir).isDirectory()) throw new UsageError(`The folder ${positionals[0]} does not exist.`);
+  if (!existsSync(inputDir)) throw new UsageError(`The folder ${positionals[0]} does not exist.`);
+  if (!statSync(inputDir).isDirectory()) throw new UsageError(`${inputDir} is a file, not a folder. Give the folder to watch.`);
   const workflowPath = resolve(values.workflow);
   const workflow = await readWorkflowFile(workflowPath);
   const concurrency = parseCount('concurrency', values.concurrency, 1, 64);
@@ -76,6 +78,11 @@ export async function watchCommand(argv: string[], io: CliIo, environment: CliEn
   const once = values.once === true;
   const json = values.json === true;
   const outputDir = resolve(values.out ?? join(inputDir, 'output'));
+  // Checked again with the whole configuration; here too, so nothing connects or locks first.
+  for (const [what, folder] of [['input', inputDir], ['output', outputDir]] as const) {
+    const system = systemFolderReason(folder);
+    if (system) throw new UsageError(`The ${what} folder: ${system}`);
+  }
 
   const resolved = resolveServer({ server: values.server, local: values.local }, environment);
   const key = await requireKey(resolved, environment);
