@@ -6,6 +6,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, extname, join, resolve } from 'node:path';
 import { checkUploadFile, LocalFileError } from '../../main/files/local-input';
+import { sweepStalePartials } from '../../main/files/partial-files';
 import { prepareMaskPng, MaskFileError } from '../../main/images/mask-file';
 import type { ServiceApi } from '../../main/service/ports';
 import { copyOutOfLibrary, resolveLibraryDir, type LibraryItem } from '../../main/library';
@@ -39,6 +40,12 @@ interface RunResultJson {
 /** The value a workflow input takes for an uploaded file: `subfolder/name` on local servers. */
 export function uploadedInputValue(result: UploadResult, kind: ServerKind): string {
   return kind === 'local' && result.subfolder ? `${result.subfolder}/${result.name}` : result.name;
+}
+
+/** Leftovers of a run killed while writing into `dir` (see partial-files.ts), removed and counted. */
+export async function removeStalePartials(dir: string, log: (m: string) => void): Promise<void> {
+  const removed = await sweepStalePartials(dir);
+  if (removed.length > 0) log(`removed ${removed.length} partial file${removed.length === 1 ? '' : 's'} left by an interrupted run in ${dir}`);
 }
 
 /** A regular, non-empty, readable file (its absolute path); anything else is a usage problem, exit 2. */
@@ -199,6 +206,7 @@ export async function runCommand(argv: string[], io: CliIo, environment: CliEnvi
   };
   process.once('SIGINT', onSigint);
   try {
+    await removeStalePartials(outDir, log);
     await applyUploads(session.api, workflow, uploadPlan, resolved.server.kind, log);
     const previewDir = values['save-previews'] ? join(outDir, 'previews') : null;
     if (previewDir) await mkdir(previewDir, { recursive: true });

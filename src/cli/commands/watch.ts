@@ -21,7 +21,7 @@ import { parseCommandArgs } from '../args';
 import { openCliStore } from '../open-store';
 import { requireKey, resolveServer, type CliEnvironment } from '../connection';
 import { ExitCode, UsageError } from '../errors';
-import type { CliIo } from './run';
+import { removeStalePartials, type CliIo } from './run';
 import { readWorkflowFile } from '../workflow-file';
 
 export const WATCH_USAGE = `flowdeck watch DIR --workflow WF.json --bind NODE.INPUT [--server URL] [--local] [--out DIR]
@@ -190,6 +190,7 @@ export async function watchCommand(argv: string[], io: CliIo, environment: CliEn
       const count = await hot.retryFailed(folderId);
       if (!json) note(`retrying ${count} failed file${count === 1 ? '' : 's'}`);
     }
+    await removeStalePartials(outputDir, note);
     if (!json) note(`watching ${inputDir} -> ${outputDir} on ${resolved.server.baseUrl}${once ? ' (once)' : '; Ctrl+C stops'}`);
 
     if (once) {
