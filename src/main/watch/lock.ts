@@ -24,8 +24,9 @@ export class FolderLockedError extends Error {
 
 /** O_EXLOCK on macOS and the BSDs (Node exposes no constant for it); O_NONBLOCK makes a held lock fail at once. */
 const O_EXLOCK = 0x20;
+const EXLOCK_PLATFORMS: ReadonlySet<string> = new Set(['darwin', 'freebsd', 'openbsd', 'netbsd']);
 
-/** Where the socket-based lock for `path` lives, or null on systems that lock the file itself. */
+/** Where the socket-based lock for `path` lives, or null elsewhere (the file itself is locked there). */
 function socketEndpoint(path: string): string | null {
   const key = createHash('sha256').update(resolve(path)).digest('hex').slice(0, 40);
   if (process.platform === 'linux' || process.platform === 'android') return `\0flowdeck-lock-${key}`;
@@ -36,7 +37,10 @@ function socketEndpoint(path: string): string | null {
 /** Takes the lock for `path` (describing the folder as `what` in the error); resolves to its release. */
 export async function acquireFolderLock(path: string, what: string): Promise<() => void> {
   const endpoint = socketEndpoint(path);
-  if (endpoint === null) return acquireFileLock(path, what);
+  if (endpoint === null) {
+    if (!EXLOCK_PLATFORMS.has(process.platform)) throw new Error(`Flowdeck has no folder lock for ${process.platform}, so it cannot make sure only one process watches ${what}.`);
+    return acquireFileLock(path, what);
+  }
   for (let attempt = 0; attempt < 3; attempt += 1) {
     const server = await listenOn(endpoint);
     if (server) {
