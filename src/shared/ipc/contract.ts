@@ -299,7 +299,7 @@ const fileName = z
   .string()
   .min(1)
   .max(255)
-  .refine((s) => !/[\\/\0]/.test(s), 'a file name, not a path');
+  .refine((s) => !/[\\/\0]/.test(s) && s.trim() !== '' && s !== '.' && s !== '..', 'a file name, not a path');
 
 // ---------------------------------------------------------------------------------------------
 // The calls
@@ -420,6 +420,9 @@ export const calls = {
   ...hotFolderCalls,
 } as const satisfies { [N in CallName]: { input: z.ZodType; result: z.ZodType } };
 
+/** Something the user should know that no call asked about (a damaged store was reset at start). */
+export const appNoticeSchema = z.object({ level: z.enum(['warning']), message: z.string().max(4000) });
+
 export const events = {
   'connection.state': connectionStateSchema,
   'job.update': jobSnapshotSchema,
@@ -428,6 +431,7 @@ export const events = {
   'profiles.changed': profilesStateSchema,
   ...libraryEvents,
   ...hotFolderEvents,
+  'app.notice': appNoticeSchema,
 } as const satisfies { [E in EventName]: z.ZodType };
 
 // ---------------------------------------------------------------------------------------------
