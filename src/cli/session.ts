@@ -34,6 +34,8 @@ export interface SessionOptions {
   profileId?: string | null;
   /** Told when the library cannot be opened (the run goes on without it). */
   warn?: (message: string) => void;
+  /** Told when a request has waited a while for its answer ("waiting for … to answer /api/prompt"). */
+  onWait?: (message: string) => void;
 }
 
 export interface CliSession {
@@ -96,7 +98,7 @@ async function openLibrary(store: Store, api: ServiceClient, server: ServerProfi
 export async function openSession(server: ServerProfile, key: string | null, dataDir: string, options: SessionOptions = {}): Promise<CliSession> {
   mkdirSync(dataDir, { recursive: true });
   const apiKey = (): string | null => key;
-  const api = new ServiceClient(server, { apiKey });
+  const api = new ServiceClient(server, { apiKey, ...(options.onWait ? { onWait: options.onWait } : {}) });
   const events = new EventsSocket(server, { apiKey });
   const store = await Store.open(dataPaths(dataDir).database);
   const jobs = await JobStore.open(store);
