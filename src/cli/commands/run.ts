@@ -223,8 +223,9 @@ export async function runCommand(argv: string[], io: CliIo, environment: CliEnvi
     if (json) io.stdout.write(`${JSON.stringify(result)}\n`);
     else for (const o of downloaded) io.stdout.write(`${o.path}\n`);
     if (outcome.phase !== 'succeeded') {
-      if (!json) io.stderr.write(`${outcome.errorText ?? `The job ended as ${outcome.phase}.`}\n`);
-      return ExitCode.jobFailed;
+      // With --json the reason is in the object, and for a server that stopped answering on stderr too (exit 5).
+      if (!json || outcome.phase === 'unknown') io.stderr.write(`${outcome.errorText ?? `The job ended as ${outcome.phase}.`}\n`);
+      return outcome.phase === 'unknown' ? ExitCode.server : ExitCode.jobFailed;
     }
     if (!json) log(`job ${promptId} succeeded: ${downloaded.length} output${downloaded.length === 1 ? '' : 's'} in ${outDir}`);
     return ExitCode.ok;
