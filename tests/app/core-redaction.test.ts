@@ -102,7 +102,7 @@ it('an execution_error echoing the key reaches jobs.list, the window, the log an
   let job: JobSnapshotView | undefined;
   for (let i = 0; i < 100 && job?.phase !== 'failed'; i += 1) {
     await new Promise((r) => setTimeout(r, 100));
-    job = (await ok<{ jobs: JobSnapshotView[] }>(core.invoke('jobs.list'))).jobs.find((j) => j.promptId === promptId);
+    job = (await ok<{ jobs: JobSnapshotView[] }>(core.invoke('jobs.list', undefined))).jobs.find((j) => j.promptId === promptId);
   }
   expect(job?.phase).toBe('failed');
   expect(job?.error?.message).toContain('[redacted]');

@@ -109,7 +109,7 @@ it('marks a job whose server died "unreachable", and Check again settles it once
   await killDemo();
   const unknown = await waitFor((j) => j.promptId === promptId && !!j.unreachable, 20_000);
   expect(unknown.phase).toBe('running'); // the last known state, shown beside "unknown"
-  const listed = await ok<{ jobs: JobSnapshotView[] }>(core.invoke('jobs.list'));
+  const listed = await ok<{ jobs: JobSnapshotView[] }>(core.invoke('jobs.list', undefined));
   expect(listed.jobs.find((j) => j.promptId === promptId)?.unreachable).toMatchObject({ reason: expect.any(String) });
 
   // Back on the same address, without the job (a restart forgets the queue): Check again settles it.

@@ -114,6 +114,16 @@ describe('a server that accepts connections and never answers', { timeout: 150_0
     expect(run.ms).toBeLessThan(12_000);
   });
 
+  it('run on a cloud profile fails within the node definitions deadline, naming /api/object_info', async () => {
+    server = await startHostileServer({ '/api/object_info': blackHole, 'POST /api/prompt': blackHole });
+    const run = await runMeasured(CLI, ['run', workflowFile(), '--server', server.url, '--out', join(work, 'o8')], env({ ...deadline, FLOWDECK_API_KEY: 'k-0123456789' }), 60_000);
+    expect(run.code, run.stderr).toBe(5);
+    expect(run.stderr).toContain(`waiting for ${server.url} to answer /api/object_info`);
+    // object_info gets twice the answer deadline (8 s here), and the submit is not tried after it.
+    expect(run.ms).toBeLessThan(11_500);
+    expect(server.requests).not.toContain('POST /api/prompt');
+  });
+
   it('queue fails within the answer deadline', async () => {
     server = await startHostileServer({ '/api/queue': blackHole });
     const run = await runMeasured(CLI, ['queue', '--server', server.url, '--local'], env(deadline), 60_000);

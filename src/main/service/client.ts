@@ -10,7 +10,7 @@ import { backoffDelay, type RetryPolicy } from './backoff';
 import { multipartBody } from './multipart';
 import { downloadOutput } from './download';
 import { ServiceError, WorkflowRejectedError } from './errors';
-import { HttpTransport, jsonOf, type HttpAnswer } from './http';
+import { HttpTransport, jsonOf, NoAnswerError, type HttpAnswer } from './http';
 import type { ServiceLimits } from './limits';
 import { parseNodeDefinitions, type NodeDefinitions } from './object-info';
 import type {
@@ -123,6 +123,9 @@ export class ServiceClient implements ServiceApi {
       return await this.#needsPartnerKey(workflow, signal);
     } catch (error) {
       if (error instanceof ServiceError && error.kind === 'cancelled') throw error;
+      // A server that did not answer at all within the deadline would not answer the submit
+      // either: failing now keeps the whole wait within one deadline.
+      if (error instanceof NoAnswerError) throw error;
       this.#log(`submit: could not read the node definitions to spot partner nodes (${error instanceof Error ? error.message : String(error)}); sending without the partner key`);
       return false;
     }
