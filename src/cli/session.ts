@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { JobStore } from '../main/jobs/job-store';
 import type { Store } from '../main/jobs/store';
-import { JobTimeoutError, JobTracker } from '../main/jobs/tracker';
+import { JobTimeoutError, JobTracker, ServerUnreachableError } from '../main/jobs/tracker';
 import { Library, resolveLibraryDir } from '../main/library';
 import type { JobSnapshot } from '../main/jobs/types';
 import { ServiceClient } from '../main/service/client';
@@ -15,7 +15,8 @@ import { openCliStore } from './open-store';
 import type { ProgressView } from './progress';
 
 export interface JobOutcome {
-  phase: JobPhase | 'timeout';
+  /** 'unknown': the server stopped answering (limits.ts unreachableAfterMs) before the job ended. */
+  phase: JobPhase | 'timeout' | 'unknown';
   outputs: OutputFile[];
   /** A plain-language account of a failure, cancellation or timeout; null on success. */
   errorText: string | null;
@@ -34,6 +35,8 @@ export interface SessionOptions {
   profileId?: string | null;
   /** Told when the library cannot be opened (the run goes on without it). */
   warn?: (message: string) => void;
+  /** Told when a request has waited a while for its answer ("waiting for … to answer /api/prompt"). */
+  onWait?: (message: string) => void;
 }
 
 export interface CliSession {
@@ -54,6 +57,20 @@ function describeFailure(snapshot: JobSnapshot): string {
   const where = error.nodeId ? ` in node ${error.nodeId}${error.nodeType ? ` (${error.nodeType})` : ''}` : '';
   const type = error.exceptionType ? `${error.exceptionType}: ` : '';
   return `The job ${snapshot.promptId} failed${where}: ${type}${error.message.trim()}\n${error.explanation}`;
+}
+
+/** "running (node 1 DemoSampler, step 12/200; 0 of 2 nodes done)": what was last known of a job. */
+export function lastKnownState(snapshot: JobSnapshot, workflow: Workflow): string {
+  const parts: string[] = [];
+  const current = snapshot.currentNode;
+  if (current) {
+    const classType = (workflow[current] as { class_type?: unknown } | undefined)?.class_type;
+    const node = snapshot.nodes[current];
+    const step = node && node.max > 1 ? `, step ${node.value}/${node.max}` : '';
+    parts.push(`node ${current}${typeof classType === 'string' ? ` ${classType}` : ''}${step}`);
+  }
+  if (snapshot.nodesTotal !== null) parts.push(`${snapshot.nodesDone} of ${snapshot.nodesTotal} nodes done`);
+  return parts.length > 0 ? `${snapshot.phase} (${parts.join('; ')})` : snapshot.phase;
 }
 
 function progressView(snapshot: JobSnapshot, previews: number, workflow: Workflow): ProgressView {
@@ -96,7 +113,7 @@ async function openLibrary(store: Store, api: ServiceClient, server: ServerProfi
 export async function openSession(server: ServerProfile, key: string | null, dataDir: string, options: SessionOptions = {}): Promise<CliSession> {
   mkdirSync(dataDir, { recursive: true });
   const apiKey = (): string | null => key;
-  const api = new ServiceClient(server, { apiKey });
+  const api = new ServiceClient(server, { apiKey, ...(options.onWait ? { onWait: options.onWait } : {}) });
   const events = new EventsSocket(server, { apiKey });
   const store = await openCliStore(dataDir, options.warn ?? ((line) => process.stderr.write(`${line}\n`)));
   const jobs = await JobStore.open(store);
@@ -139,10 +156,18 @@ export async function openSession(server: ServerProfile, key: string | null, dat
       });
       const tracked = tracker.track(promptId, { workflow, workflowName: null });
       try {
-        const snapshot = await tracked.waitForEnd({ timeoutMs: options.timeoutMs });
+        const snapshot = await tracked.waitForEnd({ timeoutMs: options.timeoutMs, giveUpWhenUnreachable: true });
         await previewWrites;
         return { phase: snapshot.phase, outputs: snapshot.outputs, errorText: snapshot.phase === 'succeeded' ? null : describeFailure(snapshot) };
       } catch (error) {
+        if (error instanceof ServerUnreachableError) {
+          const state = lastKnownState(error.snapshot, workflow);
+          return {
+            phase: 'unknown',
+            outputs: [],
+            errorText: `${error.message} The job's last known state: ${state}. It may still run on the server: check it with "flowdeck queue" once the server is back.`,
+          };
+        }
         if (error instanceof JobTimeoutError) {
           return { phase: 'timeout', outputs: [], errorText: `${error.message} (flowdeck cancel ${promptId} stops it).` };
         }

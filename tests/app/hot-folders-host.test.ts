@@ -45,7 +45,7 @@ it('reports a running job\'s overall share done: finished nodes plus the current
   const snapshot = (nodesDone: number, nodesTotal: number | null, current: { value: number; max: number } | null): JobSnapshot => ({
     promptId: 'p', phase: 'running', rawStatus: 'running', trackedAt: 0, startedAt: 0, endedAt: null,
     nodes: current ? { '2': { state: 'running', ...current } } : {}, currentNode: current ? '2' : null,
-    nodesTotal, nodesDone, cachedNodes: [], progressText: {}, latestPreview: null, outputs: [], error: null, workflowName: null,
+    nodesTotal, nodesDone, cachedNodes: [], progressText: {}, latestPreview: null, outputs: [], error: null, workflowName: null, unreachable: null,
   });
   expect(jobProgress(null)).toBeNull();
   expect(jobProgress(snapshot(1, null, null))).toBeNull();

@@ -22,6 +22,7 @@ const WRONG: Record<CallName, unknown> = {
   'run.submit': { workflowJson: '{}', repeat: 0 },
   'jobs.list': null,
   'jobs.cancel': { promptId: ['a'] },
+  'jobs.checkAgain': { promptId: ['a'] },
   'queue.get': 0,
   'queue.cancel': { promptIds: [] },
   'queue.interrupt': { promptId: 7 },

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Store } from '../../src/main/jobs/store';
 import { Library, type DownloadSource, type LibraryItem, type LibraryServer } from '../../src/main/library';
-import type { ServiceClient } from '../../src/main/service/client';
+import { ServiceClient } from '../../src/main/service/client';
+import { DEFAULT_LIMITS } from '../../src/main/service/limits';
 import type { OutputFile } from '../../src/main/service/types';
 import { dateFolder, filesUnder, QUICK_RETRY, quickClient } from './support/helpers';
 import { startViewServer, type ViewServer } from './support/view-server';
@@ -132,6 +133,23 @@ describe('failures shown per item', () => {
     await library.retry(item.id);
     const [done] = await library.whenSettled([item.id]);
     expect(done).toMatchObject({ status: 'done', attempts: 1 });
+  });
+
+  it('gives up at once on a file over the size cap, and a restart does not fetch it again', async () => {
+    server.setFile('huge.bin', BYTES);
+    const capped = new ServiceClient({ kind: 'local', baseUrl: server.url }, { apiKey: () => null, retry: { retries: 0, baseMs: 5, maxMs: 20 }, limits: { ...DEFAULT_LIMITS, outputBytes: 16 * 1024 } });
+    const library = await open(capped);
+    const item = await recordOne(library, 'huge.bin');
+    const [failed] = await library.whenSettled([item.id]);
+    expect(failed).toMatchObject({ status: 'failed', attempts: 1, retryAt: null, path: null });
+    expect(failed!.error).toMatch(/more than 16 KiB for the output file .*FLOWDECK_MAX_OUTPUT_MB/);
+    expect(server.requests.filter((r) => r === 'huge.bin')).toHaveLength(1);
+    // The next start (a new library on the same store) leaves it failed rather than resuming it.
+    await library.dispose();
+    const next = await open(capped);
+    expect(await next.resumePending()).toBe(0);
+    expect(server.requests.filter((r) => r === 'huge.bin')).toHaveLength(1);
+    expect(filesUnder(join(dir, 'library'))).toEqual([]);
   });
 
   it('gives up after the last attempt, saying how many were made', async () => {

@@ -123,13 +123,16 @@ describe('retries', () => {
     expect((error as Error).message).toMatch(/ECONNREFUSED/);
   });
 
-  it('a server that never answers times out as a network error', async () => {
+  it('a server that never answers times out as a network error, without a retry', async () => {
+    let asked = 0;
     server.on('GET', '/api/queue', () => {
-      /* never answers */
+      asked += 1;
     });
-    const error = await client('local', { timeoutMs: 200, retries: 0 }).getQueue().catch((e: unknown) => e);
-    expect(error).toMatchObject({ kind: 'network' });
-    expect((error as Error).message).toMatch(/timed out/);
+    const error = await client('local', { timeoutMs: 200, retries: 3 }).getQueue().catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: 'network', retryable: false });
+    expect((error as Error).message).toMatch(/did not answer the queue \(\/api\/queue\) within 0\.2 s/);
+    // Silent for the whole deadline: not asked again (each retry would add a whole deadline).
+    expect(asked).toBe(1);
   });
 
   it('a caller abort becomes kind cancelled and stops retrying', async () => {

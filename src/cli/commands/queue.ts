@@ -7,15 +7,15 @@ import type { CliIo } from './run';
 
 const CONNECTION_OPTIONS = { server: { type: 'string' }, local: { type: 'boolean' } } as const;
 
-async function clientFor(values: { server?: string | undefined; local?: boolean | undefined }, environment: CliEnvironment): Promise<ServiceClient> {
+async function clientFor(values: { server?: string | undefined; local?: boolean | undefined }, environment: CliEnvironment, io: CliIo): Promise<ServiceClient> {
   const resolved = resolveServer(values, environment);
   const key = await requireKey(resolved, environment);
-  return new ServiceClient(resolved.server, { apiKey: () => key });
+  return new ServiceClient(resolved.server, { apiKey: () => key, onWait: (message) => io.stderr.write(`${message}\n`) });
 }
 
 export async function queueCommand(argv: string[], io: CliIo, environment: CliEnvironment): Promise<number> {
   const { values } = parseCommandArgs('queue', argv, { ...CONNECTION_OPTIONS, json: { type: 'boolean' } }, false);
-  const client = await clientFor(values, environment);
+  const client = await clientFor(values, environment, io);
   const queue = await client.getQueue();
   if (values.json) {
     // Only ids and numbers: queue entries may carry extra_data with a key on older servers.
@@ -34,7 +34,7 @@ export async function queueCommand(argv: string[], io: CliIo, environment: CliEn
 export async function cancelCommand(argv: string[], io: CliIo, environment: CliEnvironment): Promise<number> {
   const { values, positionals } = parseCommandArgs('cancel', argv, CONNECTION_OPTIONS);
   if (positionals.length === 0) throw new UsageError('Name at least one job id: flowdeck cancel ID...');
-  const client = await clientFor(values, environment);
+  const client = await clientFor(values, environment, io);
   await client.cancel(positionals);
   io.stdout.write(`Asked the server to cancel ${positionals.join(', ')}.\n`);
   return ExitCode.ok;
@@ -43,7 +43,7 @@ export async function cancelCommand(argv: string[], io: CliIo, environment: CliE
 export async function interruptCommand(argv: string[], io: CliIo, environment: CliEnvironment): Promise<number> {
   const { values, positionals } = parseCommandArgs('interrupt', argv, CONNECTION_OPTIONS);
   if (positionals.length > 1) throw new UsageError('flowdeck interrupt takes at most one job id.');
-  const client = await clientFor(values, environment);
+  const client = await clientFor(values, environment, io);
   await client.interrupt(positionals[0]);
   io.stdout.write(positionals[0] ? `Asked the server to interrupt ${positionals[0]}.\n` : 'Asked the server to interrupt the running job.\n');
   return ExitCode.ok;

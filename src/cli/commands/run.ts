@@ -130,22 +130,33 @@ interface LibraryRun {
 }
 
 /** Records the outputs in the library and waits for their downloads; a map by output identity. */
-async function saveInLibrary(session: CliSession, outputs: OutputFile[], run: LibraryRun, log: (m: string) => void): Promise<Map<string, LibraryItem>> {
+/** Rejects when `signal` aborts (the run's --timeout), so a wait that cannot be cancelled is still left. */
+function untilAborted(signal: AbortSignal | undefined): Promise<never> {
+  return new Promise((_resolve, reject) => {
+    if (!signal) return;
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
+}
+
+async function saveInLibrary(session: CliSession, outputs: OutputFile[], run: LibraryRun, log: (m: string) => void, signal: AbortSignal | undefined): Promise<Map<string, LibraryItem>> {
   const byOutput = new Map<string, LibraryItem>();
   if (!session.library) return byOutput;
   try {
     const server = { profileId: session.profileId, kind: run.server.kind, baseUrl: run.server.baseUrl };
     const recorded = await session.library.record({ promptId: run.promptId, outputs }, { server, workflow: run.workflow, workflowName: run.workflowName, createdAt: run.createdAt });
-    for (const item of await session.library.whenSettled(recorded.map((i) => i.id))) byOutput.set(outputKey(item.file), item);
+    const settled = await Promise.race([session.library.whenSettled(recorded.map((i) => i.id)), untilAborted(signal)]);
+    for (const item of settled) byOutput.set(outputKey(item.file), item);
   } catch (error) {
+    if (signal?.aborted) throw error;
     log(`library: could not record the outputs (${error instanceof Error ? error.message : String(error)}); downloading them directly`);
   }
   return byOutput;
 }
 
-async function downloadOutputs(session: CliSession, outputs: OutputFile[], outDir: string, log: (m: string) => void, run: LibraryRun): Promise<RunResultJson['outputs']> {
+async function downloadOutputs(session: CliSession, outputs: OutputFile[], outDir: string, log: (m: string) => void, run: LibraryRun, signal: AbortSignal | undefined): Promise<RunResultJson['outputs']> {
   await mkdir(outDir, { recursive: true });
-  const inLibrary = await saveInLibrary(session, outputs, run, log);
+  const inLibrary = await saveInLibrary(session, outputs, run, log, signal);
   const taken = new Set<string>();
   const results: RunResultJson['outputs'] = [];
   for (const output of outputs) {
@@ -158,7 +169,7 @@ async function downloadOutputs(session: CliSession, outputs: OutputFile[], outDi
       continue;
     }
     if (item) log(`library: ${output.filename} is not in the library yet (${item.error ?? item.status}); it is kept pending there, and downloaded directly now`);
-    const result = await session.api.download(output, outDir, { destName });
+    const result = await session.api.download(output, outDir, { destName, ...(signal ? { signal } : {}) });
     results.push({ node: output.node, filename: output.filename, type: output.type, path: result.path, library_path: null });
     log(`downloaded ${output.filename} (${result.bytes} bytes)`);
   }
@@ -179,6 +190,9 @@ export async function runCommand(argv: string[], io: CliIo, environment: CliEnvi
   });
   if (positionals.length !== 1) throw new UsageError(`Expected one workflow file.\nUsage: ${RUN_USAGE}`);
   const timeoutSeconds = parsePositiveNumber('timeout', values.timeout);
+  // --timeout bounds the whole run: following the job and downloading its outputs.
+  const runDeadline = timeoutSeconds === undefined ? null : Date.now() + timeoutSeconds * 1000;
+  const deadlineSignal = timeoutSeconds === undefined ? undefined : AbortSignal.timeout(timeoutSeconds * 1000);
   const workflowPath = requireReadableFile(positionals[0]!, 'workflow file');
   const workflow = await readWorkflowFile(workflowPath);
   for (const spec of values.set ?? []) {
@@ -197,6 +211,7 @@ export async function runCommand(argv: string[], io: CliIo, environment: CliEnvi
     libraryDir: resolveLibraryDir(environment.dataDir, environment.env),
     profileId: resolved.profile?.id ?? null,
     warn: log,
+    onWait: log,
   });
   let outcome: JobOutcome | null = null;
   let promptId: string | null = null;
@@ -215,7 +230,7 @@ export async function runCommand(argv: string[], io: CliIo, environment: CliEnvi
     promptId = submitted;
     log(`submitted job ${promptId} to ${resolved.server.baseUrl}`);
     outcome = await session.follow(promptId, {
-      timeoutMs: timeoutSeconds === undefined ? null : timeoutSeconds * 1000,
+      timeoutMs: runDeadline === null ? null : Math.max(1, runDeadline - Date.now()),
       onProgress: (view) => progress.update(view),
       onPreview: previewDir
         ? async (index, mime, bytes) => {
@@ -225,13 +240,20 @@ export async function runCommand(argv: string[], io: CliIo, environment: CliEnvi
     });
     progress.done();
     const libraryRun = { promptId, workflow, workflowName: basename(workflowPath), createdAt: submittedAt, server: resolved.server };
-    const downloaded = outcome.phase === 'succeeded' ? await downloadOutputs(session, outcome.outputs, outDir, log, libraryRun) : [];
+    let downloaded: RunResultJson['outputs'] = [];
+    try {
+      if (outcome.phase === 'succeeded') downloaded = await downloadOutputs(session, outcome.outputs, outDir, log, libraryRun, deadlineSignal);
+    } catch (error) {
+      if (!deadlineSignal?.aborted) throw error;
+      throw new JobFailedError(`The run did not finish within ${timeoutSeconds} s (--timeout): the job ${promptId} succeeded, but downloading its outputs took too long.`);
+    }
     const result: RunResultJson = { prompt_id: promptId, status: outcome.phase, outputs: downloaded, error: outcome.errorText };
     if (json) io.stdout.write(`${JSON.stringify(result)}\n`);
     else for (const o of downloaded) io.stdout.write(`${o.path}\n`);
     if (outcome.phase !== 'succeeded') {
-      if (!json) io.stderr.write(`${outcome.errorText ?? `The job ended as ${outcome.phase}.`}\n`);
-      return ExitCode.jobFailed;
+      // With --json the reason is in the object, and for a server that stopped answering on stderr too (exit 5).
+      if (!json || outcome.phase === 'unknown') io.stderr.write(`${outcome.errorText ?? `The job ended as ${outcome.phase}.`}\n`);
+      return outcome.phase === 'unknown' ? ExitCode.server : ExitCode.jobFailed;
     }
     if (!json) log(`job ${promptId} succeeded: ${downloaded.length} output${downloaded.length === 1 ? '' : 's'} in ${outDir}`);
     return ExitCode.ok;

@@ -103,7 +103,7 @@ export async function watchCommand(argv: string[], io: CliIo, environment: CliEn
   };
 
   const apiKey = (): string | null => key;
-  const api = new ServiceClient(resolved.server, { apiKey });
+  const api = new ServiceClient(resolved.server, { apiKey, onWait: note });
   const events = new EventsSocket(resolved.server, { apiKey });
   const store = await openCliStore(environment.dataDir, note);
   let hot: HotFolderService | null = null;
@@ -114,6 +114,10 @@ export async function watchCommand(argv: string[], io: CliIo, environment: CliEn
     tracker = new JobTracker({ api, events, jobs, pollIntervalMs: 1000, staleAfterMs: 1000 });
     // Outputs enter the library too (by copy, with their input as source), as `flowdeck run`'s do.
     library = await openLibrary(store, resolveLibraryDir(environment.dataDir, environment.env), note);
+    // --once must end: a server that does not answer fails the command within the answer deadline
+    // (limits.ts) instead of pausing and retrying files for minutes; a long-running watch rides
+    // outages out by design.
+    if (once) await api.getQueue();
     events.start();
     hot = new HotFolderService({ store, api, clientId: events.clientId, follower: trackerFollower(tracker), sink: library ? librarySink(library, null) : null });
     await hot.start();

@@ -29,6 +29,7 @@ const SERVICE_CODES: Record<ServiceErrorKind, IpcErrorCode> = {
   server: 'server',
   network: 'network',
   protocol: 'server',
+  too_large: 'server',
   cancelled: 'network',
 };
 

@@ -19,6 +19,7 @@ export type JobCallName =
   | 'run.submit'
   | 'jobs.list'
   | 'jobs.cancel'
+  | 'jobs.checkAgain'
   | 'queue.get'
   | 'queue.cancel'
   | 'queue.interrupt'
@@ -167,6 +168,13 @@ export function createJobHandlers(ctx: JobHandlerContext): Pick<CallHandlers, Jo
       session?.tracker.noteCancelRequested(promptId);
       session?.refreshQueueSoon();
       return { cancelled: true };
+    },
+
+    'jobs.checkAgain': async ({ promptId }) => {
+      const session = ctx.session();
+      const live = await session?.tracker.checkAgain(promptId);
+      if (live && session) return jobView(live, session.profileId, ctx.now());
+      return (await findJob(promptId)).view;
     },
 
     'queue.get': async () => (await ctx.requireSession()).queue(),

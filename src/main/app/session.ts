@@ -77,6 +77,7 @@ export function jobView(snapshot: JobSnapshot, profileId: string | null, now: nu
     progressText: texts.length > 0 ? (texts[texts.length - 1] ?? null) : null,
     outputs: snapshot.outputs.map((o) => ({ filename: o.filename, subfolder: o.subfolder, type: o.type, node: o.node, key: o.key })),
     error: snapshot.error ? errorView(snapshot.error) : null,
+    unreachable: snapshot.unreachable,
   };
 }
 

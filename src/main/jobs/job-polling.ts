@@ -26,6 +26,8 @@ export type JobPollerHost = Pick<
   | 'afterChange'
   | 'finishByStatus'
   | 'applyVerdict'
+  | 'noteUnreachable'
+  | 'noteReachable'
 >;
 
 export class JobPoller {
@@ -66,8 +68,10 @@ export class JobPoller {
           return;
         }
         this.host.warn(`Could not poll job ${job.promptId}: ${describe(error)}`);
+        if (this.host.events.state !== 'connected') this.host.noteUnreachable(job, describe(error));
         return;
       }
+      this.host.noteReachable(job);
       if (this.host.isDisposed() || job.ended || job.finishing) return;
       if (isTerminalPhase(reading.phase)) {
         await this.host.finishByStatus(job, reading, null);

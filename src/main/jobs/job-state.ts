@@ -36,6 +36,11 @@ export class JobState {
   needsCheck = false;
   /** The user asked the server to cancel it: a server that then has no record of it cancelled it. */
   cancelRequested = false;
+  /** Since when every attempt to reach the server about this job failed (socket down too); null while it answers. */
+  unreachableSince: number | null = null;
+  unreachableReason: string | null = null;
+  /** Unreachable for longer than the tracker's limit: shown as "unknown — server unreachable". */
+  unreachable = false;
 
   constructor(promptId: string, now: number, meta: { workflow?: Workflow | null; workflowName?: string | null } = {}) {
     this.promptId = promptId;
@@ -170,6 +175,7 @@ export class JobState {
       outputs: this.outputs.map((o) => ({ ...o })),
       error: this.error ? { ...this.error, traceback: [...this.error.traceback] } : null,
       workflowName: this.workflowName,
+      unreachable: this.unreachable && this.unreachableSince !== null ? { since: this.unreachableSince, reason: this.unreachableReason ?? 'no answer' } : null,
     };
   }
 

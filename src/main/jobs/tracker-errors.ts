@@ -1,6 +1,7 @@
 // Why a wait for a job's end stopped without the job ending (a timeout, the tracker shut down),
 // worded so the user knows the job itself was not cancelled; and how the tracker words a caught
 // error in its warnings.
+import type { JobSnapshot } from './types';
 
 /** Waiting stopped; the job was NOT cancelled and may still finish on the server. */
 export class JobTimeoutError extends Error {
@@ -13,6 +14,21 @@ export class JobTimeoutError extends Error {
     this.name = 'JobTimeoutError';
     this.promptId = promptId;
     this.timeoutMs = timeoutMs;
+  }
+}
+
+/**
+ * The server answered nothing about the job (socket gone, every poll failing) for the tracker's
+ * `unreachableAfterMs`. The job was not cancelled; `snapshot` is what was last known of it.
+ */
+export class ServerUnreachableError extends Error {
+  readonly promptId: string;
+  readonly snapshot: JobSnapshot;
+  constructor(snapshot: JobSnapshot, afterMs: number, reason: string) {
+    super(`The server stopped answering: no word about job ${snapshot.promptId} for ${formatDuration(afterMs)} (${reason}).`);
+    this.name = 'ServerUnreachableError';
+    this.promptId = snapshot.promptId;
+    this.snapshot = snapshot;
   }
 }
 

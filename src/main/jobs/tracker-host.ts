@@ -33,4 +33,8 @@ export interface TrackerHost {
   finishByEvent(job: JobState, phase: JobPhase, raw: string, error: JobErrorInfo | null): Promise<void>;
   finishByStatus(job: JobState, reading: JobStatusReading, known: JobHistory | null): Promise<void>;
   applyVerdict(job: JobState, verdict: Verdict): Promise<void>;
+  /** A try to reach the server about `job` failed (while the socket is down too). */
+  noteUnreachable(job: JobState, reason: string): void;
+  /** The server answered about `job`. */
+  noteReachable(job: JobState): void;
 }

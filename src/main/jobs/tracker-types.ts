@@ -17,6 +17,8 @@ export interface JobTrackerDeps {
   pollIntervalMs?: number;
   /** waitForEnd gives up after this long (the job itself goes on). null or absent: no limit. */
   timeoutMs?: number | null;
+  /** A job the server says nothing about (socket down, polls failing) this long is "unknown — server unreachable"; default limits.ts (30 s). */
+  unreachableAfterMs?: number;
   /** A job with no event for this long is polled even while the socket is connected. Default 5 poll intervals. */
   staleAfterMs?: number;
   /** Reads file references from an `executed` output (swappable for tests or other servers). */
@@ -35,7 +37,7 @@ export interface TrackMeta {
 export interface TrackedJob {
   readonly promptId: string;
   snapshot(): JobSnapshot;
-  waitForEnd(options?: { timeoutMs?: number | null }): Promise<JobSnapshot>;
+  waitForEnd(options?: WaitOptions): Promise<JobSnapshot>;
 }
 
 export interface PreviewUpdate {
@@ -43,4 +45,10 @@ export interface PreviewUpdate {
   nodeId: string | null;
   mime: ImageMime;
   bytes: Uint8Array;
+}
+
+export interface WaitOptions {
+  timeoutMs?: number | null;
+  /** Reject with ServerUnreachableError once the job is unreachable (the CLI gives up; the app keeps waiting). */
+  giveUpWhenUnreachable?: boolean;
 }

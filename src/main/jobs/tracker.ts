@@ -22,14 +22,15 @@ import type { JobRecord, JobStore } from './job-store';
 import { JobState } from './job-state';
 import { askServer, type Verdict } from './server-verdict';
 import { CancellableSleeps, systemClock, type TrackerClock } from './tracker-clock';
-import { describe, TrackerDisposedError } from './tracker-errors';
+import { describe, ServerUnreachableError, TrackerDisposedError } from './tracker-errors';
+import { serviceLimits } from '../service/limits';
 import type { TrackerHost } from './tracker-host';
-import type { JobTrackerDeps, PreviewUpdate, TrackedJob, TrackMeta } from './tracker-types';
+import type { JobTrackerDeps, PreviewUpdate, TrackedJob, TrackMeta, WaitOptions } from './tracker-types';
 import type { JobErrorInfo, JobSnapshot } from './types';
 
 export type { TrackerClock } from './tracker-clock';
-export { JobTimeoutError, TrackerDisposedError } from './tracker-errors';
-export type { JobTrackerDeps, PreviewUpdate, TrackedJob, TrackMeta } from './tracker-types';
+export { JobTimeoutError, ServerUnreachableError, TrackerDisposedError } from './tracker-errors';
+export type { JobTrackerDeps, PreviewUpdate, TrackedJob, TrackMeta, WaitOptions } from './tracker-types';
 
 const NEVER_SUBMITTED = clientSideError(
   'The job never reached the server: Flowdeck stopped before the server confirmed it, and the server has no record of it. Run the workflow again.',
@@ -51,6 +52,9 @@ export class JobTracker {
   private readonly collect: (node: string, output: unknown) => OutputFile[];
   private readonly keepEnded: number;
   private readonly profileId: string | null;
+  private readonly unreachableAfterMs: number;
+  /** Waits that give up when their job becomes unreachable (waitForEnd giveUpWhenUnreachable). */
+  private readonly unreachableWaiters = new Map<string, Set<(error: ServerUnreachableError) => void>>();
 
   private readonly jobs = new Map<string, JobState>();
   private readonly waiters: EndWaiters;
@@ -77,6 +81,7 @@ export class JobTracker {
     this.collect = deps.collectOutputs ?? ((node, output) => collectNodeOutputs(node, output));
     this.keepEnded = Math.max(1, deps.keepEnded ?? 200);
     this.profileId = deps.profileId ?? null;
+    this.unreachableAfterMs = deps.unreachableAfterMs ?? serviceLimits().unreachableAfterMs;
     this.waiters = new EndWaiters(this.clock);
     this.journal = new JobJournal(this.store, (message) => this.warn(message));
     this.sleeps = new CancellableSleeps(this.clock);
@@ -98,6 +103,8 @@ export class JobTracker {
       finishByEvent: (job, phase, raw, error) => this.finishByEvent(job, phase, raw, error),
       finishByStatus: (job, reading, known) => this.finishByStatus(job, reading, known),
       applyVerdict: (job, verdict) => this.applyVerdict(job, verdict),
+      noteUnreachable: (job, reason) => this.noteUnreachable(job, reason),
+      noteReachable: (job) => this.noteReachable(job),
     };
     this.router = new JobEventRouter(this.host);
     this.poller = new JobPoller(this.host);
@@ -166,13 +173,33 @@ export class JobTracker {
    * Resolves with the final snapshot once the job has ended (and its end is journaled).
    * Rejects with JobTimeoutError after the timeout, without cancelling the job.
    */
-  waitForEnd(promptId: string, options: { timeoutMs?: number | null } = {}): Promise<JobSnapshot> {
+  waitForEnd(promptId: string, options: WaitOptions = {}): Promise<JobSnapshot> {
     const job = this.jobs.get(promptId);
     if (!job) return Promise.reject(new Error(`Job ${promptId} is not being followed.`));
     if (job.ended) return this.journal.settled(promptId).then(() => job.snapshot());
     if (this.disposed) return Promise.reject(new TrackerDisposedError(promptId));
     const timeoutMs = options.timeoutMs === undefined ? this.timeoutMs : options.timeoutMs;
-    return this.waiters.add(promptId, timeoutMs);
+    const ended = this.waiters.add(promptId, timeoutMs);
+    if (!options.giveUpWhenUnreachable) return ended;
+    if (job.unreachable) return Promise.reject(this.unreachableError(job));
+    const unreachable = new Promise<never>((_resolve, reject) => {
+      let set = this.unreachableWaiters.get(promptId);
+      if (!set) this.unreachableWaiters.set(promptId, (set = new Set()));
+      set.add(reject);
+      void ended.finally(() => set.delete(reject)).catch(() => undefined);
+    });
+    return Promise.race([ended, unreachable]);
+  }
+
+  /**
+   * Asks the server about a job now ("Check again" on a job whose server stopped answering): a
+   * poll, or the check of whether the server still knows it. Returns the job as it then is.
+   */
+  async checkAgain(promptId: string): Promise<JobSnapshot | null> {
+    const job = this.jobs.get(promptId);
+    if (!job) return null;
+    if (!job.ended && !this.disposed) await this.poller.poll(job);
+    return job.snapshot();
   }
 
   /**
@@ -304,6 +331,7 @@ export class JobTracker {
 
   private async applyVerdict(job: JobState, verdict: Verdict): Promise<void> {
     job.needsCheck = verdict.kind === 'unreachable';
+    if (verdict.kind !== 'unreachable') this.noteReachable(job);
     switch (verdict.kind) {
       case 'ended':
         job.unconfirmed = false;
@@ -328,10 +356,40 @@ export class JobTracker {
       case 'unreachable':
         // Cannot decide now; keep polling, and the first answer settles it.
         this.warn(`Could not check job ${job.promptId} with the server: ${verdict.reason}`);
+        if (this.events.state !== 'connected') this.noteUnreachable(job, verdict.reason);
         this.emit(job);
         this.afterChange();
         return;
     }
+  }
+
+  // ---- an unreachable server ----------------------------------------------------------------------
+
+  private noteUnreachable(job: JobState, reason: string): void {
+    if (job.ended || this.disposed) return;
+    const now = this.clock.now();
+    job.unreachableSince ??= now;
+    job.unreachableReason = reason;
+    if (job.unreachable || now - job.unreachableSince < this.unreachableAfterMs) return;
+    job.unreachable = true;
+    this.warn(`The server stopped answering about job ${job.promptId} (${reason}); its state is unknown until it answers again.`);
+    this.emit(job);
+    const set = this.unreachableWaiters.get(job.promptId);
+    this.unreachableWaiters.delete(job.promptId);
+    for (const reject of set ?? []) reject(this.unreachableError(job));
+  }
+
+  private noteReachable(job: JobState): void {
+    if (job.unreachableSince === null) return;
+    const wasUnreachable = job.unreachable;
+    job.unreachableSince = null;
+    job.unreachableReason = null;
+    job.unreachable = false;
+    if (wasUnreachable) this.emit(job);
+  }
+
+  private unreachableError(job: JobState): ServerUnreachableError {
+    return new ServerUnreachableError(job.snapshot(), this.unreachableAfterMs, job.unreachableReason ?? 'no answer');
   }
 
   // ---- journal --------------------------------------------------------------------------------

@@ -55,6 +55,11 @@ export interface JobSnapshot {
   outputs: OutputFile[];
   error: JobErrorInfo | null;
   workflowName: string | null;
+  /**
+   * Set while the server has answered nothing about the job (socket gone, polls failing) for longer
+   * than the tracker's limit: its state is unknown. Polling goes on; the first answer clears it.
+   */
+  unreachable: { since: number; reason: string } | null;
 }
 
 /** A job the journal keeps: phase `submitting` means it was recorded before being sent. */

@@ -10,7 +10,8 @@ import { backoffDelay, type RetryPolicy } from './backoff';
 import { multipartBody } from './multipart';
 import { downloadOutput } from './download';
 import { ServiceError, WorkflowRejectedError } from './errors';
-import { HttpTransport, jsonOf, type HttpAnswer } from './http';
+import { HttpTransport, jsonOf, NoAnswerError, type HttpAnswer } from './http';
+import type { ServiceLimits } from './limits';
 import { parseNodeDefinitions, type NodeDefinitions } from './object-info';
 import type {
   ApiKeyProvider,
@@ -41,7 +42,12 @@ export interface ServiceClientOptions {
   logger?: (line: string) => void;
   /** Timeout of one ordinary request (ms); uploads get `uploadTimeoutMs`. */
   timeoutMs?: number;
+  /** Timeout of one upload (ms); default the answer deadline plus the file's size at the minimum throughput (limits.ts). */
   uploadTimeoutMs?: number;
+  /** Size caps and deadlines; default serviceLimits() (the environment's overrides). */
+  limits?: ServiceLimits;
+  /** Told when a request has waited limits.waitNoticeMs for its answer (the CLI prints it). */
+  onWait?: (message: string) => void;
 }
 
 /** The extra_data field partner nodes read the platform key from (the spec's "api_key_vendor_org"). */
@@ -62,7 +68,7 @@ export class ServiceClient implements ServiceApi {
   readonly profile: ServerProfile;
   readonly #http: HttpTransport;
   readonly #log: (line: string) => void;
-  readonly #uploadTimeoutMs: number;
+  readonly #uploadTimeoutMs: number | null;
   #definitions: NodeDefinitions | null = null;
 
   constructor(profile: ServerProfile, options: ServiceClientOptions) {
@@ -74,15 +80,25 @@ export class ServiceClient implements ServiceApi {
       ...(options.retry ? { retry: options.retry } : {}),
       ...(options.logger ? { logger: options.logger } : {}),
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      ...(options.limits ? { limits: options.limits } : {}),
+      ...(options.onWait ? { onWait: options.onWait } : {}),
     });
-    this.#uploadTimeoutMs = options.uploadTimeoutMs ?? 10 * 60_000;
+    this.#uploadTimeoutMs = options.uploadTimeoutMs ?? null;
   }
 
   // ------------------------------------------------------------ node definitions
 
   /** Fetches /api/object_info (and refreshes the cache submit() uses to spot partner nodes). */
   async getNodeDefinitions(signal?: AbortSignal): Promise<NodeDefinitions> {
-    const answer = await this.#http.requestOk({ method: 'GET', path: '/api/object_info', what: 'the node definitions', timeoutMs: 60_000, ...(signal ? { signal } : {}) });
+    const limits = this.#http.limits;
+    const answer = await this.#http.requestOk({
+      method: 'GET',
+      path: '/api/object_info',
+      what: 'the node definitions',
+      timeoutMs: limits.objectInfoTimeoutMs,
+      maxBytes: limits.objectInfoBytes,
+      ...(signal ? { signal } : {}),
+    });
     const definitions = parseNodeDefinitions(answer.text);
     this.#definitions = definitions;
     return definitions;
@@ -107,6 +123,9 @@ export class ServiceClient implements ServiceApi {
       return await this.#needsPartnerKey(workflow, signal);
     } catch (error) {
       if (error instanceof ServiceError && error.kind === 'cancelled') throw error;
+      // A server that did not answer at all within the deadline would not answer the submit
+      // either: failing now keeps the whole wait within one deadline.
+      if (error instanceof NoAnswerError) throw error;
       this.#log(`submit: could not read the node definitions to spot partner nodes (${error instanceof Error ? error.message : String(error)}); sending without the partner key`);
       return false;
     }
@@ -137,7 +156,8 @@ export class ServiceClient implements ServiceApi {
       try {
         answer = await this.#http.request(spec);
       } catch (error) {
-        if (!(error instanceof ServiceError) || error.kind !== 'network' || attempt >= policy.retries) throw error;
+        // A server silent for the whole deadline (NoAnswerError) is not asked again: see http.ts.
+        if (!(error instanceof ServiceError) || error.kind !== 'network' || !error.retryable || attempt >= policy.retries) throw error;
         this.#log(`submit ${options.promptId}: no answer (${error.message}); checking whether the server has it`);
         await policy.sleep(backoffDelay(attempt, { baseMs: policy.baseMs, maxMs: policy.maxMs, random: policy.random }), options.signal);
         if (await this.#serverKnows(options.promptId, options.signal)) return { promptId: options.promptId, number: null };
@@ -312,7 +332,11 @@ export class ServiceClient implements ServiceApi {
     const form = () => multipartBody({ field: 'image', path: filePath, filename, contentType: mime }, fields);
     // Idempotent: the local server keeps one file for the same name and bytes, the cloud is
     // content-addressed; a resend yields the same name.
-    const answer = await this.#http.requestOk({ method: 'POST', path: endpoint, form, idempotent: true, timeoutMs: this.#uploadTimeoutMs, what, ...(signal ? { signal } : {}) });
+    // The deadline grows with the file: the answer deadline plus the time to send it at the
+    // minimum throughput (limits.ts), so a large upload on a slow line is not cut, nor a hang waited out.
+    const limits = this.#http.limits;
+    const timeoutMs = this.#uploadTimeoutMs ?? limits.answerTimeoutMs + Math.ceil((size / limits.minBytesPerSecond) * 1000);
+    const answer = await this.#http.requestOk({ method: 'POST', path: endpoint, form, idempotent: true, timeoutMs, what, ...(signal ? { signal } : {}) });
     const result = parseUploadAnswer(jsonOf(answer), defaultType);
     if (!result) throw new ServiceError('protocol', `The server's answer to ${what} has no file name.`, { status: answer.status, retryable: false });
     return result;

@@ -13,20 +13,30 @@ import type { ReadableStream as NodeWebReadableStream } from 'node:stream/web';
 import { messageForStatus, ServiceError } from './errors';
 import { safeBaseName } from './filenames';
 import type { HttpTransport } from './http';
-import { discardBody, nodeBodyOf } from './stream-request';
+import { assertHttpScheme, discardBody, nodeBodyOf } from './stream-request';
+import { readWebBodyCapped, tooLarge } from './body-read';
+import { formatBytes } from './limits';
 import type { DownloadOptions, DownloadResult } from './ports';
 import type { FileRef } from './types';
 
 export interface DownloadRequestOptions extends DownloadOptions {
-  /** Abort when no byte arrives for this long (ms). Default 60 s. */
-  idleTimeoutMs?: number;
+  /** Largest file accepted (bytes); default the transport's limits.outputBytes. */
+  maxBytes?: number;
+  /** Abort when fewer than this many bytes a second arrive over `throughputWindowMs`; default from limits. */
+  minBytesPerSecond?: number;
+  throughputWindowMs?: number;
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const PROGRESS_INTERVAL_MS = 100;
-const DEFAULT_IDLE_MS = 60_000;
-
 class BodyFailure extends Error {}
+
+/** A body that broke a limit (size cap, throughput floor): fetching it again cannot help, so no retry. */
+class LimitFailure extends Error {
+  constructor(readonly failure: ServiceError) {
+    super(failure.message);
+  }
+}
 
 function parseLength(value: string | null): number | null {
   if (value === null || !/^\d+$/.test(value)) return null;
@@ -87,25 +97,49 @@ async function streamToTemp(
   response: Response,
   dir: string,
   name: string,
-  options: DownloadRequestOptions,
+  options: DownloadRequestOptions & Required<Pick<DownloadRequestOptions, 'maxBytes' | 'minBytesPerSecond' | 'throughputWindowMs'>>,
 ): Promise<{ tempPath: string; bytes: number }> {
   const nodeBody = nodeBodyOf(response);
   if (!nodeBody && !response.body) throw new ServiceError('protocol', `The server sent no body for ${name}.`, { status: response.status });
   const total = parseLength(response.headers.get('content-length'));
+  const what = `the output file ${name}`;
+  if (total !== null && total > options.maxBytes) {
+    discardBody(response);
+    throw tooLarge(options.maxBytes, what);
+  }
   const tempPath = path.join(dir, `${name}.part-${randomBytes(6).toString('hex')}`);
   let received = 0;
   let lastProgress = 0;
-  let lastChunkAt = Date.now();
-  const idleMs = options.idleTimeoutMs ?? DEFAULT_IDLE_MS;
-  const idle = new AbortController();
+  // Minimum-throughput watchdog: every window must bring its share of bytes, so a stall and a
+  // 20 B/s drip end alike, in one window, instead of holding the run (and a socket) open forever.
+  const windowMs = options.throughputWindowMs;
+  const floor = (options.minBytesPerSecond * windowMs) / 1000;
+  let windowStart = Date.now();
+  let windowBytes = 0;
+  const limit = new AbortController();
   const watchdog = setInterval(() => {
-    if (Date.now() - lastChunkAt >= idleMs) idle.abort(new BodyFailure(`no data for ${Math.round(idleMs / 1000)} s`));
-  }, Math.max(50, Math.min(1000, idleMs / 4)));
-  const signal = options.signal ? AbortSignal.any([options.signal, idle.signal]) : idle.signal;
+    if (Date.now() - windowStart < windowMs) return;
+    if (windowBytes < floor) {
+      limit.abort(
+        new LimitFailure(
+          new ServiceError('network', `The download of ${name} was slower than ${formatBytes(options.minBytesPerSecond)}/s for ${Math.round(windowMs / 1000)} s (${received} bytes so far); stopped it.`, { retryable: false }),
+        ),
+      );
+    }
+    windowStart = Date.now();
+    windowBytes = 0;
+  }, Math.max(50, Math.min(1000, windowMs / 4)));
+  const signal = options.signal ? AbortSignal.any([options.signal, limit.signal]) : limit.signal;
   const counter = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       received += chunk.length;
-      lastChunkAt = Date.now();
+      windowBytes += chunk.length;
+      if (received > options.maxBytes) {
+        limit.abort(new LimitFailure(tooLarge(options.maxBytes, what)));
+        callback(tooLarge(options.maxBytes, what));
+        return;
+      }
+      const lastChunkAt = Date.now();
       if (options.onProgress && lastChunkAt - lastProgress >= PROGRESS_INTERVAL_MS) {
         lastProgress = lastChunkAt;
         options.onProgress(received, total);
@@ -121,9 +155,9 @@ async function streamToTemp(
       await pipeline(source, counter, sink, { signal });
     } catch (error) {
       if (options.signal?.aborted) throw new ServiceError('cancelled', `Cancelled: downloading ${name}.`, { cause: error, retryable: false });
+      if (limit.signal.aborted) throw (limit.signal.reason as LimitFailure).failure;
       if (isFsError(error)) throw new Error(`Could not write ${tempPath}: ${error.code ?? error.message}`, { cause: error });
-      const reason = idle.signal.aborted ? String((idle.signal.reason as Error).message) : 'the connection broke';
-      throw new BodyFailure(`The download of ${name} stopped after ${received} bytes: ${reason}.`, { cause: error });
+      throw new BodyFailure(`The download of ${name} stopped after ${received} bytes: the connection broke.`, { cause: error });
     }
     if (total !== null && received !== total) throw new BodyFailure(`The download of ${name} ended after ${received} of ${total} bytes.`);
     // fsync applies to the file, whichever descriptor asks: the bytes are on disk before the rename.
@@ -154,16 +188,18 @@ async function openFile(transport: HttpTransport, ref: FileRef, what: string, si
     const view = await transport.open({ method: 'GET', path: '/api/view', query, what, ...(signal ? { signal } : {}) });
     if (view.status >= 200 && view.status <= 299) return { response: view, redirected: false };
     if (!REDIRECTS.has(view.status)) {
-      const text = await view.text().catch(() => '');
+      const text = await readWebBodyCapped(view, transport.limits.errorBodyBytes, what, 'truncate').catch(() => '');
       throw await transport.errorFor({ status: view.status, headers: view.headers, text }, what);
     }
     discardBody(view);
     const location = view.headers.get('location');
     if (!location) throw new ServiceError('protocol', `The server redirected ${what} without saying where (no Location header).`, { status: view.status });
-    const signedUrl = new URL(location, transport.url('/api/view')).toString();
+    const signedTarget = new URL(location, transport.url('/api/view'));
+    assertHttpScheme(signedTarget, transport.url('/api/view'));
+    const signedUrl = signedTarget.toString();
     const storage = await transport.openExternal(signedUrl, what, signal);
     if (storage.status >= 200 && storage.status <= 299) return { response: storage, redirected: true };
-    const text = await storage.text().catch(() => '');
+    const text = await readWebBodyCapped(storage, transport.limits.errorBodyBytes, what, 'truncate').catch(() => '');
     const expired = storage.status === 403 || (storage.status === 400 && /expired/i.test(text));
     if (expired && fresh === 0) continue; // the signed URL lapsed: one fresh one from /api/view
     if (expired) {
@@ -185,13 +221,18 @@ export async function downloadOutput(transport: HttpTransport, ref: FileRef, des
   if (path.dirname(path.join(dir, name)) !== dir) throw new Error(`Refusing to write outside ${dir}.`);
   await fs.mkdir(dir, { recursive: true });
   const what = `the output file ${name}`;
+  const limits = {
+    maxBytes: options.maxBytes ?? transport.limits.outputBytes,
+    minBytesPerSecond: options.minBytesPerSecond ?? transport.limits.minBytesPerSecond,
+    throughputWindowMs: options.throughputWindowMs ?? transport.limits.throughputWindowMs,
+  };
 
   // GET is idempotent: a body that breaks midway is fetched once more from the start.
   for (let attempt = 0; ; attempt += 1) {
     const { response, redirected } = await openFile(transport, ref, what, options.signal);
     let written: { tempPath: string; bytes: number };
     try {
-      written = await streamToTemp(response, dir, name, options);
+      written = await streamToTemp(response, dir, name, { ...options, ...limits });
     } catch (error) {
       if (error instanceof BodyFailure) {
         if (attempt === 0 && !options.signal?.aborted) continue;

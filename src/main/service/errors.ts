@@ -13,6 +13,7 @@ export type ServiceErrorKind =
   | 'server' // 5xx
   | 'network' // connection refused, reset, DNS, timeout
   | 'protocol' // the server answered something this client cannot understand
+  | 'too_large' // the server sent more than the cap for what was asked (limits.ts)
   | 'cancelled'; // the caller aborted
 
 export class ServiceError extends Error {
@@ -86,4 +87,20 @@ export function messageForStatus(status: number, what: string): { kind: ServiceE
 export function redactSecret(text: string, secret: string | null | undefined): string {
   if (!secret) return text;
   return text.split(secret).join('[redacted]');
+}
+
+/** `value` with every string in it (at any depth) scrubbed of `secret`: for decoded server messages. */
+export function redactDeep<T>(value: T, secret: string | null | undefined): T {
+  if (!secret) return value;
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return v.includes(secret) ? redactSecret(v, secret) : v;
+    if (Array.isArray(v)) return v.map(walk);
+    if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
+      const out: Record<string, unknown> = {};
+      for (const [k, inner] of Object.entries(v)) out[k] = walk(inner);
+      return out;
+    }
+    return v;
+  };
+  return walk(value) as T;
 }

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import WebSocket from 'ws';
 import { backoffDelay } from './backoff';
-import { messageForStatus, redactSecret, ServiceError } from './errors';
+import { messageForStatus, redactDeep, redactSecret, ServiceError } from './errors';
 import { decodeBinaryFrame, isDroppedFrame } from './frames';
 import { MessageDecoder } from './messages';
 import type { ApiKeyProvider, ConnectionState, EventStream } from './ports';
@@ -70,6 +70,8 @@ export class EventsSocket implements EventStream {
   #droppedBinary = 0;
   readonly #binaryDrops = new Map<string, number>();
   readonly #messages = new MessageDecoder();
+  /** The key the provider held at the last connect, whatever the server kind: scrubbed from every text event. */
+  #secret: string | null = null;
 
   readonly #apiKey: ApiKeyProvider;
   readonly #silenceMs: number;
@@ -216,6 +218,8 @@ export class EventsSocket implements EventStream {
   async #connect(): Promise<void> {
     this.#reconnectTimer = null;
     let key: string | null = null;
+    // A local server gets no token but may still echo the partner key (sent in extra_data).
+    this.#secret = await Promise.resolve(this.#apiKey()).then((k) => k?.trim() || null, () => null);
     if (this.profile.kind === 'cloud') {
       try {
         key = (await this.#apiKey())?.trim() || null;
@@ -341,7 +345,9 @@ export class EventsSocket implements EventStream {
     }
     const text = Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.from(rawToBytes(data)).toString('utf8');
     const event = this.#messages.decode(text);
-    if (event) this.#emit(event);
+    // Redacted here, where server text enters: messages, tracebacks and inputs of an
+    // execution_error may echo the key, and nothing downstream (store, logs, window) sees it.
+    if (event) this.#emit(redactDeep(event, this.#secret));
   }
 
   #emit(event: ServerEvent): void {

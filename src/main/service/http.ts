@@ -10,14 +10,20 @@ import { serverReason } from './responses';
 import { stringifyJsonExact } from '../../shared/json';
 import type { MultipartBody } from './multipart';
 import { discardBody, getStreamed, sendStreamed } from './stream-request';
+import { readWebBodyCapped } from './body-read';
+import { serviceLimits, type ServiceLimits } from './limits';
 
 export interface HttpOptions {
   apiKey: ApiKeyProvider;
   fetch?: typeof fetch;
   retry?: Partial<RetryPolicy>;
   logger?: (line: string) => void;
-  /** Default timeout of one attempt, headers and body together (ms). */
+  /** Default timeout of one attempt, headers and body together (ms); default limits.answerTimeoutMs. */
   timeoutMs?: number;
+  /** Size caps and deadlines; default serviceLimits() (the environment's overrides). */
+  limits?: ServiceLimits;
+  /** Told once per request that has had no answer for limits.waitNoticeMs ("waiting for … to answer /api/queue"). */
+  onWait?: (message: string) => void;
 }
 
 export interface RequestSpec {
@@ -35,6 +41,8 @@ export interface RequestSpec {
   signal?: AbortSignal;
   /** What the request is for, in words ("the queue"): used in error messages. */
   what: string;
+  /** Cap of a successful answer's body; default limits.jsonAnswerBytes. Error bodies get limits.errorBodyBytes. */
+  maxBytes?: number;
 }
 
 export interface HttpAnswer {
@@ -44,7 +52,17 @@ export interface HttpAnswer {
   text: string;
 }
 
-export const DEFAULT_TIMEOUT_MS = 30_000;
+/**
+ * A request that got no answer at all within its deadline: the server accepted the connection (or
+ * never completed it) and said nothing. Not retried: a server silent for the whole deadline is hung
+ * or overloaded, and asking again would only multiply the wait.
+ */
+export class NoAnswerError extends ServiceError {
+  constructor(message: string, cause: unknown) {
+    super('network', message, { cause, retryable: false });
+    this.name = 'NoAnswerError';
+  }
+}
 
 /** Parses an answer's body as JSON; undefined when it is empty or not JSON (a 500 text body is fine). */
 export function jsonOf(answer: HttpAnswer): unknown {
@@ -54,6 +72,16 @@ export function jsonOf(answer: HttpAnswer): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** An abort whose reason is the per-attempt timeout (a DOMException named TimeoutError), at any depth. */
+function isTimeoutReason(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current; depth += 1) {
+    if (typeof current === 'object' && current !== null && (current as { name?: unknown }).name === 'TimeoutError') return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
 }
 
 function isRetryableStatus(status: number): boolean {
@@ -81,6 +109,8 @@ export class HttpTransport {
   readonly #log: (line: string) => void;
   readonly #timeoutMs: number;
   readonly #base: URL;
+  readonly limits: ServiceLimits;
+  readonly #onWait: ((message: string) => void) | null;
 
   constructor(profile: ServerProfile, options: HttpOptions) {
     this.profile = profile;
@@ -89,7 +119,9 @@ export class HttpTransport {
     this.#customFetch = options.fetch !== undefined;
     this.#retry = resolveRetryPolicy(options.retry);
     this.#log = options.logger ?? (() => {});
-    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.limits = options.limits ?? serviceLimits();
+    this.#timeoutMs = options.timeoutMs ?? this.limits.answerTimeoutMs;
+    this.#onWait = options.onWait ?? null;
     this.#base = new URL(profile.baseUrl.replace(/\/+$/, '') + '/');
   }
 
@@ -136,9 +168,15 @@ export class HttpTransport {
       spec,
       async (signal, disarm) => {
         const response = await this.#send(spec, signal);
-        const text = await response.text();
+        // Capped by purpose (limits.ts): an error body only lends its reason, so it is cut short;
+        // a successful answer must be whole, so more than its cap is an error.
+        const ok = response.status >= 200 && response.status <= 299;
+        const text = ok
+          ? await readWebBodyCapped(response, spec.maxBytes ?? this.limits.jsonAnswerBytes, spec.what, 'fail')
+          : await readWebBodyCapped(response, this.limits.errorBodyBytes, spec.what, 'truncate');
         disarm();
-        return { status: response.status, headers: response.headers, text };
+        // Every server-supplied text loses the key here, before anything parses, stores or logs it.
+        return { status: response.status, headers: response.headers, text: await this.redact(text) };
       },
       (answer) => answer.status,
     );
@@ -175,7 +213,7 @@ export class HttpTransport {
     const headers = await this.#headers(url, {});
     const started = Date.now();
     try {
-      const response = await getStreamed(url, { headers, signal, followRedirects: 0 });
+      const response = await getStreamed(url, { headers, signal, followRedirects: 0, errorBodyBytes: this.limits.errorBodyBytes });
       this.#log(`GET ${url.pathname}${url.search} -> ${response.status} in ${Date.now() - started} ms`);
       return response;
     } catch (error) {
@@ -197,7 +235,7 @@ export class HttpTransport {
         try {
           const response = this.#customFetch
             ? await this.#fetch(target, { method: 'GET', redirect: 'follow', signal: attemptSignal })
-            : await getStreamed(target, { headers: new Headers(), signal: attemptSignal, followRedirects: 5 });
+            : await getStreamed(target, { headers: new Headers(), signal: attemptSignal, followRedirects: 5, errorBodyBytes: this.limits.errorBodyBytes });
           disarm();
           this.#log(`GET ${target.origin}${target.pathname} (signed URL) -> ${response.status} in ${Date.now() - started} ms`);
           return response;
@@ -242,6 +280,15 @@ export class HttpTransport {
     if (error instanceof ServiceError) return error;
     if (callerSignal?.aborted) return new ServiceError('cancelled', `Cancelled: ${spec.what}.`, { cause: error, retryable: false });
     const name = error instanceof Error ? error.name : '';
+    if (name === 'TimeoutError' || (error instanceof DOMException && error.name === 'TimeoutError') || isTimeoutReason(error)) {
+      const ms = spec.timeoutMs ?? this.#timeoutMs;
+      const seconds = ms % 1000 === 0 ? String(ms / 1000) : (ms / 1000).toFixed(1);
+      this.#log(`${spec.method} ${url.origin}${url.pathname} -> no answer within ${seconds} s`);
+      return new NoAnswerError(
+        `${url.origin} did not answer ${spec.what} (${url.pathname}) within ${seconds} s: the server stopped answering or never started to. Check that it runs and is not overloaded, then try again.`,
+        error,
+      );
+    }
     const code = errorCode(error);
     const reason = name === 'TimeoutError' || name === 'AbortError' ? 'timed out' : code ? `failed (${code})` : 'failed';
     this.#log(`${spec.method} ${url.origin}${url.pathname} -> network error: ${reason}`);
@@ -263,6 +310,28 @@ export class HttpTransport {
   ): Promise<T> {
     const idempotent = spec.idempotent ?? spec.method === 'GET';
     const retries = idempotent ? this.#retry.retries : 0;
+    // One notice per request (not per attempt) once it has waited limits.waitNoticeMs for an answer.
+    const onWait = this.#onWait;
+    const notice = onWait
+      ? setTimeout(() => {
+          const url = this.url(spec.path);
+          onWait(`waiting for ${url.origin} to answer ${url.pathname}`);
+        }, this.limits.waitNoticeMs)
+      : null;
+    try {
+      return await this.#attempts(spec, attempt, statusOf, retries, discard);
+    } finally {
+      if (notice) clearTimeout(notice);
+    }
+  }
+
+  async #attempts<T>(
+    spec: RequestSpec,
+    attempt: (signal: AbortSignal, disarm: () => void) => Promise<T>,
+    statusOf: (t: T) => number,
+    retries: number,
+    discard?: (t: T) => unknown,
+  ): Promise<T> {
     for (let n = 0; ; n += 1) {
       if (spec.signal?.aborted) throw new ServiceError('cancelled', `Cancelled: ${spec.what}.`, { retryable: false });
       const timeout = new AbortController();
@@ -274,7 +343,7 @@ export class HttpTransport {
         result = await attempt(signal, disarm);
       } catch (error) {
         const failure = error instanceof ServiceError ? error : this.#networkError(error, spec, this.url(spec.path), spec.signal);
-        if (failure.kind !== 'network' || n >= retries) throw failure;
+        if (failure.kind !== 'network' || !failure.retryable || n >= retries) throw failure;
         await this.#pause(n, spec);
         continue;
       } finally {

@@ -6,6 +6,8 @@ import http from 'node:http';
 import https from 'node:https';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { readNodeBodyCapped } from './body-read';
+import { ServiceError } from './errors';
 
 const NULL_BODY_STATUS = new Set([101, 204, 205, 304]);
 
@@ -67,7 +69,7 @@ function toHeaders(message: http.IncomingMessage): Headers {
  * GET over node:http(s). `followRedirects` > 0 follows that many redirects, each as a new request
  * with NO headers (only for storage URLs, which carry nothing secret); 0 returns a redirect as is.
  */
-export async function getStreamed(url: URL, init: { headers: Headers; signal: AbortSignal; followRedirects: number }): Promise<Response> {
+export async function getStreamed(url: URL, init: { headers: Headers; signal: AbortSignal; followRedirects: number; errorBodyBytes: number }): Promise<Response> {
   let target = url;
   let headers = init.headers;
   for (let hop = 0; ; hop += 1) {
@@ -83,8 +85,9 @@ export async function getStreamed(url: URL, init: { headers: Headers; signal: Ab
     const status = message.statusCode ?? 0;
     const location = message.headers.location;
     if (status >= 300 && status < 400 && location && hop < init.followRedirects) {
-      message.resume();
+      message.destroy();
       target = new URL(location, target);
+      assertHttpScheme(target, url);
       headers = new Headers();
       continue;
     }
@@ -93,9 +96,18 @@ export async function getStreamed(url: URL, init: { headers: Headers; signal: Ab
       nodeBodies.set(response, message);
       return response;
     }
-    const chunks: Buffer[] = [];
-    for await (const chunk of message) chunks.push(chunk as Buffer);
-    const body = NULL_BODY_STATUS.has(status) ? null : Buffer.concat(chunks);
+    // An error body only lends its reason: the start is kept, the rest is not read.
+    const bytes = await readNodeBodyCapped(message, init.errorBodyBytes, url.pathname, 'truncate');
+    const body = NULL_BODY_STATUS.has(status) ? null : bytes;
     return new Response(body, { status, statusText: message.statusMessage ?? '', headers: toHeaders(message) });
   }
+}
+
+/**
+ * A redirect may only lead to http(s): a `file:` or `ftp:` Location is refused at once, naming the
+ * scheme (it is not a network failure, so it is not retried).
+ */
+export function assertHttpScheme(target: URL, from: URL): void {
+  if (target.protocol === 'http:' || target.protocol === 'https:') return;
+  throw new ServiceError('protocol', `${from.origin} redirected to a ${target.protocol} URL; only http: and https: redirects are followed.`, { retryable: false });
 }

@@ -264,6 +264,8 @@ export const jobSnapshotSchema = z.object({
       traceback: z.array(z.string().max(20_000)).max(500),
     })
     .nullable(),
+  /** Set while the server has answered nothing about the job for a while: its state is unknown ("Check again"). */
+  unreachable: z.object({ since: z.number(), reason: z.string() }).nullable().optional(),
 });
 export type JobSnapshotView = z.infer<typeof jobSnapshotSchema>;
 
@@ -374,6 +376,8 @@ export const calls = {
   },
   'jobs.list': { input: noInput, result: z.object({ jobs: z.array(jobSnapshotSchema) }) },
   'jobs.cancel': { input: z.object({ promptId: id }).strict(), result: z.object({ cancelled: z.boolean() }) },
+  /** Asks the server about a job now (one whose server stopped answering); the job as it then is. */
+  'jobs.checkAgain': { input: z.object({ promptId: id }).strict(), result: jobSnapshotSchema },
 
   'queue.get': { input: noInput, result: queueSchema },
   'queue.cancel': { input: z.object({ promptIds: z.array(id).min(1).max(1000) }).strict(), result: queueSchema },

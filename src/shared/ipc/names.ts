@@ -19,6 +19,7 @@ export const CALL_NAMES = [
   'run.submit',
   'jobs.list',
   'jobs.cancel',
+  'jobs.checkAgain',
   'queue.get',
   'queue.cancel',
   'queue.interrupt',

@@ -68,6 +68,16 @@ export class JobsStore {
     }
   }
 
+  /** "Check again" on a job whose server stopped answering: asks the server now. */
+  async checkAgain(promptId: string): Promise<void> {
+    this.cancelErrors.delete(promptId);
+    try {
+      this.#apply(await this.#api.call('jobs.checkAgain', { promptId }));
+    } catch (error) {
+      this.cancelErrors.set(promptId, messageOf(error));
+    }
+  }
+
   /** The display name of the node a job is running, from the form it came from when known. */
   nodeName(job: JobSnapshotView, nodeId: string): string {
     return this.meta.get(job.promptId)?.nodeNames[nodeId] ?? `node ${nodeId}`;
