@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { api, postJson, startDemo, submit, TestSocket, waitForHistory, type Frame } from './helpers';
 import { loopWorkflow } from './trace-nodes';
+import { classifyStatusWord } from '../../src/main/service/status-words';
 
 async function upgradeStatus(url: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
@@ -109,6 +110,23 @@ describe('cloud flavour: job status', () => {
     const unknown = await api(svc, '/api/job/00000000-0000-0000-0000-000000000000/status');
     expect(unknown.status).toBe(404);
     expect(await unknown.json()).toEqual({ code: 'not_found', message: expect.any(String) });
+  });
+
+  it('speaks the documented raw states with the raw vocabulary, all known to the client', async () => {
+    const svc = await startDemo({ flavour: 'cloud', statusVocabulary: 'raw', timeScale: 1 });
+    const long = await submit(svc, { prompt: loopWorkflow(200, 0.05) });
+    const waiting = await submit(svc, { prompt: loopWorkflow(1, 0, {}, 2) });
+    const longId = long.json.prompt_id as string;
+    const waitingId = waiting.json.prompt_id as string;
+    await waitForStatus(svc, longId, 'executing');
+    expect((await statusOf(svc, waitingId)).status).toBe('queued_waiting');
+    expect(classifyStatusWord('queued_waiting')).toMatchObject({ phase: 'pending', known: true });
+    expect(classifyStatusWord('executing')).toMatchObject({ phase: 'running', known: true });
+    await postJson(svc, '/api/queue', { delete: [waitingId] });
+    await postJson(svc, '/api/interrupt', {});
+    await waitForStatus(svc, longId, 'cancelled');
+    const ok = await submit(svc, { prompt: loopWorkflow(1, 0, {}, 3) });
+    await waitForStatus(svc, ok.json.prompt_id as string, 'success');
   });
 
   it('speaks success/error with the other vocabulary, and hides other accounts\' jobs', async () => {

@@ -8,6 +8,7 @@ import { ownerScope, type DemoCore, type RequestInfo } from './core';
 import { parseJsonBody, readBody, sendCloudError, sendEmpty, sendJson, sendServerError } from './http-util';
 import { pyTruthy } from './py-format';
 import type { Job } from './queue';
+import type { DemoStatusVocabulary } from './types';
 
 const MAX_BODY = 1024 * 1024;
 
@@ -82,12 +83,17 @@ export async function postInterrupt(req: IncomingMessage, res: ServerResponse, c
   sendEmpty(res, 200);
 }
 
-function statusWord(job: Job, vocabulary: 'spec' | 'success_error'): string {
+/**
+ * The word /api/job/{id}/status answers with. 'spec': the specification's plain words;
+ * 'success_error': success/error for finished jobs; 'raw': the documented cloud's raw internal
+ * states (queued_waiting, executing, success, error, cancelled).
+ */
+function statusWord(job: Job, vocabulary: DemoStatusVocabulary): string {
   switch (job.state) {
     case 'pending':
-      return 'pending';
+      return vocabulary === 'raw' ? 'queued_waiting' : 'pending';
     case 'running':
-      return 'in_progress';
+      return vocabulary === 'raw' ? 'executing' : 'in_progress';
     case 'success':
       return vocabulary === 'spec' ? 'completed' : 'success';
     case 'error':
