@@ -1,5 +1,6 @@
-// Recognising an uploaded image from its first bytes (format, and size for PNG and JPEG), so the
-// cloud flavour can refuse non-images and images beyond its pixel limits without decoding them.
+// Recognising an image from its first bytes (format, and size for PNG, JPEG and GIF), so the cloud
+// demo can refuse images beyond its pixel limits and the client can check them before uploading,
+// without decoding either.
 
 export interface SniffedImage {
   format: 'png' | 'jpeg' | 'webp' | 'gif' | 'bmp' | 'tiff';
