@@ -95,10 +95,13 @@ describe('cloud flavour: job status', () => {
     expect(inProgress).toEqual({ status: 'in_progress', id: longId, created_at: expect.any(String), updated_at: expect.any(String) });
     expect(new Date(inProgress.created_at as string).toISOString()).toBe(inProgress.created_at);
     expect((await statusOf(svc, waitingId)).status).toBe('pending');
-    // Deleting a pending job cancels it; deleting the running one stops it.
+    // Deleting a pending job cancels it; deleting the running one does nothing (as documented:
+    // delete cancels pending jobs only); interrupt stops it.
     await postJson(svc, '/api/queue', { delete: [waitingId] });
     expect((await statusOf(svc, waitingId)).status).toBe('cancelled');
-    await postJson(svc, '/api/queue', { delete: [longId] });
+    expect(await (await postJson(svc, '/api/queue', { delete: [longId] })).json()).toEqual({ deleted: [], cleared: false });
+    expect((await statusOf(svc, longId)).status).toBe('in_progress');
+    await postJson(svc, '/api/interrupt', {});
     await waitForStatus(svc, longId, 'cancelled');
 
     const ok = await submit(svc, { prompt: loopWorkflow(1, 0, {}, 3) });
