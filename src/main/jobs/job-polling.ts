@@ -73,7 +73,7 @@ export class JobPoller {
         await this.host.finishByStatus(job, reading, null);
         return;
       }
-      if (!reading.known && this.host.api.profile.kind === 'local') {
+      if (!reading.known && this.host.api.capabilities.jobStatus === 'queue-and-history') {
         // A local status is derived from queue and history; an unclassified answer may mean the
         // server has forgotten the job (restarted): check directly.
         await this.checkLost(job);

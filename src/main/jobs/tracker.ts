@@ -292,7 +292,7 @@ export class JobTracker {
     // Everything between the last run and now went unseen.
     job.sawGap = true;
     // A local server routes a job's events only to the socket of the client id it was sent with.
-    job.pollAlways = this.api.profile.kind === 'local' && record.clientId !== null && record.clientId !== this.events.clientId;
+    job.pollAlways = this.api.capabilities.jobEvents === 'submitting-client' && record.clientId !== null && record.clientId !== this.events.clientId;
     this.jobs.set(record.promptId, job);
     job.unconfirmed = record.phase === 'submitting';
     const verdict = await askServer(this.api, record.promptId);
