@@ -7,10 +7,11 @@ import { tmpdir } from 'node:os';
 import { basename, extname, join, resolve } from 'node:path';
 import { prepareMaskPng, MaskFileError } from '../../main/images/mask-file';
 import type { ServiceApi } from '../../main/service/ports';
+import { uploadedInputValue } from '../../main/service/capabilities';
 import { copyOutOfLibrary, resolveLibraryDir, type LibraryItem } from '../../main/library';
 import { outputKey } from '../../main/jobs/types';
 import { extensionForMime } from '../../shared/media-types';
-import type { OutputFile, ServerKind, ServerProfile, UploadResult, Workflow } from '../../main/service/types';
+import type { OutputFile, ServerProfile, Workflow } from '../../main/service/types';
 import { parseAssignment, parseCliValue, setInput, type InputRef } from '../../main/workflow/edit';
 import { parseCommandArgs, parsePositiveNumber } from '../args';
 import { requireKey, resolveServer, type CliEnvironment } from '../connection';
@@ -35,34 +36,32 @@ interface RunResultJson {
   error: string | null;
 }
 
-/** The value a workflow input takes for an uploaded file: `subfolder/name` on local servers. */
-export function uploadedInputValue(result: UploadResult, kind: ServerKind): string {
-  return kind === 'local' && result.subfolder ? `${result.subfolder}/${result.name}` : result.name;
-}
-
 function requireReadableFile(path: string, what: string): string {
   const full = resolve(path);
   if (!existsSync(full)) throw new UsageError(`The ${what} ${path} does not exist.`);
   return full;
 }
 
-async function applyUploads(api: ServiceApi, workflow: Workflow, uploads: string[], masks: string[], kind: ServerKind, log: (m: string) => void): Promise<void> {
+async function applyUploads(api: ServiceApi, workflow: Workflow, uploads: string[], masks: string[], log: (m: string) => void): Promise<void> {
+  // The server's own upload limit (max_upload_size) when it says one; a server without
+  // /api/features keeps its kind's limits, and any other failure shows on the upload itself.
+  if (uploads.length + masks.length > 0) await api.discover().catch(() => undefined);
   for (const spec of uploads) {
     const { ref, value } = parseAssignment(spec);
     const file = requireReadableFile(value, 'file to upload');
     const result = await api.uploadImage(file, { type: 'input' });
-    setInput(workflow, ref, uploadedInputValue(result, kind));
-    log(`uploaded ${basename(file)} as ${uploadedInputValue(result, kind)} -> ${ref.nodeId}.${ref.input}`);
+    setInput(workflow, ref, uploadedInputValue(api.capabilities, result));
+    log(`uploaded ${basename(file)} as ${uploadedInputValue(api.capabilities, result)} -> ${ref.nodeId}.${ref.input}`);
   }
   for (const spec of masks) {
     const { ref, value } = parseAssignment(spec);
     const parts = value.split(',');
     if (parts.length !== 2 || !parts[0] || !parts[1]) throw new UsageError(`--mask ${spec}: expected NODE.INPUT=IMAGE,MASK.`);
-    await uploadWithMask(api, workflow, ref, requireReadableFile(parts[0], 'image'), requireReadableFile(parts[1], 'mask'), kind, log);
+    await uploadWithMask(api, workflow, ref, requireReadableFile(parts[0], 'image'), requireReadableFile(parts[1], 'mask'), log);
   }
 }
 
-async function uploadWithMask(api: ServiceApi, workflow: Workflow, ref: InputRef, image: string, mask: string, kind: ServerKind, log: (m: string) => void): Promise<void> {
+async function uploadWithMask(api: ServiceApi, workflow: Workflow, ref: InputRef, image: string, mask: string, log: (m: string) => void): Promise<void> {
   const original = await api.uploadImage(image, { type: 'input' });
   const work = await mkdtemp(join(tmpdir(), 'flowdeck-mask-'));
   try {
@@ -77,8 +76,8 @@ async function uploadWithMask(api: ServiceApi, workflow: Workflow, ref: InputRef
       originalRef: { filename: original.name, subfolder: original.subfolder, type: original.type || 'input' },
       filename: `${basename(image, extname(image))}-mask.png`,
     });
-    setInput(workflow, ref, uploadedInputValue(result, kind));
-    log(`uploaded ${basename(image)} with mask ${basename(mask)}${prepared.converted ? ' (white = masked, converted to alpha)' : ''} as ${uploadedInputValue(result, kind)} -> ${ref.nodeId}.${ref.input}`);
+    setInput(workflow, ref, uploadedInputValue(api.capabilities, result));
+    log(`uploaded ${basename(image)} with mask ${basename(mask)}${prepared.converted ? ' (white = masked, converted to alpha)' : ''} as ${uploadedInputValue(api.capabilities, result)} -> ${ref.nodeId}.${ref.input}`);
   } finally {
     await rm(work, { recursive: true, force: true });
   }
@@ -179,7 +178,7 @@ export async function runCommand(argv: string[], io: CliIo, environment: CliEnvi
   };
   process.once('SIGINT', onSigint);
   try {
-    await applyUploads(session.api, workflow, values.upload ?? [], values.mask ?? [], resolved.server.kind, log);
+    await applyUploads(session.api, workflow, values.upload ?? [], values.mask ?? [], log);
     const previewDir = values['save-previews'] ? join(outDir, 'previews') : null;
     if (previewDir) await mkdir(previewDir, { recursive: true });
     const submittedAt = Date.now();
