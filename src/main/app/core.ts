@@ -14,7 +14,8 @@ import { JobStore } from '../jobs/job-store';
 import { Store } from '../jobs/store';
 import { ServiceError } from '../service/errors';
 import type { ServiceApi } from '../service/ports';
-import type { ServerProfile } from '../service/types';
+import type { ServerKind, ServerProfile } from '../service/types';
+import { capabilitiesFor } from '../service/capabilities';
 import { AppFailure } from './errors';
 import { EventHub, type AppEventListener } from './event-hub';
 import { KeyVault } from './keys';
@@ -158,8 +159,11 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
     return demoStarting;
   };
 
+  /** The built-in demo profile speaks the cloud flavour. */
+  const serverKindOf = (profile: Profile): ServerKind => (profile.kind === 'demo' ? 'cloud' : profile.kind);
+
   const serverFor = async (profile: Profile): Promise<ServerProfile> => {
-    if (profile.kind === 'demo') return { kind: 'cloud', baseUrl: (await ensureDemo()).url };
+    if (profile.kind === 'demo') return { kind: serverKindOf(profile), baseUrl: (await ensureDemo()).url };
     return { kind: profile.kind, baseUrl: profile.baseUrl };
   };
 
@@ -410,7 +414,7 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
 
     'connection.test': async (input) => {
       const profile = targetProfile(input?.profileId);
-      const needsKey = profile.kind !== 'local';
+      const needsKey = capabilitiesFor(serverKindOf(profile)).needsApiKey;
       const key = await keyFor(profile);
       if (needsKey && !key) {
         return { reachable: false, keyAccepted: false, subscriptionActive: null, nodeCount: null, message: 'No API key is set for this profile. Paste your key first.' };

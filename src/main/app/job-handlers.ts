@@ -100,7 +100,7 @@ export function createJobHandlers(ctx: JobHandlerContext): Pick<CallHandlers, Jo
       for (let i = 0; i < (repeat ?? 1); i += 1) {
         // Locally the client picks the prompt_id and journals it first, so a crash between
         // sending and reading the answer can be reconciled; the cloud assigns its own.
-        const chosen = server.kind === 'local' ? randomUUID() : undefined;
+        const chosen = active.api.capabilities.clientPromptId ? randomUUID() : undefined;
         const base = { profileId: active.profileId, serverKind: server.kind, baseUrl: server.baseUrl, clientId: active.events.clientId, workflow, workflowName: label ?? null };
         if (chosen) await store.recordSubmitting({ ...base, promptId: chosen });
         let result;
