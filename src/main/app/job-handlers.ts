@@ -135,17 +135,15 @@ export function createJobHandlers(ctx: JobHandlerContext): Pick<CallHandlers, Jo
       return { jobs: [...byId.values()].sort((a, b) => b.submittedAt - a.submittedAt) };
     },
 
-    'jobs.cancel': async ({ promptId }) => {
+    'jobs.cancel': async ({ promptId, stopAllRunning }) => {
       const { view, record } = await findJob(promptId);
       if (isTerminalPhase(view.phase)) return { cancelled: false };
       const server = serverOf(promptId, record);
-      await ctx.withServerApi(server, view.profileId, async (api) => {
-        // Cloud: deleting from the queue cancels pending and running jobs alike (its interrupt
-        // would stop all of the user's running jobs). Local: delete removes a pending job; a
-        // running one is interrupted by its id, which stops only that job.
-        await api.cancel([promptId]);
-        if (server.kind === 'local' && view.phase === 'running') await api.interrupt(promptId);
-      });
+      // A waiting job is deleted from the queue. A running one is interrupted by its id where the
+      // server takes one; on the cloud interrupt stops ALL of the account's running jobs, so with
+      // others running nothing is stopped until the user agrees (stopAllRunning).
+      const outcome = await ctx.withServerApi(server, view.profileId, (api) => api.stopJob(promptId, { stopOthers: stopAllRunning === true }));
+      if (outcome.kind === 'would_stop_others') return { cancelled: false, stopsAllRunning: outcome.running };
       const session = ctx.session();
       session?.tracker.noteCancelRequested(promptId);
       session?.refreshQueueSoon();
