@@ -69,6 +69,17 @@ describe('retries', () => {
     expect(server.count('GET', '/api/queue')).toBe(3);
   });
 
+  it('a 501 means "not a workflow server", not "overloaded", and is not retried', async () => {
+    server.on('GET', '/api/queue', (_req, res) => {
+      res.writeHead(501, { 'Content-Type': 'text/html' }).end('<h1>Unsupported method</h1>');
+    });
+    const error = await client('local', { retries: 2 }).getQueue().catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: 'protocol', status: 501, retryable: false });
+    expect((error as Error).message).toMatch(/not a workflow server/);
+    expect((error as Error).message).not.toMatch(/overloaded/);
+    expect(server.count('GET', '/api/queue')).toBe(1);
+  });
+
   it('a GET is retried after a dropped connection', async () => {
     let n = 0;
     server.on('GET', '/api/queue', (req, res) => {
