@@ -12,7 +12,7 @@ import { copyOutOfLibrary, resolveLibraryDir, type LibraryItem } from '../../mai
 import { outputKey } from '../../main/jobs/types';
 import { extensionForMime } from '../../shared/media-types';
 import type { OutputFile, ServerProfile, Workflow } from '../../main/service/types';
-import { parseAssignment, parseCliValue, setInput, type InputRef } from '../../main/workflow/edit';
+import { parseAssignment, parseCliValue, setInput, unknownInputProblem, type InputRef } from '../../main/workflow/edit';
 import { parseCommandArgs, parsePositiveNumber } from '../args';
 import { requireKey, resolveServer, type CliEnvironment } from '../connection';
 import { ExitCode, JobFailedError, UsageError } from '../errors';
@@ -40,6 +40,24 @@ function requireReadableFile(path: string, what: string): string {
   const full = resolve(path);
   if (!existsSync(full)) throw new UsageError(`The ${what} ${path} does not exist.`);
   return full;
+}
+
+/**
+ * A --set naming an input its node's class lacks would be dropped silently by the server (an
+ * unknown input is ignored): fail with the inputs it does have. When the definitions cannot be
+ * read, the check is skipped and said so; the server still validates the rest.
+ */
+async function checkSetInputs(api: ServiceApi, workflow: Workflow, refs: InputRef[], log: (m: string) => void): Promise<void> {
+  if (refs.length === 0) return;
+  let definitions;
+  try {
+    definitions = await api.getNodeDefinitions();
+  } catch (error) {
+    log(`could not read the node definitions to check --set names (${error instanceof Error ? error.message : String(error)})`);
+    return;
+  }
+  const problems = refs.map((ref) => unknownInputProblem(workflow, ref, definitions)).filter((p): p is string => p !== null);
+  if (problems.length > 0) throw new UsageError(problems.join('\n'));
 }
 
 async function applyUploads(api: ServiceApi, workflow: Workflow, uploads: string[], masks: string[], log: (m: string) => void): Promise<void> {
@@ -154,9 +172,11 @@ export async function runCommand(argv: string[], io: CliIo, environment: CliEnvi
   const timeoutSeconds = parsePositiveNumber('timeout', values.timeout);
   const workflowPath = requireReadableFile(positionals[0]!, 'workflow file');
   const workflow = await readWorkflowFile(workflowPath);
+  const setRefs: InputRef[] = [];
   for (const spec of values.set ?? []) {
     const { ref, value } = parseAssignment(spec);
     setInput(workflow, ref, parseCliValue(value));
+    setRefs.push(ref);
   }
   const outDir = resolve(values.out ?? 'flowdeck-output');
   const json = values.json === true;
@@ -178,6 +198,7 @@ export async function runCommand(argv: string[], io: CliIo, environment: CliEnvi
   };
   process.once('SIGINT', onSigint);
   try {
+    await checkSetInputs(session.api, workflow, setRefs, log);
     await applyUploads(session.api, workflow, values.upload ?? [], values.mask ?? [], log);
     const previewDir = values['save-previews'] ? join(outDir, 'previews') : null;
     if (previewDir) await mkdir(previewDir, { recursive: true });
