@@ -89,6 +89,7 @@ export class JobPoller {
   applyInFlight(job: JobState, reading: JobStatusReading): void {
     const before = job.phase;
     const rawBefore = job.rawStatus;
+    if (reading.phase === 'pending' && reading.known) job.seenQueued = true;
     if (reading.phase === 'running') job.markRunning(this.host.clock.now(), reading.raw);
     else job.rawStatus = reading.raw;
     if (job.phase !== before || job.rawStatus !== rawBefore) {

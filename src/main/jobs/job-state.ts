@@ -36,6 +36,8 @@ export class JobState {
   needsCheck = false;
   /** The user asked the server to cancel it: a server that then has no record of it cancelled it. */
   cancelRequested = false;
+  /** The server was seen holding it in its queue (a waiting job that later vanishes was deleted). */
+  seenQueued = false;
 
   constructor(promptId: string, now: number, meta: { workflow?: Workflow | null; workflowName?: string | null } = {}) {
     this.promptId = promptId;
