@@ -422,7 +422,8 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
       return withApi(profile, async (api, active) => {
         const subscriptionActive = active?.subscriptionActive ?? null;
         try {
-          const definitions = await api.getNodeDefinitions();
+          // Fetched afresh; the active session keeps them, so the form shows what the test saw.
+          const definitions = active ? await active.nodeDefinitions(true) : await api.getNodeDefinitions();
           return {
             reachable: true,
             keyAccepted: needsKey ? true : null,
