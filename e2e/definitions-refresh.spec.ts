@@ -41,6 +41,11 @@ test('a chosen value that is not on the server makes the form read the definitio
   expect(refreshCalls()).toBe(1);
 });
 
+/** The window regains focus (as when the user comes back to the app). */
+async function focusWindow(page: Page): Promise<void> {
+  await page.evaluate(() => (window as unknown as { dispatchEvent(event: Event): boolean }).dispatchEvent(new Event('focus')));
+}
+
 test('the window regaining focus after more than a minute reads the definitions again', async ({ page, harness }) => {
   await page.clock.install();
   const refreshCalls = await openCounting(page, harness);
@@ -48,9 +53,9 @@ test('the window regaining focus after more than a minute reads the definitions 
   await openWorkflow(page, textToImage({}));
   await expect(page.getByRole('group', { name: '3 DemoSampler' })).toBeVisible();
   // Soon after loading: focus changes nothing.
-  await page.evaluate(() => window.dispatchEvent(new Event('focus')));
+  await focusWindow(page);
   expect(refreshCalls()).toBe(0);
   await page.clock.fastForward(61_000);
-  await page.evaluate(() => window.dispatchEvent(new Event('focus')));
+  await focusWindow(page);
   await expect.poll(refreshCalls).toBe(1);
 });
