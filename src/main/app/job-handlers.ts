@@ -154,8 +154,17 @@ export function createJobHandlers(ctx: JobHandlerContext): Pick<CallHandlers, Jo
 
     'queue.cancel': async ({ promptIds }) => {
       const active = await ctx.requireSession();
-      await active.api.cancel(promptIds);
-      for (const promptId of promptIds) active.tracker.noteCancelRequested(promptId);
+      const { stillRunning } = await active.api.cancel(promptIds);
+      for (const promptId of promptIds) if (!stillRunning.includes(promptId)) active.tracker.noteCancelRequested(promptId);
+      if (stillRunning.length > 0) {
+        // The cloud cancels waiting jobs only; stopping a running one stops all of them.
+        active.refreshQueueSoon();
+        const n = stillRunning.length;
+        throw new AppFailure(
+          'invalid_input',
+          `${n === 1 ? 'One selected job is' : `${n} selected jobs are`} running; the others were cancelled. The service cannot stop one running job alone: "Interrupt" stops every running job of the account.`,
+        );
+      }
       return active.queue();
     },
 
