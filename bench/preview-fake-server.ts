@@ -8,6 +8,7 @@ import jpeg from 'jpeg-js';
 import { parseNodeDefinitions, type NodeDefinitions } from '../src/main/service/object-info';
 import type { DownloadResult, EventStream, JobHistory, ServiceApi } from '../src/main/service/ports';
 import type { ConnectionState, JobStatusReading, QueueSnapshot, ServerEvent, ServerProfile, SubmitResult, UploadResult } from '../src/main/service/types';
+import { capabilitiesFor } from '../src/main/service/capabilities';
 
 const DEFINITIONS = JSON.stringify({
   BenchSampler: {
@@ -132,7 +133,15 @@ export class FakePreviewServer {
         running: [...this.#jobs].filter(([, p]) => p === 'running').map(([promptId]) => ({ promptId, number: null })),
         pending: [...this.#jobs].filter(([, p]) => p === 'pending').map(([promptId]) => ({ promptId, number: null })),
       }),
-      cancel: async () => undefined,
+      capabilities: capabilitiesFor('cloud'),
+      discover: async () => capabilitiesFor('cloud'),
+      getFeatures: async () => null,
+      listJobs: async () => ({ jobs: [], pagination: { offset: 0, limit: 100, total: 0, hasMore: false } }),
+      getJob: async () => {
+        throw new Error('the bench server lists no jobs');
+      },
+      stopJob: async () => ({ kind: 'stopped' }),
+      cancel: async () => ({ stillRunning: [] }),
       clearPending: async () => undefined,
       interrupt: async () => undefined,
       download: async (): Promise<DownloadResult> => {

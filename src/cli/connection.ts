@@ -7,6 +7,7 @@ import { resolveDataDir } from '../main/config/data-dir';
 import { KeytarSecretStore, SecretStoreUnavailableError, type SecretStore } from '../main/config/secrets';
 import { DEFAULT_CLOUD_URL, DEFAULT_LOCAL_URL, normaliseBaseUrl, type Profile, type SettingsStore } from '../main/config/settings';
 import type { ServerProfile } from '../main/service/types';
+import { capabilitiesFor } from '../main/service/capabilities';
 import { MissingKeyError, UsageError } from './errors';
 
 export interface ConnectionFlags {
@@ -91,7 +92,7 @@ export async function lookupKey(resolved: ResolvedServer, environment: CliEnviro
 /** The key a cloud server needs; a clear error (exit 3) when there is none. Local servers need none. */
 export async function requireKey(resolved: ResolvedServer, environment: CliEnvironment): Promise<string | null> {
   const { key, problem } = await lookupKey(resolved, environment);
-  if (key || resolved.server.kind === 'local') return key;
+  if (key || !capabilitiesFor(resolved.server.kind).needsApiKey) return key;
   const base = `No API key for ${resolved.server.baseUrl}. Set FLOWDECK_API_KEY, or store one in the OS keychain with "flowdeck login --server ${resolved.server.baseUrl}".`;
   throw new MissingKeyError(problem ? `${base}\n${problem}` : base);
 }

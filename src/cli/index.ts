@@ -21,7 +21,9 @@ Usage:
   flowdeck logout [--server URL]                  remove it
   flowdeck queue [--server URL] [--local] [--json]
   flowdeck cancel ID... [--server URL] [--local]
-  flowdeck interrupt [ID] [--server URL] [--local]
+  flowdeck interrupt [ID] [--all] [--server URL] [--local]
+                                                  local: stops job ID; cloud: stops ALL running jobs
+                                                  of the account (--all needed when more than one runs)
   ${LIBRARY_USAGE}
 
 Every output of flowdeck run is also kept in the outputs library: <data folder>/library, or
@@ -79,6 +81,20 @@ async function main(argv: string[]): Promise<number> {
       throw new UsageError(`Unknown command "${command}". Run "flowdeck help" for the list of commands.`);
   }
 }
+
+/**
+ * A reader that stops early (`flowdeck library list | head`) closes the pipe: the next write fails
+ * with EPIPE. That is the reader's choice, not an error: end quietly, with no stack.
+ */
+function endQuietlyOnClosedPipe(stream: NodeJS.WriteStream): void {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? ExitCode.ok);
+    throw error;
+  });
+}
+
+endQuietlyOnClosedPipe(process.stdout);
+endQuietlyOnClosedPipe(process.stderr);
 
 main(process.argv.slice(2)).then(
   (code) => {

@@ -1,7 +1,7 @@
 // The app core against real servers: the built-in demo profile, and a "cloud" profile pointing at a
 // demo service (cloud flavour) started here on 127.0.0.1. Every answer and every event the core
 // produces is recorded, and at the end scanned for the API keys.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -169,6 +169,19 @@ describe('app core against a real demo service', () => {
     const seed = sampler!.inputs.find((i) => i.name === 'seed');
     expect(seed).toMatchObject({ kind: 'int', required: true, max: { bigint: MAX_SEED } });
     expect(defs.classes.SaveImage?.outputNode).toBe(true);
+  });
+
+  it('"Test connection" reads the definitions afresh, and the session keeps them (a file added since is offered)', async () => {
+    const imageOptions = async (): Promise<unknown> => {
+      const defs = await r.ok('nodes.definitions');
+      return defs.classes.LoadImage?.inputs.find((i) => i.name === 'image');
+    };
+    expect(await imageOptions()).not.toMatchObject({ options: expect.arrayContaining(['added-later.png']) });
+    writeFileSync(join(service.dataDir, 'input', 'added-later.png'), readFileSync(join(import.meta.dirname, '../../resources/demo/example.png')));
+    // Cached: not yet offered.
+    expect(await imageOptions()).not.toMatchObject({ options: expect.arrayContaining(['added-later.png']) });
+    expect(await r.ok('connection.test')).toMatchObject({ reachable: true });
+    expect(await imageOptions()).toMatchObject({ options: expect.arrayContaining(['added-later.png']) });
   });
 
   it('parses workflows: API format exactly, UI format converted, bad JSON located, unknown classes listed', async () => {

@@ -10,6 +10,7 @@ import type { ConnectFactory } from '../../src/main/app/session';
 import type { NodeDefinitions } from '../../src/main/service/object-info';
 import type { ConnectionState, EventStream, ServiceApi } from '../../src/main/service/ports';
 import type { ServerEvent, ServerProfile } from '../../src/main/service/types';
+import { capabilitiesFor } from '../../src/main/service/capabilities';
 
 function unused(name: string): never {
   throw new Error(`${name} is not used by this test`);
@@ -33,6 +34,12 @@ export class IdleEvents implements EventStream {
 export function idleApi(profile: ServerProfile): ServiceApi {
   return {
     profile,
+    capabilities: capabilitiesFor(profile.kind),
+    discover: async () => capabilitiesFor(profile.kind),
+    getFeatures: async () => null,
+    listJobs: async () => ({ jobs: [], pagination: { offset: 0, limit: 100, total: 0, hasMore: false } }),
+    getJob: async () => unused('getJob'),
+    stopJob: async () => ({ kind: 'stopped' }),
     getNodeDefinitions: async () => new Map() as NodeDefinitions,
     uploadImage: async () => unused('uploadImage'),
     uploadMask: async () => unused('uploadMask'),
@@ -40,7 +47,7 @@ export function idleApi(profile: ServerProfile): ServiceApi {
     getJobStatus: async () => unused('getJobStatus'),
     getHistory: async () => null,
     getQueue: async () => ({ running: [], pending: [] }),
-    cancel: async () => undefined,
+    cancel: async () => ({ stillRunning: [] }),
     clearPending: async () => undefined,
     interrupt: async () => undefined,
     download: async () => unused('download'),

@@ -59,6 +59,40 @@ describe('queue, cancel and interrupt', () => {
     expect(after).toEqual({ running: [], pending: [] });
   });
 
+  it('on the cloud: cancel leaves a running job (exit 1, saying why) and interrupt stops the running jobs', async () => {
+    const cloud = new DemoService({ flavour: 'cloud', timeScale: 1, apiKey: 'cli-cloud-key' });
+    await cloud.start();
+    try {
+      const cloudEnv = { ...env(), FLOWDECK_API_KEY: 'cli-cloud-key' };
+      const response = await fetch(`${cloud.url}/api/prompt`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-API-Key': 'cli-cloud-key' },
+        body: JSON.stringify({
+          prompt: {
+            '1': { class_type: 'DemoSampler', inputs: { prompt: 'slow', seed: 1, steps: 50, width: 32, height: 32, cfg: 7, sampler_name: 'euler', delay_ms: 200 } },
+            '2': { class_type: 'PreviewImage', inputs: { images: ['1', 0] } },
+          },
+        }),
+      });
+      const { prompt_id: id } = (await response.json()) as { prompt_id: string };
+      await new Promise((r) => setTimeout(r, 300));
+      const cancel = await runCli(['cancel', id, '--server', cloud.url], { env: cloudEnv });
+      expect(cancel.code).toBe(1);
+      expect(cancel.stderr).toContain('cannot stop one running job alone');
+      const interrupt = await runCli(['interrupt', '--server', cloud.url], { env: cloudEnv });
+      expect(interrupt.code, interrupt.stderr).toBe(0);
+      expect(interrupt.stdout).toContain('Asked the server to stop the running job.');
+      for (let i = 0; i < 100; i += 1) {
+        const status = (await (await fetch(`${cloud.url}/api/job/${id}/status`, { headers: { 'X-API-Key': 'cli-cloud-key' } })).json()) as { status: string };
+        if (status.status === 'cancelled') return;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      throw new Error('the job was not stopped');
+    } finally {
+      await cloud.stop();
+    }
+  });
+
   it('refuses cancel without ids (exit 2)', async () => {
     const run = await runCli(['cancel', '--local', '--server', local.url], { env: env() });
     expect(run.code).toBe(2);

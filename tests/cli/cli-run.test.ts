@@ -160,6 +160,19 @@ describe('flowdeck run against the local flavour', () => {
     expect(usage.code).toBe(2);
   });
 
+  it('exits 2 for --set naming an input the node lacks (listing its inputs) or a prototype key', async () => {
+    const wf = writeWorkflow('set.json', samplerWorkflow());
+    const before = local.stats.promptRequests;
+    const typo = await runCli(['run', wf, '--local', '--server', local.url, '--set', '1.sed=5'], { env: env() });
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('Node 1 (DemoSampler) has no input "sed". Its inputs are: ');
+    expect(typo.stderr).toMatch(/Its inputs are: .*\bseed\b.*\bsteps\b/);
+    expect(local.stats.promptRequests).toBe(before);
+    const proto = await runCli(['run', wf, '--local', '--server', local.url, '--set', '__proto__.x=1'], { env: env() });
+    expect(proto.code).toBe(2);
+    expect(proto.stderr).toContain('reserved name');
+  });
+
   it('exits 5 when the server cannot be reached', async () => {
     const wf = writeWorkflow('down.json', samplerWorkflow());
     const run = await runCli(['run', wf, '--local', '--server', 'http://127.0.0.1:9'], { env: env(), timeoutMs: 60_000 });

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { api, postJson, startDemo, submit, TestSocket, waitForHistory, type Frame } from './helpers';
 import { loopWorkflow } from './trace-nodes';
+import { classifyStatusWord } from '../../src/main/service/status-words';
 
 async function upgradeStatus(url: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
@@ -94,10 +95,13 @@ describe('cloud flavour: job status', () => {
     expect(inProgress).toEqual({ status: 'in_progress', id: longId, created_at: expect.any(String), updated_at: expect.any(String) });
     expect(new Date(inProgress.created_at as string).toISOString()).toBe(inProgress.created_at);
     expect((await statusOf(svc, waitingId)).status).toBe('pending');
-    // Deleting a pending job cancels it; deleting the running one stops it.
+    // Deleting a pending job cancels it; deleting the running one does nothing (as documented:
+    // delete cancels pending jobs only); interrupt stops it.
     await postJson(svc, '/api/queue', { delete: [waitingId] });
     expect((await statusOf(svc, waitingId)).status).toBe('cancelled');
-    await postJson(svc, '/api/queue', { delete: [longId] });
+    expect(await (await postJson(svc, '/api/queue', { delete: [longId] })).json()).toEqual({ deleted: [], cleared: false });
+    expect((await statusOf(svc, longId)).status).toBe('in_progress');
+    await postJson(svc, '/api/interrupt', {});
     await waitForStatus(svc, longId, 'cancelled');
 
     const ok = await submit(svc, { prompt: loopWorkflow(1, 0, {}, 3) });
@@ -109,6 +113,23 @@ describe('cloud flavour: job status', () => {
     const unknown = await api(svc, '/api/job/00000000-0000-0000-0000-000000000000/status');
     expect(unknown.status).toBe(404);
     expect(await unknown.json()).toEqual({ code: 'not_found', message: expect.any(String) });
+  });
+
+  it('speaks the documented raw states with the raw vocabulary, all known to the client', async () => {
+    const svc = await startDemo({ flavour: 'cloud', statusVocabulary: 'raw', timeScale: 1 });
+    const long = await submit(svc, { prompt: loopWorkflow(200, 0.05) });
+    const waiting = await submit(svc, { prompt: loopWorkflow(1, 0, {}, 2) });
+    const longId = long.json.prompt_id as string;
+    const waitingId = waiting.json.prompt_id as string;
+    await waitForStatus(svc, longId, 'executing');
+    expect((await statusOf(svc, waitingId)).status).toBe('queued_waiting');
+    expect(classifyStatusWord('queued_waiting')).toMatchObject({ phase: 'pending', known: true });
+    expect(classifyStatusWord('executing')).toMatchObject({ phase: 'running', known: true });
+    await postJson(svc, '/api/queue', { delete: [waitingId] });
+    await postJson(svc, '/api/interrupt', {});
+    await waitForStatus(svc, longId, 'cancelled');
+    const ok = await submit(svc, { prompt: loopWorkflow(1, 0, {}, 3) });
+    await waitForStatus(svc, ok.json.prompt_id as string, 'success');
   });
 
   it('speaks success/error with the other vocabulary, and hides other accounts\' jobs', async () => {

@@ -154,10 +154,18 @@ describe('cloud flavour: every endpoint', () => {
     expect((await (await api(svc, `/api/job/${id}/status`)).json()) as object).toMatchObject({ status: 'completed' });
     expect((await api(svc, '/api/view?filename=inverted_00001_.png&subfolder=&type=output')).status).toBe(302);
     expect(await (await api(svc, '/api/queue')).json()).toEqual({ queue_running: [], queue_pending: [] });
-    await expectEmpty(await postJson(svc, '/api/queue', { delete: [id] }), 200);
-    await expectEmpty(await postJson(svc, '/api/queue', { clear: true }), 200);
+    // As documented: {deleted, cleared}; a finished job is not deleted.
+    expect(await (await postJson(svc, '/api/queue', { delete: [id] })).json()).toEqual({ deleted: [], cleared: false });
+    expect(await (await postJson(svc, '/api/queue', { clear: true })).json()).toEqual({ deleted: [], cleared: false });
     await expectEmpty(await api(svc, '/api/interrupt', { method: 'POST' }), 200);
-    expect(await (await api(svc, '/api/features')).json()).toEqual({ supports_preview_metadata: true, max_upload_size: 50000000 });
+    expect(await (await api(svc, '/api/features')).json()).toEqual({ supports_preview_metadata: true, max_upload_size: 50000000, max_concurrent_jobs: 1 });
+    const list = (await (await api(svc, '/api/jobs?status=completed&limit=1000')).json()) as { jobs: Array<Record<string, unknown>>; pagination: object };
+    expect(list.pagination).toEqual({ offset: 0, limit: 1000, total: list.jobs.length, has_more: false });
+    expect(list.jobs.find((j) => j.id === id)).toMatchObject({ status: 'completed', outputs_count: 1, create_time: expect.any(Number), execution_start_time: expect.any(Number) });
+    expect((await api(svc, '/api/jobs?limit=1001')).status).toBe(400);
+    expect((await api(svc, '/api/jobs?status=done')).status).toBe(400);
+    expect(await (await api(svc, `/api/jobs/${id}`)).json()).toMatchObject({ id, workflow: expect.any(Object), outputs: expect.any(Object), update_time: expect.any(Number), execution_meta: expect.any(Object) });
+    expect((await api(svc, '/api/jobs/unknown-id')).status).toBe(404);
     expect((await api(svc, '/api/system_stats')).status).toBe(200);
     expect(await (await api(svc, '/api/prompt')).json()).toEqual({ exec_info: { queue_remaining: 0 } });
     expect((await api(svc, '/api/history')).status).toBe(404);

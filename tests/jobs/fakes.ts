@@ -13,6 +13,9 @@ import type {
   UploadResult,
 } from '../../src/main/service/types';
 import type { TrackerClock } from '../../src/main/jobs/tracker';
+import { capabilitiesFor, type ServerCapabilities, type ServerFeatures } from '../../src/main/service/capabilities';
+import type { JobDetail, JobPage } from '../../src/main/service/job-list';
+import type { CancelResult, StopOutcome } from '../../src/main/service/ports';
 
 /** Lets promise chains (and sqlite callbacks) run. */
 export async function flush(rounds = 5): Promise<void> {
@@ -154,7 +157,25 @@ export class FakeApi implements ServiceApi {
   submit(): Promise<SubmitResult> {
     return Promise.reject(new Error('not used by the tracker'));
   }
-  cancel(): Promise<void> {
+  get capabilities(): ServerCapabilities {
+    return capabilitiesFor(this.profile.kind);
+  }
+  async discover(): Promise<ServerCapabilities> {
+    return this.capabilities;
+  }
+  async getFeatures(): Promise<ServerFeatures | null> {
+    return null;
+  }
+  listJobs(): Promise<JobPage> {
+    return Promise.reject(new Error('not used by the tracker'));
+  }
+  getJob(): Promise<JobDetail> {
+    return Promise.reject(new Error('not used by the tracker'));
+  }
+  stopJob(): Promise<StopOutcome> {
+    return Promise.reject(new Error('not used by the tracker'));
+  }
+  cancel(): Promise<CancelResult> {
     return Promise.reject(new Error('not used by the tracker'));
   }
   clearPending(): Promise<void> {

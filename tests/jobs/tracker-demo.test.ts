@@ -90,6 +90,20 @@ describe.each(['local', 'cloud'] as const)('JobTracker with the %s demo service'
     expect(record!.outputs).toEqual(end.outputs);
   });
 
+  it('a waiting job deleted by another client ends as cancelled, not failed', async () => {
+    const { api, events, tracker } = await connect(flavour);
+    const other = new ServiceClient({ kind: flavour, baseUrl: services[flavour].url }, { apiKey: () => services[flavour].apiKey });
+    const long = await api.submit(samplerWorkflow({ steps: 200, delay_ms: 1000 }), { clientId: events.clientId });
+    const waiting = await api.submit(samplerWorkflow({ steps: 1 }), { clientId: events.clientId });
+    const job = tracker.track(waiting.promptId, { workflow: samplerWorkflow() });
+    // Let the tracker see it waiting in the queue first (it polls a job with no events).
+    await new Promise((r) => setTimeout(r, 1200));
+    await other.cancel([waiting.promptId]);
+    const end = await job.waitForEnd({ timeoutMs: 10_000 });
+    expect(end.phase).toBe('cancelled');
+    await api.stopJob(long.promptId, { stopOthers: true });
+  });
+
   it('reports a node failure with its explanation', async () => {
     const { api, events, tracker } = await connect(flavour);
     const workflow = samplerWorkflow({ fail_at_step: 2 });

@@ -396,6 +396,17 @@ describe('cancellation requested by the user', () => {
     expect(endings(updates, P)).toHaveLength(1);
   });
 
+  it('a local job seen waiting that vanishes without our cancel was deleted by another client: cancelled, not failed', async () => {
+    const { clock, api, tracker } = setup({ kind: 'local' });
+    tracker.track(P, { workflow: WORKFLOW });
+    api.statuses.set(P, { phase: 'pending', raw: 'pending', known: true });
+    await clock.advance(60_000);
+    expect(tracker.get(P)).toMatchObject({ phase: 'pending' });
+    api.statuses.set(P, { phase: 'running', raw: 'unknown', known: false });
+    await clock.advance(60_000);
+    expect(tracker.get(P)).toMatchObject({ phase: 'cancelled', rawStatus: 'cancelled', error: { message: 'Removed from the queue before it started.', explanation: expect.stringMatching(/cancelled by another client/) } });
+  });
+
   it('without a cancel request the same answer means the job was lost', async () => {
     const { clock, api, tracker } = setup({ kind: 'local' });
     tracker.track(P, { workflow: WORKFLOW });

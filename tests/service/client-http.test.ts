@@ -69,6 +69,17 @@ describe('retries', () => {
     expect(server.count('GET', '/api/queue')).toBe(3);
   });
 
+  it('a 501 means "not a workflow server", not "overloaded", and is not retried', async () => {
+    server.on('GET', '/api/queue', (_req, res) => {
+      res.writeHead(501, { 'Content-Type': 'text/html' }).end('<h1>Unsupported method</h1>');
+    });
+    const error = await client('local', { retries: 2 }).getQueue().catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: 'protocol', status: 501, retryable: false });
+    expect((error as Error).message).toMatch(/not a workflow server/);
+    expect((error as Error).message).not.toMatch(/overloaded/);
+    expect(server.count('GET', '/api/queue')).toBe(1);
+  });
+
   it('a GET is retried after a dropped connection', async () => {
     let n = 0;
     server.on('GET', '/api/queue', (req, res) => {
@@ -312,17 +323,18 @@ describe('status, history and queue operations', () => {
     expect(calls()).toEqual(['POST /api/queue {"delete":["a","b"]}', 'GET /api/queue', 'POST /api/interrupt {"prompt_id":"b"}']);
     server.requests.length = 0;
     await client('local').interrupt('y');
-    expect(calls()).toEqual(['POST /api/queue {"delete":["y"]}', 'GET /api/queue']);
+    expect(calls()).toEqual(['GET /api/queue']);
     server.requests.length = 0;
     await client('local').interrupt();
     expect(calls()).toEqual(['POST /api/interrupt']);
     server.requests.length = 0;
-    // Cloud: delete cancels pending and running; /api/interrupt only without an id.
-    await client('cloud').cancel(['a']);
+    // Cloud (as documented): delete cancels pending jobs only, so a running id comes back for
+    // stopJob(); /api/interrupt stops every running job of the account, whatever the id.
+    expect(await client('cloud').cancel(['a', 'b'])).toEqual({ stillRunning: ['b'] });
     await client('cloud').clearPending();
     await client('cloud').interrupt();
     await client('cloud').interrupt('x');
-    expect(calls()).toEqual(['POST /api/queue {"delete":["a"]}', 'POST /api/queue {"clear":true}', 'POST /api/interrupt', 'POST /api/queue {"delete":["x"]}']);
+    expect(calls()).toEqual(['POST /api/queue {"delete":["a","b"]}', 'GET /api/queue', 'POST /api/queue {"clear":true}', 'POST /api/interrupt', 'POST /api/interrupt']);
   });
 
   it('object_info: exact parse of a large INT', async () => {

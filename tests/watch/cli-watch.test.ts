@@ -82,6 +82,32 @@ describe('flowdeck watch --once', () => {
     expect(lines.at(-1)).toMatchObject({ event: 'summary', done: 1, failed: 1 });
   });
 
+  it('runs the files again when the workflow changed (the journal is per workflow), and not when it did not', async () => {
+    const dir = folderWith('changed', { 'a.png': makePng(631), 'b.png': makePng(632) });
+    const out = join(work, 'changed-out');
+    const args = (wf: string): string[] => ['watch', dir, '--workflow', wf, '--bind', '1.image', '--server', demo.url, '--local', '--out', out, '--once', '--json', '--settle', '100'];
+    const first = await runCli(args(join(work, 'invert.json')), { env: env() });
+    expect(first.code, first.stderr).toBe(0);
+    writeFileSync(join(work, 'invert-other.json'), JSON.stringify(invertWorkflow({ '3': { class_type: 'SaveImage', inputs: { images: ['2', 0], filename_prefix: 'watch/other' } } })));
+    const before = new Map(demo.stats.submissions);
+    const changed = await runCli(args(join(work, 'invert-other.json')), { env: env() });
+    expect(changed.code, changed.stderr).toBe(0);
+    expect(newSubmissions(before)).toHaveLength(2);
+    const same = new Map(demo.stats.submissions);
+    const again = await runCli(args(join(work, 'invert-other.json')), { env: env() });
+    expect(again.code, again.stderr).toBe(0);
+    expect(newSubmissions(same)).toEqual([]);
+  });
+
+  it('exits 2 before the first file when --bind names an input the node lacks, listing its inputs', async () => {
+    const dir = folderWith('badbind', { 'x.png': makePng(641) });
+    const uploads = demo.stats.uploads;
+    const run = await runCli(['watch', dir, '--workflow', join(work, 'invert.json'), '--bind', '1.imgae', '--server', demo.url, '--local', '--once', '--settle', '100'], { env: env() });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--bind 1.imgae: Node 1 (LoadImage) has no input "imgae". Its inputs are: image');
+    expect(demo.stats.uploads).toBe(uploads);
+  });
+
   it('exits 2 for a workflow without the bound node', async () => {
     const dir = folderWith('usage', { 'x.png': makePng(621) });
     const run = await runCli(['watch', dir, '--workflow', join(work, 'invert.json'), '--bind', '7.image', '--server', demo.url, '--local', '--once'], { env: env() });

@@ -2,6 +2,7 @@
 import { createInterface } from 'node:readline';
 import { ServiceClient } from '../../main/service/client';
 import { ServiceError } from '../../main/service/errors';
+import { capabilitiesFor } from '../../main/service/capabilities';
 import { keyHint } from '../../main/config/secrets';
 import { parseCommandArgs } from '../args';
 import { ensureProfile, resolveServer, type CliEnvironment } from '../connection';
@@ -28,7 +29,7 @@ async function readKey(io: CliIo, stdin: NodeJS.ReadStream): Promise<string> {
 export async function loginCommand(argv: string[], io: CliIo, environment: CliEnvironment, stdin: NodeJS.ReadStream): Promise<number> {
   const { values } = parseCommandArgs('login', argv, { server: { type: 'string' }, 'no-verify': { type: 'boolean' } }, false);
   const resolved = resolveServer({ server: values.server }, environment);
-  if (resolved.server.kind === 'local') throw new UsageError(`${resolved.server.baseUrl} is a local server profile, which needs no API key.`);
+  if (!capabilitiesFor(resolved.server.kind).needsApiKey) throw new UsageError(`${resolved.server.baseUrl} is a local server profile, which needs no API key.`);
   const key = environment.env.FLOWDECK_API_KEY?.trim() || (await readKey(io, stdin));
   if (!key) throw new UsageError('No key given. Paste the API key when asked, or pipe it: echo "$KEY" | flowdeck login --server URL');
   if (!values['no-verify']) {

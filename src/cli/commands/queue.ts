@@ -35,15 +35,32 @@ export async function cancelCommand(argv: string[], io: CliIo, environment: CliE
   const { values, positionals } = parseCommandArgs('cancel', argv, CONNECTION_OPTIONS);
   if (positionals.length === 0) throw new UsageError('Name at least one job id: flowdeck cancel ID...');
   const client = await clientFor(values, environment, io);
-  await client.cancel(positionals);
-  io.stdout.write(`Asked the server to cancel ${positionals.join(', ')}.\n`);
-  return ExitCode.ok;
+  const { stillRunning } = await client.cancel(positionals);
+  const asked = positionals.filter((id) => !stillRunning.includes(id));
+  if (asked.length > 0) io.stdout.write(`Asked the server to cancel ${asked.join(', ')}.\n`);
+  if (stillRunning.length === 0) return ExitCode.ok;
+  // The cloud cancels waiting jobs only; its interrupt stops every running job of the account.
+  io.stderr.write(
+    `${stillRunning.join(', ')} ${stillRunning.length === 1 ? 'is' : 'are'} running, and the service cannot stop one running job alone: ` +
+      '"flowdeck interrupt --all" stops every running job of the account.\n',
+  );
+  return ExitCode.jobFailed;
 }
 
 export async function interruptCommand(argv: string[], io: CliIo, environment: CliEnvironment): Promise<number> {
-  const { values, positionals } = parseCommandArgs('interrupt', argv, CONNECTION_OPTIONS);
+  const { values, positionals } = parseCommandArgs('interrupt', argv, { ...CONNECTION_OPTIONS, all: { type: 'boolean' } });
   if (positionals.length > 1) throw new UsageError('flowdeck interrupt takes at most one job id.');
   const client = await clientFor(values, environment, io);
+  if (client.capabilities.interrupt === 'all-running') {
+    // The cloud's interrupt stops every running job of the account: never without saying so.
+    const running = (await client.getQueue()).running.length;
+    if (running > 1 && !values.all) {
+      throw new UsageError(`${running} jobs are running, and interrupting stops all of them. Add --all to stop all ${running}.`);
+    }
+    await client.interrupt();
+    io.stdout.write(running === 0 ? 'No job was running.\n' : `Asked the server to stop the ${running === 1 ? 'running job' : `${running} running jobs`}.\n`);
+    return ExitCode.ok;
+  }
   await client.interrupt(positionals[0]);
   io.stdout.write(positionals[0] ? `Asked the server to interrupt ${positionals[0]}.\n` : 'Asked the server to interrupt the running job.\n');
   return ExitCode.ok;

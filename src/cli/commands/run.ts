@@ -9,11 +9,12 @@ import { checkUploadFile, LocalFileError } from '../../main/files/local-input';
 import { sweepStalePartials } from '../../main/files/partial-files';
 import { prepareMaskPng, MaskFileError } from '../../main/images/mask-file';
 import type { ServiceApi } from '../../main/service/ports';
+import { uploadedInputValue } from '../../main/service/capabilities';
 import { copyOutOfLibrary, resolveLibraryDir, type LibraryItem } from '../../main/library';
 import { outputKey } from '../../main/jobs/types';
 import { extensionForMime } from '../../shared/media-types';
-import type { OutputFile, ServerKind, ServerProfile, UploadResult, Workflow } from '../../main/service/types';
-import { parseAssignment, parseCliValue, setInput, type InputRef } from '../../main/workflow/edit';
+import type { OutputFile, ServerProfile, Workflow } from '../../main/service/types';
+import { parseAssignment, parseCliValue, setInput, unknownInputProblem, type InputRef } from '../../main/workflow/edit';
 import { parseCommandArgs, parsePositiveNumber } from '../args';
 import { requireKey, resolveServer, type CliEnvironment } from '../connection';
 import { ExitCode, JobFailedError, UsageError } from '../errors';
@@ -37,11 +38,6 @@ interface RunResultJson {
   error: string | null;
 }
 
-/** The value a workflow input takes for an uploaded file: `subfolder/name` on local servers. */
-export function uploadedInputValue(result: UploadResult, kind: ServerKind): string {
-  return kind === 'local' && result.subfolder ? `${result.subfolder}/${result.name}` : result.name;
-}
-
 /** Leftovers of a run killed while writing into `dir` (see partial-files.ts), removed and counted. */
 export async function removeStalePartials(dir: string, log: (m: string) => void): Promise<void> {
   const removed = await sweepStalePartials(dir);
@@ -56,6 +52,24 @@ function requireReadableFile(path: string, what: string): string {
     if (error instanceof LocalFileError) throw new UsageError(error.message);
     throw error;
   }
+}
+
+/**
+ * A --set naming an input its node's class lacks would be dropped silently by the server (an
+ * unknown input is ignored): fail with the inputs it does have. When the definitions cannot be
+ * read, the check is skipped and said so; the server still validates the rest.
+ */
+async function checkSetInputs(api: ServiceApi, workflow: Workflow, refs: InputRef[], log: (m: string) => void): Promise<void> {
+  if (refs.length === 0) return;
+  let definitions;
+  try {
+    definitions = await api.getNodeDefinitions();
+  } catch (error) {
+    log(`could not read the node definitions to check --set names (${error instanceof Error ? error.message : String(error)})`);
+    return;
+  }
+  const problems = refs.map((ref) => unknownInputProblem(workflow, ref, definitions)).filter((p): p is string => p !== null);
+  if (problems.length > 0) throw new UsageError(problems.join('\n'));
 }
 
 interface UploadPlan {
@@ -79,16 +93,19 @@ function planUploads(uploads: string[], masks: string[]): UploadPlan {
   };
 }
 
-async function applyUploads(api: ServiceApi, workflow: Workflow, plan: UploadPlan, kind: ServerKind, log: (m: string) => void): Promise<void> {
+async function applyUploads(api: ServiceApi, workflow: Workflow, plan: UploadPlan, log: (m: string) => void): Promise<void> {
+  // The server's own upload limit (max_upload_size) when it says one; a server without
+  // /api/features keeps its kind's limits, and any other failure shows on the upload itself.
+  if (plan.uploads.length + plan.masks.length > 0) await api.discover().catch(() => undefined);
   for (const { ref, file } of plan.uploads) {
     const result = await api.uploadImage(file, { type: 'input' });
-    setInput(workflow, ref, uploadedInputValue(result, kind));
-    log(`uploaded ${basename(file)} as ${uploadedInputValue(result, kind)} -> ${ref.nodeId}.${ref.input}`);
+    setInput(workflow, ref, uploadedInputValue(api.capabilities, result));
+    log(`uploaded ${basename(file)} as ${uploadedInputValue(api.capabilities, result)} -> ${ref.nodeId}.${ref.input}`);
   }
-  for (const { ref, image, mask } of plan.masks) await uploadWithMask(api, workflow, ref, image, mask, kind, log);
+  for (const { ref, image, mask } of plan.masks) await uploadWithMask(api, workflow, ref, image, mask, log);
 }
 
-async function uploadWithMask(api: ServiceApi, workflow: Workflow, ref: InputRef, image: string, mask: string, kind: ServerKind, log: (m: string) => void): Promise<void> {
+async function uploadWithMask(api: ServiceApi, workflow: Workflow, ref: InputRef, image: string, mask: string, log: (m: string) => void): Promise<void> {
   const original = await api.uploadImage(image, { type: 'input' });
   const work = await mkdtemp(join(tmpdir(), 'flowdeck-mask-'));
   try {
@@ -103,8 +120,8 @@ async function uploadWithMask(api: ServiceApi, workflow: Workflow, ref: InputRef
       originalRef: { filename: original.name, subfolder: original.subfolder, type: original.type || 'input' },
       filename: `${basename(image, extname(image))}-mask.png`,
     });
-    setInput(workflow, ref, uploadedInputValue(result, kind));
-    log(`uploaded ${basename(image)} with mask ${basename(mask)}${prepared.converted ? ' (white = masked, converted to alpha)' : ''} as ${uploadedInputValue(result, kind)} -> ${ref.nodeId}.${ref.input}`);
+    setInput(workflow, ref, uploadedInputValue(api.capabilities, result));
+    log(`uploaded ${basename(image)} with mask ${basename(mask)}${prepared.converted ? ' (white = masked, converted to alpha)' : ''} as ${uploadedInputValue(api.capabilities, result)} -> ${ref.nodeId}.${ref.input}`);
   } finally {
     await rm(work, { recursive: true, force: true });
   }
@@ -195,9 +212,11 @@ export async function runCommand(argv: string[], io: CliIo, environment: CliEnvi
   const deadlineSignal = timeoutSeconds === undefined ? undefined : AbortSignal.timeout(timeoutSeconds * 1000);
   const workflowPath = requireReadableFile(positionals[0]!, 'workflow file');
   const workflow = await readWorkflowFile(workflowPath);
+  const setRefs: InputRef[] = [];
   for (const spec of values.set ?? []) {
     const { ref, value } = parseAssignment(spec);
     setInput(workflow, ref, parseCliValue(value));
+    setRefs.push(ref);
   }
   const uploadPlan = planUploads(values.upload ?? [], values.mask ?? []);
   const outDir = resolve(values.out ?? 'flowdeck-output');
@@ -222,7 +241,8 @@ export async function runCommand(argv: string[], io: CliIo, environment: CliEnvi
   process.once('SIGINT', onSigint);
   try {
     await removeStalePartials(outDir, log);
-    await applyUploads(session.api, workflow, uploadPlan, resolved.server.kind, log);
+    await checkSetInputs(session.api, workflow, setRefs, log);
+    await applyUploads(session.api, workflow, uploadPlan, log);
     const previewDir = values['save-previews'] ? join(outDir, 'previews') : null;
     if (previewDir) await mkdir(previewDir, { recursive: true });
     const submittedAt = Date.now();

@@ -23,6 +23,9 @@ import { requireKey, resolveServer, type CliEnvironment } from '../connection';
 import { ExitCode, UsageError } from '../errors';
 import { removeStalePartials, type CliIo } from './run';
 import { readWorkflowFile } from '../workflow-file';
+import { stringifyJsonExact } from '../../shared/json';
+import type { Workflow } from '../../main/service/types';
+import { parseInputRef, unknownInputProblem } from '../../main/workflow/edit';
 
 export const WATCH_USAGE = `flowdeck watch DIR --workflow WF.json --bind NODE.INPUT [--server URL] [--local] [--out DIR]
              [--concurrency N] [--once] [--json] [--recursive] [--move] [--name RULE]
@@ -38,9 +41,39 @@ function parseCount(name: string, text: string | undefined, min: number, max: nu
   return value;
 }
 
-/** The CLI's folder id: one per input folder, so a second run finds its journal again. */
-function folderIdFor(inputDir: string): string {
+/** The lock of an input folder: one watch at a time per folder, whatever its workflow. */
+function lockIdFor(inputDir: string): string {
   return `cli-${createHash('sha256').update(inputDir).digest('hex').slice(0, 16)}`;
+}
+
+/**
+ * The CLI's folder id, which keys its journal: the input folder, the workflow and the bound input.
+ * The journal knows files by their content, so with the folder alone a file done once stays done
+ * for any workflow; with the workflow in the id, `watch --once` with a changed workflow runs the
+ * files again, and the same workflow finds its journal again (and runs nothing twice).
+ */
+function folderIdFor(inputDir: string, workflow: Workflow, bind: string): string {
+  const hash = createHash('sha256').update(inputDir).update('\0').update(stringifyJsonExact(workflow)).update('\0').update(bind);
+  return `cli-${hash.digest('hex').slice(0, 16)}`;
+}
+
+/** A bound input the node's class lacks would leave every file unused: refused before the first file. */
+async function checkBind(api: ServiceClient, workflow: Workflow, bind: string, note: (message: string) => void): Promise<void> {
+  let ref;
+  try {
+    ref = parseInputRef(bind);
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  let definitions;
+  try {
+    definitions = await api.getNodeDefinitions();
+  } catch (error) {
+    note(`warning: could not read the node definitions to check --bind ${bind} (${error instanceof Error ? error.message : String(error)})`);
+    return;
+  }
+  const problem = unknownInputProblem(workflow, ref, definitions);
+  if (problem) throw new UsageError(`--bind ${bind}: ${problem}`);
 }
 
 function exitCodeForPause(kind: PauseKind | null): number {
@@ -86,10 +119,10 @@ export async function watchCommand(argv: string[], io: CliIo, environment: CliEn
 
   const resolved = resolveServer({ server: values.server, local: values.local }, environment);
   const key = await requireKey(resolved, environment);
-  const folderId = folderIdFor(inputDir);
+  const folderId = folderIdFor(inputDir, workflow, values.bind);
   let release: () => void;
   try {
-    release = await acquireFolderLock(join(environment.dataDir, 'watch-locks', `${folderId}.lock`), inputDir);
+    release = await acquireFolderLock(join(environment.dataDir, 'watch-locks', `${lockIdFor(inputDir)}.lock`), inputDir);
   } catch (error) {
     if (error instanceof FolderLockedError) throw new UsageError(error.message);
     throw error;
@@ -104,6 +137,12 @@ export async function watchCommand(argv: string[], io: CliIo, environment: CliEn
 
   const apiKey = (): string | null => key;
   const api = new ServiceClient(resolved.server, { apiKey, onWait: note });
+  try {
+    await checkBind(api, workflow, values.bind, note);
+  } catch (error) {
+    release();
+    throw error;
+  }
   const events = new EventsSocket(resolved.server, { apiKey });
   const store = await openCliStore(environment.dataDir, note);
   let hot: HotFolderService | null = null;

@@ -15,7 +15,8 @@ import { Store } from '../jobs/store';
 import { storeResetNotice } from '../jobs/store-reset';
 import { ServiceError } from '../service/errors';
 import type { ServiceApi } from '../service/ports';
-import type { ServerProfile } from '../service/types';
+import type { ServerKind, ServerProfile } from '../service/types';
+import { capabilitiesFor } from '../service/capabilities';
 import { AppFailure } from './errors';
 import { EventHub, type AppEventListener } from './event-hub';
 import { KeyVault } from './keys';
@@ -161,8 +162,11 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
     return demoStarting;
   };
 
+  /** The built-in demo profile speaks the cloud flavour. */
+  const serverKindOf = (profile: Profile): ServerKind => (profile.kind === 'demo' ? 'cloud' : profile.kind);
+
   const serverFor = async (profile: Profile): Promise<ServerProfile> => {
-    if (profile.kind === 'demo') return { kind: 'cloud', baseUrl: (await ensureDemo()).url };
+    if (profile.kind === 'demo') return { kind: serverKindOf(profile), baseUrl: (await ensureDemo()).url };
     return { kind: profile.kind, baseUrl: profile.baseUrl };
   };
 
@@ -413,7 +417,7 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
 
     'connection.test': async (input) => {
       const profile = targetProfile(input?.profileId);
-      const needsKey = profile.kind !== 'local';
+      const needsKey = capabilitiesFor(serverKindOf(profile)).needsApiKey;
       const key = await keyFor(profile);
       if (needsKey && !key) {
         return { reachable: false, keyAccepted: false, subscriptionActive: null, nodeCount: null, message: 'No API key is set for this profile. Paste your key first.' };
@@ -421,7 +425,8 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
       return withApi(profile, async (api, active) => {
         const subscriptionActive = active?.subscriptionActive ?? null;
         try {
-          const definitions = await api.getNodeDefinitions();
+          // Fetched afresh; the active session keeps them, so the form shows what the test saw.
+          const definitions = active ? await active.nodeDefinitions(true) : await api.getNodeDefinitions();
           return {
             reachable: true,
             keyAccepted: needsKey ? true : null,

@@ -118,7 +118,7 @@ export function createJobHandlers(ctx: JobHandlerContext): Pick<CallHandlers, Jo
       for (let i = 0; i < (repeat ?? 1); i += 1) {
         // Locally the client picks the prompt_id and journals it first, so a crash between
         // sending and reading the answer can be reconciled; the cloud assigns its own.
-        const chosen = server.kind === 'local' ? randomUUID() : undefined;
+        const chosen = active.api.capabilities.clientPromptId ? randomUUID() : undefined;
         const base = { profileId: active.profileId, serverKind: server.kind, baseUrl: server.baseUrl, clientId: active.events.clientId, workflow, workflowName: label ?? null };
         if (chosen) await store.recordSubmitting({ ...base, promptId: chosen });
         let result;
@@ -153,17 +153,15 @@ export function createJobHandlers(ctx: JobHandlerContext): Pick<CallHandlers, Jo
       return { jobs: [...byId.values()].sort((a, b) => b.submittedAt - a.submittedAt) };
     },
 
-    'jobs.cancel': async ({ promptId }) => {
+    'jobs.cancel': async ({ promptId, stopAllRunning }) => {
       const { view, record } = await findJob(promptId);
       if (isTerminalPhase(view.phase)) return { cancelled: false };
       const server = serverOf(promptId, record);
-      await ctx.withServerApi(server, view.profileId, async (api) => {
-        // Cloud: deleting from the queue cancels pending and running jobs alike (its interrupt
-        // would stop all of the user's running jobs). Local: delete removes a pending job; a
-        // running one is interrupted by its id, which stops only that job.
-        await api.cancel([promptId]);
-        if (server.kind === 'local' && view.phase === 'running') await api.interrupt(promptId);
-      });
+      // A waiting job is deleted from the queue. A running one is interrupted by its id where the
+      // server takes one; on the cloud interrupt stops ALL of the account's running jobs, so with
+      // others running nothing is stopped until the user agrees (stopAllRunning).
+      const outcome = await ctx.withServerApi(server, view.profileId, (api) => api.stopJob(promptId, { stopOthers: stopAllRunning === true }));
+      if (outcome.kind === 'would_stop_others') return { cancelled: false, stopsAllRunning: outcome.running };
       const session = ctx.session();
       session?.tracker.noteCancelRequested(promptId);
       session?.refreshQueueSoon();
@@ -181,8 +179,17 @@ export function createJobHandlers(ctx: JobHandlerContext): Pick<CallHandlers, Jo
 
     'queue.cancel': async ({ promptIds }) => {
       const active = await ctx.requireSession();
-      await active.api.cancel(promptIds);
-      for (const promptId of promptIds) active.tracker.noteCancelRequested(promptId);
+      const { stillRunning } = await active.api.cancel(promptIds);
+      for (const promptId of promptIds) if (!stillRunning.includes(promptId)) active.tracker.noteCancelRequested(promptId);
+      if (stillRunning.length > 0) {
+        // The cloud cancels waiting jobs only; stopping a running one stops all of them.
+        active.refreshQueueSoon();
+        const n = stillRunning.length;
+        throw new AppFailure(
+          'invalid_input',
+          `${n === 1 ? 'One selected job is' : `${n} selected jobs are`} running; the others were cancelled. The service cannot stop one running job alone: "Interrupt" stops every running job of the account.`,
+        );
+      }
       return active.queue();
     },
 

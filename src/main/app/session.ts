@@ -148,6 +148,9 @@ export class ProfileSession {
     this.events.start();
     // Jobs the journal has in flight on this server are asked about and followed again.
     void this.tracker.reconcile().catch((error: unknown) => this.options.outputs.warn(`Could not reconcile jobs: ${describe(error)}`));
+    // The server's own limits (max_upload_size, max_concurrent_jobs) refine its kind's defaults;
+    // without /api/features (older or local servers) the defaults stay, and nothing else waits.
+    void this.api.discover().catch(() => undefined);
   }
 
   async nodeDefinitions(refresh = false): Promise<NodeDefinitions> {

@@ -5,7 +5,8 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { CallHandlers, UploadView } from '../../shared/ipc/contract';
 import type { Library } from '../library';
-import type { ServerProfile, UploadResult } from '../service/types';
+import type { UploadResult } from '../service/types';
+import { uploadedInputValue, type ServerCapabilities } from '../service/capabilities';
 import type { FileDialogs } from './core';
 import { AppFailure } from './errors';
 import type { ProfileSession } from './session';
@@ -24,13 +25,13 @@ export interface UploadHandlerContext {
 
 const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
 
-export function uploadView(result: UploadResult, server: ServerProfile, bytes: Uint8Array | null): UploadView {
+export function uploadView(result: UploadResult, capabilities: ServerCapabilities, bytes: Uint8Array | null): UploadView {
   return {
     name: result.name,
     subfolder: result.subfolder,
     type: result.type,
     // Local servers keep real subfolders, and a workflow input names the file with it.
-    inputValue: server.kind === 'local' && result.subfolder ? `${result.subfolder}/${result.name}` : result.name,
+    inputValue: uploadedInputValue(capabilities, result),
     thumbnailDataUrl: bytes ? thumbnailDataUrl(bytes) : null,
   };
 }
@@ -73,7 +74,7 @@ export function createUploadHandlers(ctx: UploadHandlerContext): Pick<CallHandle
         const picked = await ctx.dialogs.openImage();
         if (!picked) return null;
         const bytes = await readUploadFile(picked);
-        return uploadView(await active.api.uploadImage(picked, { type: 'input' }), active.server, bytes);
+        return uploadView(await active.api.uploadImage(picked, { type: 'input' }), active.api.capabilities, bytes);
       }
       if ('libraryId' in input) {
         const item = await ctx.requireLibrary().get(input.libraryId);
@@ -81,15 +82,15 @@ export function createUploadHandlers(ctx: UploadHandlerContext): Pick<CallHandle
         if (item.status !== 'done' || !item.path) throw new AppFailure('invalid_input', `${item.file.filename} is not in the library yet (${item.status}).`);
         if (item.mediaKind !== 'image') throw new AppFailure('invalid_input', `${item.file.filename} is not an image, so it cannot be an input image.`);
         const bytes = await readUploadFile(item.path);
-        return uploadView(await active.api.uploadImage(item.path, { type: 'input', filename: item.file.filename }), active.server, bytes);
+        return uploadView(await active.api.uploadImage(item.path, { type: 'input', filename: item.file.filename }), active.api.capabilities, bytes);
       }
       if ('path' in input) {
         if (!ctx.allowAnyPath) throw new AppFailure('invalid_input', 'Images are chosen with the file dialog or dropped onto the window, not named by path.');
         const bytes = await readUploadFile(input.path);
-        return uploadView(await active.api.uploadImage(resolve(input.path), { type: 'input' }), active.server, bytes);
+        return uploadView(await active.api.uploadImage(resolve(input.path), { type: 'input' }), active.api.capabilities, bytes);
       }
       const result = await withTempFile(input.name, input.bytes, (path) => active.api.uploadImage(path, { type: 'input', filename: input.name }));
-      return uploadView(result, active.server, input.bytes);
+      return uploadView(result, active.api.capabilities, input.bytes);
     },
 
     'upload.mask': async ({ original, maskPng, filename }) => {
@@ -98,7 +99,7 @@ export function createUploadHandlers(ctx: UploadHandlerContext): Pick<CallHandle
       const result = await withTempFile(name, maskPng, (path) =>
         active.api.uploadMask(path, { originalRef: { filename: original.name, subfolder: original.subfolder, type: original.type }, filename: name }),
       );
-      return uploadView(result, active.server, maskPng);
+      return uploadView(result, active.api.capabilities, maskPng);
     },
   };
 }

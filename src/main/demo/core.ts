@@ -8,7 +8,7 @@ import type { DataDirs } from './files';
 import type { DemoNode } from './node-api';
 import type { JobQueue } from './queue';
 import type { UrlSigner } from './signed-urls';
-import type { DemoFlavour, DemoStats } from './types';
+import type { DemoFlavour, DemoStats, DemoStatusVocabulary } from './types';
 import type { Worker } from './worker';
 
 export interface DemoCore {
@@ -22,7 +22,7 @@ export interface DemoCore {
   readonly stats: DemoStats;
   readonly signer: UrlSigner;
   readonly nodes: Map<string, DemoNode>;
-  readonly statusVocabulary: 'spec' | 'success_error';
+  readonly statusVocabulary: DemoStatusVocabulary;
   readonly maxUploadBytes: number;
   /** Origin of the storage listener (cloud), e.g. http://127.0.0.1:40000. */
   storageUrl(): string;

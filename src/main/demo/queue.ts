@@ -20,6 +20,9 @@ export interface Job extends JobAudience {
   outputs: string[];
   createdAt: number;
   updatedAt: number;
+  /** When the worker took it, and when it ended there (epoch ms; the cloud's job list shows them). */
+  startedAt?: number;
+  endedAt?: number;
   state: JobState;
   /** Cancelled jobs: whether they were interrupted while running or deleted while pending. */
   cancelReason?: 'interrupted' | 'deleted';
@@ -83,12 +86,14 @@ export class JobQueue {
     this.runningJob = job;
     job.state = 'running';
     job.updatedAt = Date.now();
+    job.startedAt = job.updatedAt;
     return job;
   }
 
   /** The running job has ended; its history entry (if any) becomes visible now. */
   finish(job: Job, entry: HistoryEntry | null): void {
     if (this.runningJob === job) this.runningJob = null;
+    job.endedAt = Date.now();
     if (!entry) return;
     this.history.set(job.promptId, entry);
     // The real server keeps the latest 10000 entries.
@@ -148,6 +153,11 @@ export class JobQueue {
       job.updatedAt = Date.now();
     }
     return removed;
+  }
+
+  /** Every job ever submitted (of `owner` when given), in submit order. */
+  allJobs(owner?: string | null): Job[] {
+    return [...this.jobs.values()].filter((j) => this.visible(j, owner));
   }
 
   historyOf(promptId: string): HistoryEntry | undefined {

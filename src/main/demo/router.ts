@@ -9,6 +9,7 @@ import type { DemoCore, RouteHandler } from './core';
 import { encodeJson, sendCloudError, sendEmpty, sendMethodNotAllowed, sendNotFound, sendServerError } from './http-util';
 import { getHistoryList, getHistoryOne, postHistory } from './routes-history';
 import { getEmptyList, getFeatures, getFrontPage, getModelFolders, getObjectInfo, getObjectInfoOne, getSystemStats } from './routes-info';
+import { getJobList, getJobOne } from './routes-jobs';
 import { getPrompt, postPrompt } from './routes-prompt';
 import { getJobStatus, getQueue, postInterrupt, postQueue } from './routes-queue';
 import { postUploadImage, postUploadMask } from './routes-upload';
@@ -44,6 +45,8 @@ const ROUTES: Route[] = [
   route('POST', '/queue', postQueue),
   route('POST', '/interrupt', postInterrupt),
   route('GET', '/job/{id}/status', getJobStatus, CLOUD),
+  route('GET', '/jobs', getJobList, CLOUD),
+  route('GET', '/jobs/{id}', getJobOne, CLOUD),
   route('GET', '/history', getHistoryList, LOCAL),
   route('GET', '/history/{id}', getHistoryOne),
   route('POST', '/history', postHistory, LOCAL),

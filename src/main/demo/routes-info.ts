@@ -27,8 +27,10 @@ export function getObjectInfoOne(_req: IncomingMessage, res: ServerResponse, cor
   sendJson(res, core.flavour, 200, def ? { [name]: def } : {});
 }
 
-export function serverFeatures(core: DemoCore): { supports_preview_metadata: boolean; max_upload_size: number } {
-  return { supports_preview_metadata: true, max_upload_size: core.maxUploadBytes };
+/** The cloud flavour also says how many jobs an account may run at once (its single worker: one). */
+export function serverFeatures(core: DemoCore): { supports_preview_metadata: boolean; max_upload_size: number; max_concurrent_jobs?: number } {
+  const features = { supports_preview_metadata: true, max_upload_size: core.maxUploadBytes };
+  return core.flavour === 'cloud' ? { ...features, max_concurrent_jobs: 1 } : features;
 }
 
 export function getFeatures(_req: IncomingMessage, res: ServerResponse, core: DemoCore): void {

@@ -1,13 +1,15 @@
 // The queue, cancelling, interrupting and the cloud's job status.
 // Local: delete removes pending jobs only; interrupt with {prompt_id} stops that job only when it
-// is the one running, with no body whatever runs. Cloud: a caller sees and cancels only its own
-// jobs; delete also stops a running job; interrupt stops the caller's running job.
+// is the one running, with no body whatever runs. Cloud (as documented): a caller sees and cancels
+// only its own jobs; delete cancels pending jobs only and answers {deleted, cleared}; interrupt
+// stops ALL of the caller's running jobs, whatever its body says.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isJsonObject, type JsonValue } from '../../shared/json';
 import { ownerScope, type DemoCore, type RequestInfo } from './core';
 import { parseJsonBody, readBody, sendCloudError, sendEmpty, sendJson, sendServerError } from './http-util';
 import { pyTruthy } from './py-format';
 import type { Job } from './queue';
+import type { DemoStatusVocabulary } from './types';
 
 const MAX_BODY = 1024 * 1024;
 
@@ -50,8 +52,10 @@ export async function postQueue(req: IncomingMessage, res: ServerResponse, core:
     return;
   }
   const owner = ownerScope(core, info);
+  let cleared = false;
+  const deleted: string[] = [];
   if (pyTruthy(json.clear)) {
-    core.queue.clearPending(owner);
+    cleared = core.queue.clearPending(owner).length > 0;
     core.hub.sendStatus();
   }
   if (json.delete !== undefined) {
@@ -62,18 +66,19 @@ export async function postQueue(req: IncomingMessage, res: ServerResponse, core:
     }
     const ids = json.delete.filter((id): id is string => typeof id === 'string');
     for (const id of ids) {
-      if (core.queue.removePending([id], owner).length > 0) core.hub.sendStatus();
-      // The cloud cancels running jobs too.
-      if (core.flavour === 'cloud') core.worker.interrupt(id, info.key);
+      if (core.queue.removePending([id], owner).length === 0) continue;
+      deleted.push(id);
+      core.hub.sendStatus();
     }
   }
-  sendEmpty(res, 200);
+  if (core.flavour === 'cloud') sendJson(res, 'cloud', 200, { deleted, cleared });
+  else sendEmpty(res, 200);
 }
 
 export async function postInterrupt(req: IncomingMessage, res: ServerResponse, core: DemoCore, info: RequestInfo): Promise<void> {
   const json = await jsonBody(req, res, core, true);
   if (core.flavour === 'cloud') {
-    core.worker.interrupt(undefined, info.key);
+    core.worker.interruptAll(info.key);
   } else {
     const promptId = isJsonObject(json) ? json.prompt_id : undefined;
     if (typeof promptId === 'string' && promptId !== '') core.worker.interrupt(promptId);
@@ -82,12 +87,17 @@ export async function postInterrupt(req: IncomingMessage, res: ServerResponse, c
   sendEmpty(res, 200);
 }
 
-function statusWord(job: Job, vocabulary: 'spec' | 'success_error'): string {
+/**
+ * The word /api/job/{id}/status answers with. 'spec': the specification's plain words;
+ * 'success_error': success/error for finished jobs; 'raw': the documented cloud's raw internal
+ * states (queued_waiting, executing, success, error, cancelled).
+ */
+function statusWord(job: Job, vocabulary: DemoStatusVocabulary): string {
   switch (job.state) {
     case 'pending':
-      return 'pending';
+      return vocabulary === 'raw' ? 'queued_waiting' : 'pending';
     case 'running':
-      return 'in_progress';
+      return vocabulary === 'raw' ? 'executing' : 'in_progress';
     case 'success':
       return vocabulary === 'spec' ? 'completed' : 'success';
     case 'error':

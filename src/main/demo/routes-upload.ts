@@ -12,7 +12,7 @@ import { dirname, extname, join, normalize, resolve } from 'node:path';
 import type { DemoCore } from './core';
 import { isFileArea, isInside, type FileArea } from './files';
 import { sendCloudError, sendEmpty, sendJson, sendServerError, sendText } from './http-util';
-import { cloudSizeProblem, sniffImage } from './image-sniff';
+import { cloudSizeProblem, sniffImage } from '../images/image-sniff';
 import { composeMask, decodeImage, encodePng, ImageDecodeError } from './mask-compose';
 import { discard, receiveMultipart, type ReceivedFile } from './multipart';
 import { regularFileSize } from './send-file';

@@ -6,6 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { CLOUD_UPLOAD_LIMITS } from '../service/capabilities';
 import type { FileRef } from '../service/types';
 import { Accounts } from './auth';
 import type { DemoCore } from './core';
@@ -24,7 +25,7 @@ import { Worker } from './worker';
 
 const SIX_HOURS_MS = 6 * 60 * 60 * 1000;
 const LOCAL_MAX_UPLOAD = 100 * 1024 * 1024;
-const CLOUD_MAX_UPLOAD = 50 * 1000 * 1000;
+
 
 interface Running {
   core: DemoCore;
@@ -123,7 +124,7 @@ export class DemoService {
     await files.init();
     const nodes: Map<string, DemoNode> = this.options.nodes ?? createNodeLibrary({ listInputFiles: () => files.listInputFiles() });
     const queue = new JobQueue();
-    const maxUploadBytes = this.options.maxUploadBytes ?? (flavour === 'local' ? LOCAL_MAX_UPLOAD : CLOUD_MAX_UPLOAD);
+    const maxUploadBytes = this.options.maxUploadBytes ?? (flavour === 'local' ? LOCAL_MAX_UPLOAD : CLOUD_UPLOAD_LIMITS.maxBytes);
     const hub = new EventsHub({
       flavour,
       faults: this.faultState,

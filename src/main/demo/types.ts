@@ -2,6 +2,7 @@
 import type { DemoNode } from './node-api';
 
 export type DemoFlavour = 'cloud' | 'local';
+export type DemoStatusVocabulary = 'spec' | 'success_error' | 'raw';
 export type AccountState = 'active' | 'no_credits' | 'inactive';
 
 export interface DemoServiceOptions {
@@ -12,8 +13,8 @@ export interface DemoServiceOptions {
   port?: number;
   /** Cloud: generated (random, url-safe) when absent. Local: ignored. */
   apiKey?: string;
-  /** Words of /api/job/{id}/status (cloud): the specification's, or success/error. */
-  statusVocabulary?: 'spec' | 'success_error';
+  /** Words of /api/job/{id}/status (cloud): the specification's, success/error, or the documented raw states. */
+  statusVocabulary?: DemoStatusVocabulary;
   /** Where input/output/temp files live; a fresh temp dir by default (removed on stop). */
   dataDir?: string;
   /** Lifetime of signed storage URLs; default 6 hours. */

@@ -30,6 +30,12 @@ export class Worker {
     return true;
   }
 
+  /** Interrupts every running job of `owner` (the cloud's interrupt); returns how many. */
+  interruptAll(owner: string | null): number {
+    // One worker runs one job at a time, so "all" is at most one here; the rule is the cloud's.
+    return this.queue.runningJobs(owner).filter((job) => this.interrupt(job.promptId, owner)).length;
+  }
+
   async stop(): Promise<void> {
     this.stopping.abort();
     this.queue.running?.abort.abort();

@@ -77,7 +77,7 @@ export class JobPoller {
         await this.host.finishByStatus(job, reading, null);
         return;
       }
-      if (!reading.known && this.host.api.profile.kind === 'local') {
+      if (!reading.known && this.host.api.capabilities.jobStatus === 'queue-and-history') {
         // A local status is derived from queue and history; an unclassified answer may mean the
         // server has forgotten the job (restarted): check directly.
         await this.checkLost(job);
@@ -93,6 +93,7 @@ export class JobPoller {
   applyInFlight(job: JobState, reading: JobStatusReading): void {
     const before = job.phase;
     const rawBefore = job.rawStatus;
+    if (reading.phase === 'pending' && reading.known) job.seenQueued = true;
     if (reading.phase === 'running') job.markRunning(this.host.clock.now(), reading.raw);
     else job.rawStatus = reading.raw;
     if (job.phase !== before || job.rawStatus !== rawBefore) {

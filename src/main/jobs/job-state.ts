@@ -41,6 +41,8 @@ export class JobState {
   unreachableReason: string | null = null;
   /** Unreachable for longer than the tracker's limit: shown as "unknown — server unreachable". */
   unreachable = false;
+  /** The server was seen holding it in its queue (a waiting job that later vanishes was deleted). */
+  seenQueued = false;
 
   constructor(promptId: string, now: number, meta: { workflow?: Workflow | null; workflowName?: string | null } = {}) {
     this.promptId = promptId;

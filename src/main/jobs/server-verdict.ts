@@ -24,11 +24,11 @@ export async function askServer(api: ServiceApi, promptId: string): Promise<Verd
   try {
     reading = await api.getJobStatus(promptId);
   } catch (error) {
-    if (isNotFound(error)) return api.profile.kind === 'local' ? askLocal(api, promptId, null) : { kind: 'unknown' };
+    if (isNotFound(error)) return api.capabilities.jobStatus === 'queue-and-history' ? askLocal(api, promptId, null) : { kind: 'unknown' };
     return { kind: 'unreachable', reason: describe(error) };
   }
   if (isTerminalPhase(reading.phase)) return { kind: 'ended', reading, history: null };
-  if (api.profile.kind === 'local') return askLocal(api, promptId, reading);
+  if (api.capabilities.jobStatus === 'queue-and-history') return askLocal(api, promptId, reading);
   return { kind: 'in_flight', reading };
 }
 

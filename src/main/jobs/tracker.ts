@@ -36,6 +36,10 @@ const NEVER_SUBMITTED = clientSideError(
   'The job never reached the server: Flowdeck stopped before the server confirmed it, and the server has no record of it. Run the workflow again.',
   'The server does not know this job (never reached the server).',
 );
+const REMOVED_FROM_QUEUE = clientSideError(
+  'The job was removed from the server\'s queue before it started (cancelled by another client, the queue was cleared, or the server restarted), so it did not run.',
+  'Removed from the queue before it started.',
+);
 const LOST = clientSideError(
   'The server no longer knows this job (it may have been restarted, or its history cleared), so its outcome cannot be recovered. Run the workflow again if you need its results.',
   'The server has no record of this job any more.',
@@ -319,7 +323,7 @@ export class JobTracker {
     // Everything between the last run and now went unseen.
     job.sawGap = true;
     // A local server routes a job's events only to the socket of the client id it was sent with.
-    job.pollAlways = this.api.profile.kind === 'local' && record.clientId !== null && record.clientId !== this.events.clientId;
+    job.pollAlways = this.api.capabilities.jobEvents === 'submitting-client' && record.clientId !== null && record.clientId !== this.events.clientId;
     this.jobs.set(record.promptId, job);
     job.unconfirmed = record.phase === 'submitting';
     const verdict = await askServer(this.api, record.promptId);
@@ -345,6 +349,14 @@ export class JobTracker {
       case 'unknown': {
         if (job.cancelRequested) {
           // A local server forgets a pending job it deleted: that is the cancellation we asked for.
+          this.end(job, 'cancelled', 'cancelled');
+          return;
+        }
+        if (this.api.capabilities.jobStatus === 'queue-and-history' && job.seenQueued && job.phase === 'pending' && job.startedAt === null) {
+          // Seen waiting in the queue, never started, now neither queued nor in the history: a
+          // local server forgets a waiting job that someone deleted (another client, a cleared
+          // queue). It was cancelled, not failed; the cloud reports such a job as cancelled itself.
+          job.error = REMOVED_FROM_QUEUE;
           this.end(job, 'cancelled', 'cancelled');
           return;
         }

@@ -13,9 +13,14 @@ import { ServiceError, WorkflowRejectedError } from './errors';
 import { HttpTransport, jsonOf, NoAnswerError, type HttpAnswer } from './http';
 import type { ServiceLimits } from './limits';
 import { parseNodeDefinitions, type NodeDefinitions } from './object-info';
+import { capabilitiesFor, parseFeatures, uploadLimitProblem, type ServerCapabilities, type ServerFeatures } from './capabilities';
+import { localHistoryJob, localJobPage, localQueuedJob, parseCloudJobDetail, parseCloudJobPage, jobListParams, type JobDetail, type JobListQuery, type JobPage } from './job-list';
+import { readImageSize } from './upload-check';
 import type {
   ApiKeyProvider,
+  CancelResult,
   DownloadOptions,
+  StopOutcome,
   DownloadResult,
   JobHistory,
   ServiceApi,
@@ -53,8 +58,6 @@ export interface ServiceClientOptions {
 /** The extra_data field partner nodes read the platform key from (the spec's "api_key_vendor_org"). */
 export const PARTNER_KEY_FIELD = 'api_key_comfy_org';
 
-/** Cloud upload limit (PROTOCOL.md "Uploads"): larger files are rejected with 400 anyway. */
-const CLOUD_MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
 
 function classTypesOf(workflow: Workflow): Set<string> {
   const classes = new Set<string>();
@@ -70,6 +73,7 @@ export class ServiceClient implements ServiceApi {
   readonly #log: (line: string) => void;
   readonly #uploadTimeoutMs: number | null;
   #definitions: NodeDefinitions | null = null;
+  #capabilities: ServerCapabilities;
 
   constructor(profile: ServerProfile, options: ServiceClientOptions) {
     this.profile = profile;
@@ -84,6 +88,32 @@ export class ServiceClient implements ServiceApi {
       ...(options.onWait ? { onWait: options.onWait } : {}),
     });
     this.#uploadTimeoutMs = options.uploadTimeoutMs ?? null;
+    this.#capabilities = capabilitiesFor(profile.kind);
+  }
+
+  // ------------------------------------------------------------ capabilities
+
+  /** What this server can do: the kind's defaults until discover() has read /api/features. */
+  get capabilities(): ServerCapabilities {
+    return this.#capabilities;
+  }
+
+  /** GET /api/features; null when the server has none (404: a local or older server). */
+  async getFeatures(signal?: AbortSignal): Promise<ServerFeatures | null> {
+    const what = 'the server features';
+    const answer = await this.#http.request({ method: 'GET', path: '/api/features', what, ...(signal ? { signal } : {}) });
+    if (answer.status === 404) return null;
+    if (answer.status < 200 || answer.status > 299) throw await this.#http.errorFor(answer, what);
+    const features = parseFeatures(jsonOf(answer));
+    if (!features) this.#log('features: the server answered /api/features with something else; using the defaults of its kind');
+    return features;
+  }
+
+  /** Reads /api/features (again) and refines the capabilities with it; errors propagate, the defaults stay. */
+  async discover(signal?: AbortSignal): Promise<ServerCapabilities> {
+    const features = await this.getFeatures(signal);
+    this.#capabilities = capabilitiesFor(this.profile.kind, features);
+    return this.#capabilities;
   }
 
   // ------------------------------------------------------------ node definitions
@@ -190,7 +220,7 @@ export class ServiceClient implements ServiceApi {
   /** Whether the server already has a job with this id (queued, running or finished). */
   async #serverKnows(promptId: string, signal?: AbortSignal): Promise<boolean> {
     try {
-      if (this.profile.kind === 'cloud') {
+      if (this.#capabilities.jobStatus === 'status-endpoint') {
         const answer = await this.#http.request({ method: 'GET', path: `/api/job/${encodeURIComponent(promptId)}/status`, what: 'the job status', ...(signal ? { signal } : {}) });
         return answer.status >= 200 && answer.status <= 299;
       }
@@ -215,7 +245,7 @@ export class ServiceClient implements ServiceApi {
    */
   async getJobStatus(promptId: string, signal?: AbortSignal): Promise<JobStatusReading> {
     const sig = signal ? { signal } : {};
-    if (this.profile.kind === 'cloud') {
+    if (this.#capabilities.jobStatus === 'status-endpoint') {
       const what = 'the job status';
       const answer = await this.#http.request({ method: 'GET', path: `/api/job/${encodeURIComponent(promptId)}/status`, what, ...sig });
       if (answer.status === 404) {
@@ -259,19 +289,42 @@ export class ServiceClient implements ServiceApi {
   }
 
   /**
-   * Cancels jobs whether they wait or run. Cloud: `{delete}` does both. Local: `{delete}` removes
-   * waiting jobs only, so an id found running is then stopped with `/api/interrupt {prompt_id}`.
-   * Only a running id is sent there: servers older than the prompt_id field ignore the body and
-   * stop whatever runs, which must not hit another job.
+   * Cancels jobs. `{delete}` removes waiting jobs only, on both kinds. Locally an id found running
+   * is then stopped with `/api/interrupt {prompt_id}` (only a running id: servers older than that
+   * field ignore the body and stop whatever runs, which must not hit another job). On the cloud a
+   * running job cannot be stopped alone (its interrupt stops all of the account's running jobs):
+   * such ids come back in `stillRunning`, for stopJob() with the user's consent.
    */
-  async cancel(promptIds: string[]): Promise<void> {
-    if (promptIds.length === 0) return;
+  async cancel(promptIds: string[]): Promise<CancelResult> {
+    if (promptIds.length === 0) return { stillRunning: [] };
     await this.#http.requestOk({ method: 'POST', path: '/api/queue', json: { delete: promptIds }, idempotent: true, what: 'cancelling jobs' });
-    if (this.profile.kind !== 'local') return;
     const running = new Set((await this.getQueue()).running.map((e) => e.promptId));
+    const stillRunning: string[] = [];
     for (const id of promptIds) {
-      if (running.has(id)) await this.#http.requestOk({ method: 'POST', path: '/api/interrupt', json: { prompt_id: id }, idempotent: true, what: 'stopping a running job' });
+      if (!running.has(id)) continue;
+      if (this.#capabilities.interrupt === 'one-prompt') await this.#interruptOne(id);
+      else stillRunning.push(id);
     }
+    return { stillRunning };
+  }
+
+  async #interruptOne(promptId: string): Promise<void> {
+    await this.#http.requestOk({ method: 'POST', path: '/api/interrupt', json: { prompt_id: promptId }, idempotent: true, what: 'stopping a running job' });
+  }
+
+  /**
+   * Stops one job, waiting or running. A running job on a server whose interrupt stops every
+   * running job (the cloud) is stopped only when it runs alone or `stopOthers` is set; otherwise
+   * nothing is stopped and the answer says how many would be, so the caller can ask the user.
+   */
+  async stopJob(promptId: string, options: { stopOthers?: boolean } = {}): Promise<StopOutcome> {
+    const { stillRunning } = await this.cancel([promptId]);
+    if (stillRunning.length === 0) return { kind: 'stopped' };
+    const running = (await this.getQueue()).running.map((e) => e.promptId);
+    if (!running.includes(promptId)) return { kind: 'stopped' }; // it ended meanwhile
+    if (running.length > 1 && options.stopOthers !== true) return { kind: 'would_stop_others', running: running.length };
+    await this.#interruptAll();
+    return { kind: 'stopped', stoppedRunning: running.length };
   }
 
   async clearPending(): Promise<void> {
@@ -279,17 +332,73 @@ export class ServiceClient implements ServiceApi {
   }
 
   /**
-   * Stops a job. With an id it is cancel([id]) on both kinds: on the cloud /api/interrupt would
-   * stop ALL of the user's running jobs, and locally only a running id may be interrupted (see
-   * cancel). Without an id: /api/interrupt with no body, whatever runs.
+   * /api/interrupt. Locally with an id: that job only, and only while it runs (see cancel). On the
+   * cloud every running job of the account stops, whatever the id: callers that mean one job use
+   * stopJob(), which asks first.
    */
   async interrupt(promptId?: string): Promise<void> {
-    if (promptId !== undefined) {
-      await this.cancel([promptId]);
+    if (promptId !== undefined && this.#capabilities.interrupt === 'one-prompt') {
+      const running = (await this.getQueue()).running.some((e) => e.promptId === promptId);
+      if (running) await this.#interruptOne(promptId);
       return;
     }
+    await this.#interruptAll();
+  }
+
+  async #interruptAll(): Promise<void> {
     // Not retried: a resend could stop the next job.
-    await this.#http.requestOk({ method: 'POST', path: '/api/interrupt', idempotent: false, what: 'interrupting the running job' });
+    await this.#http.requestOk({ method: 'POST', path: '/api/interrupt', idempotent: false, what: 'interrupting the running jobs' });
+  }
+
+  // ------------------------------------------------------------ job list
+
+  /**
+   * The server's jobs, one page, newest first by default. Cloud: GET /api/jobs. Local: its
+   * history and queue in the same shape (filtered, sorted and paged here).
+   */
+  async listJobs(query: JobListQuery = {}, signal?: AbortSignal): Promise<JobPage> {
+    const sig = signal ? { signal } : {};
+    const secret = await this.#http.providedKey().catch(() => null);
+    if (this.#capabilities.jobList === 'jobs-endpoint') {
+      const answer = await this.#http.requestOk({ method: 'GET', path: '/api/jobs', query: jobListParams(query), what: 'the job list', ...sig });
+      const page = parseCloudJobPage(jsonOf(answer), secret);
+      if (!page) throw new ServiceError('protocol', 'The server sent a job list this client cannot read.', { status: answer.status, retryable: false });
+      return page;
+    }
+    // Queue first, then history: a job leaving the queue meanwhile is in the history by then.
+    const queue = await this.getQueue(signal);
+    const answer = await this.#http.requestOk({ method: 'GET', path: '/api/history', what: 'the job history', ...sig });
+    const history = jsonOf(answer);
+    if (typeof history !== 'object' || history === null || Array.isArray(history)) {
+      throw new ServiceError('protocol', 'The server sent a history this client cannot read.', { status: answer.status, retryable: false });
+    }
+    return localJobPage(history as Record<string, unknown>, queue, query, secret);
+  }
+
+  /** One job with its workflow and outputs; ServiceError 'not_found' when the server has no such job. */
+  async getJob(promptId: string, signal?: AbortSignal): Promise<JobDetail> {
+    const sig = signal ? { signal } : {};
+    const secret = await this.#http.providedKey().catch(() => null);
+    const notFound = (): ServiceError => new ServiceError('not_found', `The server has no job ${promptId}.`, { status: 404, retryable: false });
+    if (this.#capabilities.jobList === 'jobs-endpoint') {
+      const what = 'the job';
+      const answer = await this.#http.request({ method: 'GET', path: `/api/jobs/${encodeURIComponent(promptId)}`, what, ...sig });
+      if (answer.status === 404) throw notFound();
+      if (answer.status < 200 || answer.status > 299) throw await this.#http.errorFor(answer, what);
+      const job = parseCloudJobDetail(jsonOf(answer), secret);
+      if (!job) throw new ServiceError('protocol', 'The server sent a job this client cannot read.', { status: answer.status, retryable: false });
+      return job;
+    }
+    const queue = await this.getQueue(signal);
+    if (queue.running.some((e) => e.promptId === promptId)) return localQueuedJob(promptId, 'in_progress');
+    if (queue.pending.some((e) => e.promptId === promptId)) return localQueuedJob(promptId, 'pending');
+    const answer = await this.#http.requestOk({ method: 'GET', path: `/api/history/${encodeURIComponent(promptId)}`, what: 'the job history', ...sig });
+    const entry = historyEntryFor(jsonOf(answer), promptId);
+    if (entry === undefined) throw notFound();
+    const job = localHistoryJob(promptId, entry, secret);
+    if (!job) throw new ServiceError('protocol', 'The server sent a history entry this client cannot read.', { status: answer.status, retryable: false });
+    const { number: _number, ...detail } = job;
+    return detail;
   }
 
   // ------------------------------------------------------------ uploads
@@ -321,12 +430,13 @@ export class ServiceClient implements ServiceApi {
     what: string,
     signal: AbortSignal | undefined,
   ): Promise<UploadResult> {
+    // Checked before a byte is sent: a file the server would refuse is never uploaded.
     const size = (await fs.promises.stat(filePath)).size;
-    if (this.profile.kind === 'cloud' && size > CLOUD_MAX_UPLOAD_BYTES) {
-      throw new ServiceError('invalid_workflow', `${filename} is ${(size / 1048576).toFixed(1)} MB; the service accepts at most 50 MB per image. Use a smaller or more compressed file.`, {
-        retryable: false,
-      });
-    }
+    // The kind's limits, or the server's max_upload_size once discover() has read it.
+    const uploadLimits = this.#capabilities.uploadLimits;
+    const dimensions = uploadLimits.maxEdgePx !== null || uploadLimits.maxPixels !== null ? await readImageSize(filePath) : null;
+    const problem = uploadLimitProblem(uploadLimits, { name: filename, bytes: size, width: dimensions?.width ?? null, height: dimensions?.height ?? null });
+    if (problem) throw new ServiceError('invalid_workflow', problem, { retryable: false });
     const mime = mimeForFileName(filename) ?? UNKNOWN_MIME;
     // Streamed from disk as it is sent (multipart.ts), a fresh stream for each attempt.
     const form = () => multipartBody({ field: 'image', path: filePath, filename, contentType: mime }, fields);

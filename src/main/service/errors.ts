@@ -77,6 +77,13 @@ export function messageForStatus(status: number, what: string): { kind: ServiceE
         kind: 'subscription_inactive',
         message: `The subscription is not active, so the server refused ${what} (HTTP 429). Renew the subscription on the platform; retrying will not help until then.`,
       };
+    case 501:
+      // "Not Implemented": a web server that does not speak this protocol (a static file server,
+      // a proxy), not a busy workflow server; retrying will not change that.
+      return {
+        kind: 'protocol',
+        message: `The server does not implement ${what} (HTTP 501): it is not a workflow server, or not a compatible one. Check the server address.`,
+      };
     default:
       if (status >= 500) return { kind: 'server', message: `The server failed while handling ${what} (HTTP ${status}). It may be overloaded; try again shortly.` };
       return { kind: 'protocol', message: `Unexpected answer to ${what} (HTTP ${status}).` };

@@ -85,7 +85,8 @@ function isTimeoutReason(error: unknown): boolean {
 }
 
 function isRetryableStatus(status: number): boolean {
-  return status >= 500 && status <= 599;
+  // 501 "Not Implemented" does not go away with time (see messageForStatus).
+  return status >= 500 && status <= 599 && status !== 501;
 }
 
 function errorCode(error: unknown): string | null {

@@ -22,3 +22,14 @@ export {
   type OutputSpec,
 } from './object-info';
 export { backoffDelay, sleep, DEFAULT_RETRY_POLICY, type BackoffPolicy, type RetryPolicy, type SleepFn } from './backoff';
+export {
+  capabilitiesFor,
+  uploadedInputValue,
+  uploadLimitProblem,
+  CLOUD_UPLOAD_LIMITS,
+  LOCAL_UPLOAD_LIMITS,
+  type ServerCapabilities,
+  type ServerFeatures,
+  type UploadLimits,
+} from './capabilities';
+export { JOB_LIST_STATUSES, MAX_JOB_PAGE, type JobDetail, type JobListQuery, type JobListStatus, type JobPage, type JobSummary } from './job-list';

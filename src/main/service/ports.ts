@@ -3,6 +3,8 @@
 // WebSocket; the job tracker, the CLI and the desktop app take these interfaces so they can be
 // tested and composed without knowing the transport.
 import type { JsonObject } from '../../shared/json';
+import type { ServerCapabilities, ServerFeatures } from './capabilities';
+import type { JobDetail, JobListQuery, JobPage } from './job-list';
 import type { NodeDefinitions } from './object-info';
 import type {
   ConnectionState,
@@ -77,8 +79,29 @@ export interface JobHistory {
   error?: { exceptionType: string; exceptionMessage: string; nodeId: string | null; nodeType: string | null; traceback: string[] };
 }
 
+/** What cancel() could not do on its own. */
+export interface CancelResult {
+  /** Ids still running: on a server whose interrupt stops every running job, see stopJob(). */
+  stillRunning: string[];
+}
+
+/** What stopJob() did. */
+export type StopOutcome =
+  | { kind: 'stopped'; /** Running jobs stopped with it (interrupt stops all of them on the cloud). */ stoppedRunning?: number }
+  /** Nothing was stopped: interrupting would stop all `running` jobs of the account; ask the user first. */
+  | { kind: 'would_stop_others'; running: number };
+
 export interface ServiceApi {
   readonly profile: ServerProfile;
+  /** What the server can do; the kind's defaults until discover() has read /api/features. */
+  readonly capabilities: ServerCapabilities;
+  /** Reads /api/features and refines `capabilities` (a 404 keeps the defaults). */
+  discover(signal?: AbortSignal): Promise<ServerCapabilities>;
+  getFeatures(signal?: AbortSignal): Promise<ServerFeatures | null>;
+  /** Cloud: GET /api/jobs. Local: /api/history and /api/queue in the same shape. */
+  listJobs(query?: JobListQuery, signal?: AbortSignal): Promise<JobPage>;
+  /** Cloud: GET /api/jobs/{id}. Local: the queue, then /api/history/{id}. 404: ServiceError 'not_found'. */
+  getJob(promptId: string, signal?: AbortSignal): Promise<JobDetail>;
   getNodeDefinitions(signal?: AbortSignal): Promise<NodeDefinitions>;
   uploadImage(filePath: string, options?: UploadImageOptions): Promise<UploadResult>;
   uploadMask(filePath: string, options: UploadMaskOptions): Promise<UploadResult>;
@@ -89,8 +112,12 @@ export interface ServiceApi {
   /** /api/history/{id}; null when the server has no history for it (yet). */
   getHistory(promptId: string, signal?: AbortSignal): Promise<JobHistory | null>;
   getQueue(signal?: AbortSignal): Promise<QueueSnapshot>;
-  cancel(promptIds: string[]): Promise<void>;
+  /** Removes waiting jobs; locally also stops running ones by id. Cloud running ids come back in stillRunning. */
+  cancel(promptIds: string[]): Promise<CancelResult>;
+  /** Stops one job; on the cloud a running job alongside others is stopped only with `stopOthers`. */
+  stopJob(promptId: string, options?: { stopOthers?: boolean }): Promise<StopOutcome>;
   clearPending(): Promise<void>;
+  /** Local with an id: that job if it runs. Otherwise (and always on the cloud): every running job. */
   interrupt(promptId?: string): Promise<void>;
   /** Downloads one output to `destDir`, named by its sanitised base name (or `destName`). */
   download(ref: FileRef, destDir: string, options?: DownloadOptions): Promise<DownloadResult>;

@@ -4,16 +4,25 @@
 import type { JobPhase, JobStatusReading } from './types';
 
 const WORDS: ReadonlyMap<string, JobPhase> = new Map<string, JobPhase>([
-  // queued, not yet running
+  // queued, not yet running (the cloud's raw states of /api/job/{id}/status, and the plain
+  // word of /api/jobs)
   ['pending', 'pending'],
   ['waiting_to_dispatch', 'pending'],
   ['submitted', 'pending'],
+  ['queued_limited', 'pending'],
   ['queued_waiting', 'pending'],
-  // running (a requested cancel is still running until the server confirms it)
-  ['preparing', 'running'],
+  ['allocated', 'pending'],
+  ['preparing', 'pending'],
+  ['pending_execution', 'pending'],
+  // running: `executed` means the outputs are being stored, `erroring` that the failure is being
+  // recorded; a requested cancel is still running until the server confirms it
   ['in_progress', 'running'],
   ['executing', 'running'],
+  ['executed', 'running'],
+  ['erroring', 'running'],
   ['cancel_requested', 'running'],
+  ['cancel_pending', 'running'],
+  ['cancelling_preparing', 'running'],
   // finished
   ['completed', 'succeeded'],
   ['success', 'succeeded'],

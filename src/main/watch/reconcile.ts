@@ -16,7 +16,7 @@ export type ServerVerdict =
 
 export async function askServer(api: ServiceApi, promptId: string): Promise<ServerVerdict> {
   try {
-    if (api.profile.kind === 'cloud') {
+    if (api.capabilities.jobStatus === 'status-endpoint') {
       let reading: JobStatusReading;
       try {
         reading = await api.getJobStatus(promptId);

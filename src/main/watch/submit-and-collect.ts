@@ -10,7 +10,8 @@ import { basename, extname, join } from 'node:path';
 import { prepareMaskPng } from '../images/mask-file';
 import { WorkflowRejectedError } from '../service/errors';
 import { safeBaseName } from '../service/filenames';
-import type { UploadResult, Workflow } from '../service/types';
+import type { Workflow } from '../service/types';
+import { uploadedInputValue } from '../service/capabilities';
 import { cloneWorkflow, setInput, type InputRef } from '../workflow/edit';
 import type { HotFolderConfig } from './config';
 import { deliverOutputs } from './deliver';
@@ -81,7 +82,7 @@ export class SubmitAndCollect {
     entry.workflow = workflow;
     // A local server takes the id we choose; recorded BEFORE sending, a crash between the send
     // and the answer can be settled by asking the server. The cloud assigns its own.
-    const chosen = api.profile.kind === 'local' ? (r.promptId ?? (this.deps.newPromptId ?? randomUUID)()) : null;
+    const chosen = api.capabilities.clientPromptId ? (r.promptId ?? (this.deps.newPromptId ?? randomUUID)()) : null;
     r.promptId = chosen;
     r.serverKind = api.profile.kind;
     r.baseUrl = api.profile.baseUrl;
@@ -112,7 +113,7 @@ export class SubmitAndCollect {
     // Named by content: the same bytes get the same name (a resend keeps one file on the server),
     // different files with the same name never overwrite each other.
     const uploaded = await api.uploadImage(r.path, { type: 'input', filename: `${stem}-${r.imageSha256.slice(0, 12)}${ext}` });
-    if (!r.maskPath) return inputValue(uploaded, api.profile.kind);
+    if (!r.maskPath) return uploadedInputValue(api.capabilities, uploaded);
     const work = await mkdtemp(join(tmpdir(), 'flowdeck-watch-mask-'));
     try {
       const prepared = await prepareMaskPng(r.maskPath, join(work, 'mask.png'));
@@ -120,7 +121,7 @@ export class SubmitAndCollect {
         originalRef: { filename: uploaded.name, subfolder: uploaded.subfolder, type: uploaded.type || 'input' },
         filename: `${stem}-${r.contentKey.slice(0, 12)}-mask.png`,
       });
-      return inputValue(masked, api.profile.kind);
+      return uploadedInputValue(api.capabilities, masked);
     } finally {
       await rm(work, { recursive: true, force: true });
     }
@@ -218,9 +219,4 @@ export class SubmitAndCollect {
     if (r.uploadedAs !== null) setInput(workflow, this.deps.bindRef, r.uploadedAs);
     return workflow;
   }
-}
-
-/** The value a workflow input takes for an uploaded file: `subfolder/name` on local servers. */
-function inputValue(result: UploadResult, kind: 'cloud' | 'local'): string {
-  return kind === 'local' && result.subfolder ? `${result.subfolder}/${result.name}` : result.name;
 }

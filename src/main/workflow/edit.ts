@@ -39,14 +39,35 @@ export function parseCliValue(text: string): JsonValue {
   }
 }
 
+/** Names that reach an object's prototype when used as a key: never a node id or input name. */
+const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
 export function setInput(workflow: Workflow, ref: InputRef, value: JsonValue): void {
-  const node = workflow[ref.nodeId];
+  // Own properties only: `workflow["__proto__"]` is Object.prototype, and writing through it
+  // would change every object of the process.
+  if (PROTOTYPE_KEYS.has(ref.nodeId) || PROTOTYPE_KEYS.has(ref.input)) {
+    throw new WorkflowEditError(`"${ref.nodeId}.${ref.input}" cannot name a node input ("${PROTOTYPE_KEYS.has(ref.nodeId) ? ref.nodeId : ref.input}" is a reserved name).`);
+  }
+  const node = Object.hasOwn(workflow, ref.nodeId) ? workflow[ref.nodeId] : undefined;
   if (!isJsonObject(node)) {
     const ids = Object.keys(workflow).join(', ');
     throw new WorkflowEditError(`The workflow has no node "${ref.nodeId}" (its nodes are: ${ids}).`);
   }
-  if (!isJsonObject(node.inputs)) node.inputs = {};
+  if (!Object.hasOwn(node, 'inputs') || !isJsonObject(node.inputs)) node.inputs = {};
   (node.inputs as Record<string, JsonValue>)[ref.input] = value;
+}
+
+/**
+ * Why `ref` cannot be set on this server: its node's class has no such input. Null when the
+ * input exists, or when the class is not in the definitions (the server then names the class).
+ */
+export function unknownInputProblem(workflow: Workflow, ref: InputRef, definitions: ReadonlyMap<string, { inputs: ReadonlyArray<{ name: string }> }>): string | null {
+  const node = Object.hasOwn(workflow, ref.nodeId) ? workflow[ref.nodeId] : undefined;
+  if (!isJsonObject(node) || typeof node.class_type !== 'string') return null;
+  const definition = definitions.get(node.class_type);
+  if (!definition || definition.inputs.some((i) => i.name === ref.input)) return null;
+  const names = definition.inputs.map((i) => i.name);
+  return `Node ${ref.nodeId} (${node.class_type}) has no input "${ref.input}". Its inputs are: ${names.length > 0 ? names.join(', ') : '(none)'}.`;
 }
 
 /** A deep copy that keeps bigint values (structuredClone does too, but this states the intent). */

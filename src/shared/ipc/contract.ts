@@ -375,7 +375,12 @@ export const calls = {
     result: z.object({ promptIds: z.array(z.string()) }),
   },
   'jobs.list': { input: noInput, result: z.object({ jobs: z.array(jobSnapshotSchema) }) },
-  'jobs.cancel': { input: z.object({ promptId: id }).strict(), result: z.object({ cancelled: z.boolean() }) },
+  // A running cloud job cannot be stopped alone: when others run too, nothing is stopped and
+  // `stopsAllRunning` says how many would be; the renderer asks, then sends `stopAllRunning`.
+  'jobs.cancel': {
+    input: z.object({ promptId: id, stopAllRunning: z.boolean().optional() }).strict(),
+    result: z.object({ cancelled: z.boolean(), stopsAllRunning: z.number().int().min(2).optional() }),
+  },
   /** Asks the server about a job now (one whose server stopped answering); the job as it then is. */
   'jobs.checkAgain': { input: z.object({ promptId: id }).strict(), result: jobSnapshotSchema },
 

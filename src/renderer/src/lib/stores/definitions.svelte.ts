@@ -1,5 +1,10 @@
 // The active server's node definitions, loaded when the active profile changes (the form and the
-// check for unknown node classes need them).
+// check for unknown node classes need them), and fetched again when they may be out of date: on
+// "Refresh", when the window regains focus after a while, and when a chosen value is not among
+// the server's (a model or file installed since).
+
+/** Definitions older than this are fetched again when the window regains focus. */
+export const STALE_AFTER_MS = 60_000;
 import type { NodeClassView } from '../../../../shared/ipc/contract';
 import { messageOf, type Api } from '../api';
 
@@ -10,6 +15,10 @@ export class DefinitionsStore {
   error = $state<string | null>(null);
   readonly #api: Api;
   #generation = 0;
+  /** When the current definitions arrived (ms since epoch); 0 before any. */
+  #loadedAt = 0;
+  /** Values "not on the server" already answered by a refresh (per profile), so none asks twice. */
+  #askedFor = new Set<string>();
 
   constructor(api: Api) {
     this.#api = api;
@@ -30,7 +39,9 @@ export class DefinitionsStore {
       const result = await this.#api.call('nodes.definitions', { profileId, refresh });
       if (generation !== this.#generation) return;
       this.classes = result.classes;
+      if (result.profileId !== this.profileId) this.#askedFor.clear();
       this.profileId = result.profileId;
+      this.#loadedAt = Date.now();
     } catch (error) {
       if (generation !== this.#generation) return;
       this.classes = null;
@@ -39,5 +50,22 @@ export class DefinitionsStore {
     } finally {
       if (generation === this.#generation) this.loading = false;
     }
+  }
+
+  /** Fetches the active profile's definitions from the server again ("Refresh"). */
+  refresh(): Promise<void> {
+    return this.profileId === null || this.loading ? Promise.resolve() : this.load(this.profileId, true);
+  }
+
+  /** Refreshes when the definitions are older than `maxAgeMs` (the window regained focus). */
+  refreshIfOlderThan(maxAgeMs: number, now = Date.now()): Promise<void> {
+    return this.#loadedAt !== 0 && now - this.#loadedAt > maxAgeMs ? this.refresh() : Promise.resolve();
+  }
+
+  /** A chosen value the server does not list: maybe installed since, so ask once per value. */
+  refreshForMissingValue(value: string): Promise<void> {
+    if (this.#askedFor.has(value)) return Promise.resolve();
+    this.#askedFor.add(value);
+    return this.refresh();
   }
 }

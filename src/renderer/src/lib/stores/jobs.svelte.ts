@@ -57,15 +57,22 @@ export class JobsStore {
     this.meta.set(promptId, meta);
   }
 
-  async cancel(promptId: string): Promise<void> {
+  /**
+   * Cancels a job. Returns the number of running jobs that stopping it would stop too (the
+   * cloud's interrupt stops them all) when the user must agree first; call again with
+   * `stopAllRunning` once they have. Null otherwise.
+   */
+  async cancel(promptId: string, stopAllRunning = false): Promise<number | null> {
     this.cancelErrors.delete(promptId);
     try {
-      const { cancelled } = await this.#api.call('jobs.cancel', { promptId });
+      const { cancelled, stopsAllRunning } = await this.#api.call('jobs.cancel', stopAllRunning ? { promptId, stopAllRunning } : { promptId });
+      if (stopsAllRunning !== undefined) return stopsAllRunning;
       if (!cancelled) this.cancelErrors.set(promptId, 'The job could not be cancelled: it may have finished already.');
       else if (!this.#finished(promptId)) this.cancelRequested.add(promptId);
     } catch (error) {
       this.cancelErrors.set(promptId, messageOf(error));
     }
+    return null;
   }
 
   /** "Check again" on a job whose server stopped answering: asks the server now. */

@@ -1,5 +1,7 @@
-// Recognising an uploaded image from its first bytes (format, and size for PNG and JPEG), so the
-// cloud flavour can refuse non-images and images beyond its pixel limits without decoding them.
+// Recognising an image from its first bytes (format, and size for PNG, JPEG and GIF), so the cloud
+// demo can refuse images beyond its pixel limits and the client can check them before uploading,
+// without decoding either.
+import { CLOUD_UPLOAD_LIMITS, uploadLimitProblem } from '../service/capabilities';
 
 export interface SniffedImage {
   format: 'png' | 'jpeg' | 'webp' | 'gif' | 'bmp' | 'tiff';
@@ -42,14 +44,7 @@ export function sniffImage(head: Buffer): SniffedImage | null {
   return null;
 }
 
-export const CLOUD_MAX_EDGE = 16384;
-export const CLOUD_MAX_PIXELS = 64 * 1024 * 1024;
-
-/** Why the cloud refuses this image's size, or null. */
+/** Why the cloud refuses this image's size, or null (the limits the client checks before uploading). */
 export function cloudSizeProblem(image: SniffedImage): string | null {
-  const { width, height } = image;
-  if (width === null || height === null) return null;
-  if (width > CLOUD_MAX_EDGE || height > CLOUD_MAX_EDGE) return `The image is ${width}x${height} pixels; each side may be at most ${CLOUD_MAX_EDGE}.`;
-  if (width * height > CLOUD_MAX_PIXELS) return `The image has ${width * height} pixels; at most 64 megapixels are accepted.`;
-  return null;
+  return uploadLimitProblem({ ...CLOUD_UPLOAD_LIMITS, maxBytes: Number.POSITIVE_INFINITY }, { name: 'The image', bytes: 0, width: image.width, height: image.height });
 }

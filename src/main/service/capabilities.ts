@@ -1,0 +1,139 @@
+// What a server can do and how it does it, so that code outside service/ asks a question ("does
+// interrupt stop every running job?") instead of testing the server kind. Built from the profile's
+// kind, then refined by discovery (GET /api/features, which older servers answer with 404).
+// A future server flavour (e.g. the cloud's versioned /api/v2 with per-job cancel) is another
+// capability set, not another round of kind checks.
+import { z } from 'zod';
+import type { ServerKind, UploadResult } from './types';
+
+/** The cloud's documented upload limits (PROTOCOL.md "Uploads"); larger images get a 400. */
+export const CLOUD_UPLOAD_LIMITS: UploadLimits = { maxBytes: 50 * 1000 * 1000, maxEdgePx: 16384, maxPixels: 64 * 1024 * 1024 };
+/** The local server's default max_upload_size (100 MB) and no pixel limits of its own. */
+export const LOCAL_UPLOAD_LIMITS: UploadLimits = { maxBytes: 100 * 1024 * 1024, maxEdgePx: null, maxPixels: null };
+
+export interface UploadLimits {
+  maxBytes: number;
+  /** Largest width or height in pixels; null when the server has none. */
+  maxEdgePx: number | null;
+  /** Largest width x height; null when the server has none. */
+  maxPixels: number | null;
+}
+
+/** What GET /api/features says (fields a server leaves out are null). */
+export interface ServerFeatures {
+  supportsPreviewMetadata: boolean | null;
+  maxUploadSize: number | null;
+  maxConcurrentJobs: number | null;
+}
+
+export interface ServerCapabilities {
+  /**
+   * How an uploaded file is named in a workflow input: the cloud stores uploads flat
+   * ('name'); a local server keeps the subfolder, written in front ('subfolder/name').
+   */
+  readonly uploadReference: 'name' | 'subfolder/name';
+  /**
+   * Where a job's status comes from: the cloud's /api/job/{id}/status (404 = the server does
+   * not know it), or derived from the local server's queue and history (an unclassified reading
+   * may mean the server restarted and forgot its queue: check the queue and history directly).
+   */
+  readonly jobStatus: 'status-endpoint' | 'queue-and-history';
+  /** Past and current jobs: the cloud's GET /api/jobs, or the local /api/history plus /api/queue. */
+  readonly jobList: 'jobs-endpoint' | 'history';
+  /**
+   * What POST /api/interrupt stops: every running job of the account (cloud), or the one prompt
+   * named in its body (local; older local servers stop whatever runs).
+   */
+  readonly interrupt: 'all-running' | 'one-prompt';
+  /**
+   * Whether the client picks the prompt_id itself (local), so the intent can be journaled before
+   * the submit and a lost answer reconciled; the cloud assigns its own.
+   */
+  readonly clientPromptId: boolean;
+  /**
+   * Who receives a job's socket events: every socket of the account (cloud), or only the socket
+   * whose client id submitted it (local), so a job another client sent must be polled.
+   */
+  readonly jobEvents: 'account' | 'submitting-client';
+  /** Whether requests need an API key. */
+  readonly needsApiKey: boolean;
+  readonly uploadLimits: UploadLimits;
+  /** Whether live previews carry metadata (binary frame type 4) once the socket asks for it. */
+  readonly previewMetadata: boolean;
+  /** Jobs the account may run at once, when the server says so. */
+  readonly maxConcurrentJobs: number | null;
+  /** Whether /api/features answered (false: defaults of the kind). */
+  readonly discovered: boolean;
+}
+
+/** The capabilities of a server of `kind`, refined by what its /api/features said (null: not asked, or 404). */
+export function capabilitiesFor(kind: ServerKind, features: ServerFeatures | null = null): ServerCapabilities {
+  const cloud = kind === 'cloud';
+  const limits = cloud ? CLOUD_UPLOAD_LIMITS : LOCAL_UPLOAD_LIMITS;
+  return {
+    uploadReference: cloud ? 'name' : 'subfolder/name',
+    jobStatus: cloud ? 'status-endpoint' : 'queue-and-history',
+    jobList: cloud ? 'jobs-endpoint' : 'history',
+    interrupt: cloud ? 'all-running' : 'one-prompt',
+    clientPromptId: !cloud,
+    jobEvents: cloud ? 'account' : 'submitting-client',
+    needsApiKey: cloud,
+    uploadLimits: features?.maxUploadSize ? { ...limits, maxBytes: features.maxUploadSize } : limits,
+    // Both kinds send type-4 previews to a socket that announces supports_preview_metadata; a
+    // server that says otherwise is believed.
+    previewMetadata: features?.supportsPreviewMetadata ?? true,
+    maxConcurrentJobs: features?.maxConcurrentJobs ?? null,
+    discovered: features !== null,
+  };
+}
+
+/** The value a workflow input takes for an uploaded file. */
+export function uploadedInputValue(capabilities: ServerCapabilities, result: UploadResult): string {
+  return capabilities.uploadReference === 'subfolder/name' && result.subfolder ? `${result.subfolder}/${result.name}` : result.name;
+}
+
+/** The size of an image about to be uploaded; width and height null when the header did not tell. */
+export interface UploadCandidate {
+  name: string;
+  bytes: number;
+  width: number | null;
+  height: number | null;
+}
+
+function megabytes(bytes: number): string {
+  return `${(bytes / 1e6).toFixed(1)} MB`;
+}
+
+/** Why the server would refuse this upload, in words for the user; null when it is within the limits. */
+export function uploadLimitProblem(limits: UploadLimits, file: UploadCandidate): string | null {
+  if (file.bytes > limits.maxBytes) {
+    return `${file.name} is ${megabytes(file.bytes)}; the server accepts at most ${megabytes(limits.maxBytes)} per file. Use a smaller or more compressed file.`;
+  }
+  const { width, height } = file;
+  if (width === null || height === null) return null;
+  if (limits.maxEdgePx !== null && (width > limits.maxEdgePx || height > limits.maxEdgePx)) {
+    return `${file.name} is ${width}x${height} pixels; the server accepts at most ${limits.maxEdgePx} pixels per side. Scale it down first.`;
+  }
+  if (limits.maxPixels !== null && width * height > limits.maxPixels) {
+    const mp = (n: number): string => `${(n / (1024 * 1024)).toFixed(1)} megapixels`;
+    return `${file.name} is ${width}x${height} pixels (${mp(width * height)}); the server accepts at most ${mp(limits.maxPixels)}. Scale it down first.`;
+  }
+  return null;
+}
+
+const featuresSchema = z.object({
+  supports_preview_metadata: z.boolean().optional(),
+  max_upload_size: z.number().finite().positive().optional(),
+  max_concurrent_jobs: z.number().int().positive().optional(),
+});
+
+/** GET /api/features's answer (untrusted); null when it is not one. */
+export function parseFeatures(body: unknown): ServerFeatures | null {
+  const parsed = featuresSchema.safeParse(body);
+  if (!parsed.success) return null;
+  return {
+    supportsPreviewMetadata: parsed.data.supports_preview_metadata ?? null,
+    maxUploadSize: parsed.data.max_upload_size ?? null,
+    maxConcurrentJobs: parsed.data.max_concurrent_jobs ?? null,
+  };
+}
