@@ -113,7 +113,7 @@ export function createJobHandlers(ctx: JobHandlerContext): Pick<CallHandlers, Jo
       const store = ctx.requireJobs();
       const workflow = parsed.workflow;
       const server = active.server;
-      const extraData = server.kind === 'local' ? editorGraphExtraData(uiWorkflowJson) : undefined;
+      const extraData = active.api.capabilities.embedsEditorGraph ? editorGraphExtraData(uiWorkflowJson) : undefined;
       const promptIds: string[] = [];
       for (let i = 0; i < (repeat ?? 1); i += 1) {
         // Locally the client picks the prompt_id and journals it first, so a crash between

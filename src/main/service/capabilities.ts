@@ -57,6 +57,11 @@ export interface ServerCapabilities {
   readonly jobEvents: 'account' | 'submitting-client';
   /** Whether requests need an API key. */
   readonly needsApiKey: boolean;
+  /**
+   * Whether the server writes extra_data.extra_pnginfo into its output images (local: the editor
+   * graph sent there makes the outputs open again in the server's own editor; the cloud does not).
+   */
+  readonly embedsEditorGraph: boolean;
   readonly uploadLimits: UploadLimits;
   /** Whether live previews carry metadata (binary frame type 4) once the socket asks for it. */
   readonly previewMetadata: boolean;
@@ -78,6 +83,7 @@ export function capabilitiesFor(kind: ServerKind, features: ServerFeatures | nul
     clientPromptId: !cloud,
     jobEvents: cloud ? 'account' : 'submitting-client',
     needsApiKey: cloud,
+    embedsEditorGraph: !cloud,
     uploadLimits: features?.maxUploadSize ? { ...limits, maxBytes: features.maxUploadSize } : limits,
     // Both kinds send type-4 previews to a socket that announces supports_preview_metadata; a
     // server that says otherwise is believed.
