@@ -27,15 +27,28 @@ interface RunJson {
   outputs: { path: string; library_path: string | null }[];
 }
 
-async function flowdeckRun(work: string, workflowPath: string, url: string, key: string, round: number): Promise<MeasuredRun> {
+/** When the CLI's progress lines (stderr) said what: seconds from the start of the process. */
+interface Phases {
+  submitted: number;
+  succeeded: number;
+  /** The output is in the library AND copied into --out (run.ts logs after the copy). */
+  delivered: number;
+}
+
+async function flowdeckRun(work: string, workflowPath: string, url: string, key: string, round: number): Promise<MeasuredRun & { phases: Phases }> {
   const dataDir = join(work, `data-${round}`);
   const outDir = join(work, `out-${round}`);
   mkdirSync(dataDir);
   const nodeArgs = CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`, `--cpu-prof-name=run-vs-curl-${round}.cpuprofile`] : [];
   try {
+    const phases: Phases = { submitted: NaN, succeeded: NaN, delivered: NaN };
     const measured = await measureCommand(process.execPath, [...nodeArgs, CLI, 'run', workflowPath, '--server', url, '--out', outDir, '--json'], {
       env: { ...process.env, FLOWDECK_DATA_DIR: dataDir, FLOWDECK_API_KEY: key },
-      quiet: true,
+      onStderrLine: (line, at) => {
+        if (line.startsWith('submitted job')) phases.submitted = at;
+        else if (line.startsWith('succeeded')) phases.succeeded = at;
+        else if (line.startsWith('downloaded')) phases.delivered = at;
+      },
     });
     const result = JSON.parse(measured.stdout) as RunJson;
     const output = result.outputs[0];
@@ -43,7 +56,7 @@ async function flowdeckRun(work: string, workflowPath: string, url: string, key:
     if (statSync(output.path).size !== GiB) throw new Error(`--out holds ${statSync(output.path).size} bytes, expected ${GiB}`);
     // As users have it: the output is in the library too (not only in --out).
     if (!output.library_path || statSync(output.library_path).size !== GiB) throw new Error('the output did not reach the library');
-    return measured;
+    return { ...measured, phases };
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(outDir, { recursive: true, force: true });
@@ -73,7 +86,7 @@ export async function runVsCurlBench(): Promise<Record<string, number>> {
     const workflowPath = join(work, 'big-output.json');
     writeFileSync(workflowPath, JSON.stringify({ '1': { class_type: 'BenchBigOutput', inputs: {} } }));
     const cloud = await startDemoChild('cloud', big);
-    const flowdeck: MeasuredRun[] = [];
+    const flowdeck: (MeasuredRun & { phases: Phases })[] = [];
     const curl: number[] = [];
     const curlSynced: number[] = [];
     try {
@@ -94,7 +107,9 @@ export async function runVsCurlBench(): Promise<Record<string, number>> {
           await ours();
         }
         const f = flowdeck[round]!;
+        const p = f.phases;
         console.log(`  round ${round + 1}: flowdeck run ${f.seconds.toFixed(2)} s (cpu ${f.cpuSeconds.toFixed(2)} s, peak RSS ${f.maxRssMb.toFixed(0)} MB); curl -o ${curl[round]!.toFixed(2)} s; curl -o + sync ${curlSynced[round]!.toFixed(2)} s`);
+        console.log(`           flowdeck phases: start to submitted ${p.submitted.toFixed(2)} s, job ${(p.succeeded - p.submitted).toFixed(2)} s, library download + hash + --out copy ${(p.delivered - p.succeeded).toFixed(2)} s, exit ${(f.seconds - p.delivered).toFixed(2)} s`);
       }
     } finally {
       await cloud.stop();

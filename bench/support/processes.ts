@@ -79,20 +79,27 @@ const GNU_TIME = '/usr/bin/time';
 /**
  * Runs a command under GNU time (its rusage covers the whole waited-for process tree, and its
  * peak RSS is the kernel's high-water mark, which no sampling would catch); rejects on a non-zero
- * exit. stderr passes through unless `quiet`.
+ * exit. stderr passes through unless `quiet`, or goes line by line, with the time since the
+ * start, to `onStderrLine`.
  */
-export function measureCommand(command: string, args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; quiet?: boolean } = {}): Promise<MeasuredRun> {
+export function measureCommand(
+  command: string,
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; quiet?: boolean; onStderrLine?: (line: string, atSeconds: number) => void } = {},
+): Promise<MeasuredRun> {
   if (!existsSync(GNU_TIME)) return Promise.reject(new Error(`${GNU_TIME} (GNU time, Debian package "time") is needed to measure CPU time and peak RSS.`));
   const report = join(mkdtempSync(join(tmpdir(), 'flowdeck-bench-time-')), 'time.txt');
   return new Promise((resolveRun, reject) => {
     const start = process.hrtime.bigint();
     const child = spawn(GNU_TIME, ['-f', '%U %S %M', '-o', report, command, ...args], {
-      stdio: ['ignore', 'pipe', options.quiet ? 'ignore' : 'inherit'],
+      stdio: ['ignore', 'pipe', options.onStderrLine ? 'pipe' : options.quiet ? 'ignore' : 'inherit'],
       env: options.env ?? process.env,
       cwd: options.cwd,
     });
+    const onLine = options.onStderrLine;
+    if (onLine && child.stderr) createInterface({ input: child.stderr }).on('line', (line) => onLine(line, Number(process.hrtime.bigint() - start) / 1e9));
     let stdout = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
     child.on('exit', (code) => {
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
       const fields = readFileSync(report, 'utf8').trim().split('\n').pop()!.split(' ').map(Number);
