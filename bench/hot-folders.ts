@@ -49,7 +49,8 @@ function writeImagesInChild(dir: string, count: number): void {
   const script = `
     import { writeFileSync } from 'node:fs';
     import { join } from 'node:path';
-        const [dir, count] = [process.argv[1], Number(process.argv[2])];
+    import { PNG } from 'pngjs';
+    const [dir, count] = [process.argv[1], Number(process.argv[2])];
     for (let i = 0; i < count; i += 1) {
       const image = new PNG({ width: 8, height: 8 });
       for (let p = 0; p < 64; p += 1) { image.data.writeUInt32BE(((i + 1) * 2654435761 ^ (p + 7) * 40503) >>> 0, p * 4); image.data[p * 4 + 3] = 255; }
