@@ -13,13 +13,13 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PNG } from 'pngjs';
 import { JobTracker } from '../src/main/jobs/tracker';
 import { Store } from '../src/main/jobs/store';
 import { ServiceClient } from '../src/main/service/client';
 import { EventsSocket } from '../src/main/service/events-socket';
 import type { ServerProfile, Workflow } from '../src/main/service/types';
 import { HotFolderService, trackerFollower } from '../src/main/watch';
+import { distinctPng as png } from './support/images';
 import { startDemoChild } from './support/processes';
 
 const FILES = Number(process.argv[2] ?? 1000);
@@ -39,15 +39,6 @@ function workflow(prefix: string): Workflow {
 }
 const FLOOR_WORKFLOW = workflow('bench/floor');
 const WORKFLOW = workflow('bench/hot');
-
-function png(seed: number, size = 32): Buffer {
-  const image = new PNG({ width: size, height: size });
-  for (let i = 0; i < size * size; i += 1) {
-    image.data.writeUInt32BE((Math.imul(seed + 1, 2654435761) ^ Math.imul(i + 7, 40503)) >>> 0, i * 4);
-    image.data[i * 4 + 3] = 255;
-  }
-  return PNG.sync.write(image);
-}
 
 /** Peak RSS (what the OS sees) and peak V8 heap in use (live objects plus garbage not yet collected). */
 /**

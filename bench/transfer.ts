@@ -3,34 +3,16 @@
 //   same signed URL; peak RSS growth of the downloading process.
 // - upload of a large file: our client (multipart from fs.openAsBlob) vs `curl -F`.
 import { execFileSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ServiceClient } from '../src/main/service/client';
+import { writeIncompressibleFile as writeFile } from './support/big-file';
 import { runJsonChild, startDemoChild, timeCommand } from './support/processes';
+import { signedUrl } from './support/signed-url';
 
 const GiB = 1024 ** 3;
 const ROUNDS = 3;
-
-function writeFile(path: string, bytes: number): void {
-  // Non-repeating content in 1 MiB blocks (nothing on the path compresses, but be fair anyway).
-  const fd = openSync(path, 'w');
-  const block = Buffer.alloc(1024 * 1024);
-  for (let written = 0, n = 0; written < bytes; written += block.length, n += 1) {
-    block.writeUInt32BE(n, 0);
-    for (let i = 4; i < block.length; i += 4096) block.writeUInt32BE((n * 2654435761 + i) >>> 0, i);
-    writeSync(fd, block);
-  }
-  closeSync(fd);
-}
-
-async function signedUrl(url: string, key: string, ref: { filename: string; subfolder: string; type: string }): Promise<string> {
-  const query = new URLSearchParams({ filename: ref.filename, subfolder: ref.subfolder, type: ref.type });
-  const response = await fetch(`${url}/api/view?${query}`, { headers: { 'X-API-Key': key }, redirect: 'manual' });
-  const location = response.headers.get('location');
-  if (response.status !== 302 || !location) throw new Error(`expected a 302 from /api/view, got ${response.status}`);
-  return new URL(location, url).toString();
-}
 
 export async function runTransferBench(): Promise<Record<string, number>> {
   const work = mkdtempSync(join(tmpdir(), 'flowdeck-bench-transfer-'));

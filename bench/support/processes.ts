@@ -1,7 +1,9 @@
 // Child processes for benchmarks: the demo service, a client measured in isolation, and curl.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createInterface } from 'node:readline';
-import { resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 const TSX = resolve(import.meta.dirname, '../../node_modules/.bin/tsx');
 
@@ -58,6 +60,53 @@ export function timeCommand(command: string, args: string[]): Promise<number> {
     child.on('exit', (code) => {
       if (code !== 0) return reject(new Error(`${command} exited with ${code}`));
       resolveTime(Number(process.hrtime.bigint() - start) / 1e9);
+    });
+  });
+}
+
+export interface MeasuredRun {
+  /** Wall time, seconds. */
+  seconds: number;
+  /** CPU time of the process and every descendant it waited for (user + system), seconds. */
+  cpuSeconds: number;
+  /** Peak resident set size of the largest single process, MB (2^20 bytes). */
+  maxRssMb: number;
+  stdout: string;
+}
+
+const GNU_TIME = '/usr/bin/time';
+
+/**
+ * Runs a command under GNU time (its rusage covers the whole waited-for process tree, and its
+ * peak RSS is the kernel's high-water mark, which no sampling would catch); rejects on a non-zero
+ * exit. stderr passes through unless `quiet`, or goes line by line, with the time since the
+ * start, to `onStderrLine`.
+ */
+export function measureCommand(
+  command: string,
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; quiet?: boolean; onStderrLine?: (line: string, atSeconds: number) => void } = {},
+): Promise<MeasuredRun> {
+  if (!existsSync(GNU_TIME)) return Promise.reject(new Error(`${GNU_TIME} (GNU time, Debian package "time") is needed to measure CPU time and peak RSS.`));
+  const report = join(mkdtempSync(join(tmpdir(), 'flowdeck-bench-time-')), 'time.txt');
+  return new Promise((resolveRun, reject) => {
+    const start = process.hrtime.bigint();
+    const child = spawn(GNU_TIME, ['-f', '%U %S %M', '-o', report, command, ...args], {
+      stdio: ['ignore', 'pipe', options.onStderrLine ? 'pipe' : options.quiet ? 'ignore' : 'inherit'],
+      env: options.env ?? process.env,
+      cwd: options.cwd,
+    });
+    const onLine = options.onStderrLine;
+    if (onLine && child.stderr) createInterface({ input: child.stderr }).on('line', (line) => onLine(line, Number(process.hrtime.bigint() - start) / 1e9));
+    let stdout = '';
+    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.on('exit', (code) => {
+      const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+      const fields = readFileSync(report, 'utf8').trim().split('\n').pop()!.split(' ').map(Number);
+      rmSync(dirname(report), { recursive: true, force: true });
+      if (code !== 0) return reject(new Error(`${command} ${args.join(' ')} exited with ${code}\n${stdout.slice(-2000)}`));
+      const [user, sys, maxRssKb] = fields as [number, number, number];
+      resolveRun({ seconds, cpuSeconds: user + sys, maxRssMb: maxRssKb / 1024, stdout });
     });
   });
 }

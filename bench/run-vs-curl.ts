@@ -1,0 +1,145 @@
+// The whole `flowdeck run --out DIR` of a job with a 1 GiB output, as users run it (the built CLI,
+// library on, a fresh data folder each round), side by side with `curl -o` of the same signed URL,
+// alternating which goes first. Cloud flavour of the demo service in its own process: /api/view
+// answers 302 to a signed storage URL. The job's node outputs a prepared file at once (see
+// support/demo-child.ts), so the time is the client's: submit, follow, download, library, --out.
+//   npx tsx bench/run-vs-curl.ts [rounds]          (needs `npm run build` first: out/main/cli.js)
+//   FLOWDECK_BENCH_CPU_PROF=DIR ...                runs the Flowdeck side under node --cpu-prof
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { writeIncompressibleFile } from './support/big-file';
+import { measureCommand, startDemoChild, timeCommand, type MeasuredRun } from './support/processes';
+import { signedUrl } from './support/signed-url';
+
+const GiB = 1024 ** 3;
+const ROUNDS = Math.max(1, Number(process.argv[2] ?? 3));
+const ROOT = resolve(import.meta.dirname, '..');
+const CLI = join(ROOT, 'out/main/cli.js');
+const CPU_PROF_DIR = process.env.FLOWDECK_BENCH_CPU_PROF;
+
+const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+interface RunJson {
+  status: string;
+  outputs: { path: string; library_path: string | null }[];
+}
+
+/** When the CLI's progress lines (stderr) said what: seconds from the start of the process. */
+interface Phases {
+  submitted: number;
+  succeeded: number;
+  /** The output is in the library AND copied into --out (run.ts logs after the copy). */
+  delivered: number;
+}
+
+async function flowdeckRun(work: string, workflowPath: string, url: string, key: string, round: number): Promise<MeasuredRun & { phases: Phases }> {
+  const dataDir = join(work, `data-${round}`);
+  const outDir = join(work, `out-${round}`);
+  mkdirSync(dataDir);
+  const nodeArgs = CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`, `--cpu-prof-name=run-vs-curl-${round}.cpuprofile`] : [];
+  try {
+    const phases: Phases = { submitted: NaN, succeeded: NaN, delivered: NaN };
+    const measured = await measureCommand(process.execPath, [...nodeArgs, CLI, 'run', workflowPath, '--server', url, '--out', outDir, '--json'], {
+      env: { ...process.env, FLOWDECK_DATA_DIR: dataDir, FLOWDECK_API_KEY: key },
+      onStderrLine: (line, at) => {
+        if (line.startsWith('submitted job')) phases.submitted = at;
+        else if (line.startsWith('succeeded')) phases.succeeded = at;
+        else if (line.startsWith('downloaded')) phases.delivered = at;
+      },
+    });
+    const result = JSON.parse(measured.stdout) as RunJson;
+    const output = result.outputs[0];
+    if (result.status !== 'succeeded' || !output) throw new Error(`flowdeck run ended ${result.status}`);
+    if (statSync(output.path).size !== GiB) throw new Error(`--out holds ${statSync(output.path).size} bytes, expected ${GiB}`);
+    // As users have it: the output is in the library too (not only in --out).
+    if (!output.library_path || statSync(output.library_path).size !== GiB) throw new Error('the output did not reach the library');
+    return { ...measured, phases };
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(outDir, { recursive: true, force: true });
+  }
+}
+
+async function curlRun(work: string, url: string, key: string, ref: { filename: string; subfolder: string; type: string }, sync: boolean): Promise<number> {
+  const target = join(work, 'curl.bin');
+  const location = await signedUrl(url, key, ref);
+  try {
+    return sync
+      ? await timeCommand('sh', ['-c', 'curl -s -f -o "$1" "$2" && sync "$1"', 'sh', target, location])
+      : await timeCommand('curl', ['-s', '-f', '-o', target, location]);
+  } finally {
+    rmSync(target, { force: true });
+  }
+}
+
+export async function runVsCurlBench(): Promise<Record<string, number>> {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first.`);
+  execFileSync('curl', ['--version'], { stdio: 'ignore' });
+  const work = mkdtempSync(join(tmpdir(), 'flowdeck-bench-run-'));
+  const loadBefore = load();
+  try {
+    const big = join(work, 'big.bin');
+    writeIncompressibleFile(big, GiB);
+    const workflowPath = join(work, 'big-output.json');
+    writeFileSync(workflowPath, JSON.stringify({ '1': { class_type: 'BenchBigOutput', inputs: {} } }));
+    const cloud = await startDemoChild('cloud', big);
+    const flowdeck: (MeasuredRun & { phases: Phases })[] = [];
+    const curl: number[] = [];
+    const curlSynced: number[] = [];
+    try {
+      const key = cloud.apiKey!;
+      const ref = cloud.ref!;
+      for (let round = 0; round < ROUNDS; round += 1) {
+        // Alternate which goes first, so neither always finds the page cache in the other's state.
+        const ours = async (): Promise<void> => void flowdeck.push(await flowdeckRun(work, workflowPath, cloud.url, key, round));
+        const theirs = async (): Promise<void> => {
+          curl.push(await curlRun(work, cloud.url, key, ref, false));
+          curlSynced.push(await curlRun(work, cloud.url, key, ref, true));
+        };
+        if (round % 2 === 0) {
+          await ours();
+          await theirs();
+        } else {
+          await theirs();
+          await ours();
+        }
+        const f = flowdeck[round]!;
+        const p = f.phases;
+        console.log(`  round ${round + 1}: flowdeck run ${f.seconds.toFixed(2)} s (cpu ${f.cpuSeconds.toFixed(2)} s, peak RSS ${f.maxRssMb.toFixed(0)} MB); curl -o ${curl[round]!.toFixed(2)} s; curl -o + sync ${curlSynced[round]!.toFixed(2)} s`);
+        console.log(`           flowdeck phases: start to submitted ${p.submitted.toFixed(2)} s, job ${(p.succeeded - p.submitted).toFixed(2)} s, library download + hash + --out copy ${(p.delivered - p.succeeded).toFixed(2)} s, exit ${(f.seconds - p.delivered).toFixed(2)} s`);
+      }
+    } finally {
+      await cloud.stop();
+    }
+    const flowdeckSeconds = flowdeck.map((f) => f.seconds);
+    const ratios = flowdeckSeconds.map((s, i) => curl[i]! / s);
+    const figures = {
+      flowdeckMedianS: median(flowdeckSeconds),
+      curlMedianS: median(curl),
+      curlSyncedMedianS: median(curlSynced),
+      ratioMedian: median(ratios),
+      ratioBest: Math.max(...ratios),
+      ratioSyncedMedian: median(flowdeckSeconds.map((s, i) => curlSynced[i]! / s)),
+      peakRssMb: Math.max(...flowdeck.map((f) => f.maxRssMb)),
+      flowdeckCpuMedianS: median(flowdeck.map((f) => f.cpuSeconds)),
+    };
+    console.log(`whole \`flowdeck run --out\` of a 1 GiB output (cloud demo, 302 to a signed URL, library on), ${ROUNDS} alternating rounds:`);
+    console.log(`  flowdeck run      median ${figures.flowdeckMedianS.toFixed(2)} s  (${(GiB / figures.flowdeckMedianS / 1e6).toFixed(0)} MB/s; cpu ${figures.flowdeckCpuMedianS.toFixed(2)} s)`);
+    console.log(`  curl -o           median ${figures.curlMedianS.toFixed(2)} s  (${(GiB / figures.curlMedianS / 1e6).toFixed(0)} MB/s)`);
+    console.log(`  curl -o + sync    median ${figures.curlSyncedMedianS.toFixed(2)} s`);
+    console.log(`  ratio curl / flowdeck   median ${figures.ratioMedian.toFixed(2)}x, best ${figures.ratioBest.toFixed(2)}x  (to curl + sync: ${figures.ratioSyncedMedian.toFixed(2)}x; target >= 0.9x)`);
+    console.log(`  flowdeck peak RSS       ${figures.peakRssMb.toFixed(0)} MB  (VmHWM of the CLI process; target < 200 MB)`);
+    console.log(`  load average            before ${loadBefore}, after ${load()} (2 cores, shared)`);
+    console.log(JSON.stringify(figures));
+    return figures;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await runVsCurlBench();
+}
