@@ -212,6 +212,8 @@ export const jobSnapshotSchema = z.object({
   profileId: z.string().nullable(),
   /** What the user ran (the workflow's file name, or "workflow"). */
   label: z.string(),
+  /** Where the job was started, when main recorded it (absent on jobs journaled before it did). */
+  origin: z.enum(['window', 'cli', 'hot-folder', 'other']).nullable().optional(),
   phase: jobPhaseSchema,
   /** The server's own status word, shown as is. */
   status: z.string(),

@@ -3,12 +3,15 @@
 import { SvelteMap, SvelteSet } from 'svelte/reactivity';
 import type { JobSnapshotView } from '../../../../shared/ipc/contract';
 import { messageOf, type Api } from '../api';
+import type { JobOrigin } from '../jobs/job-words';
 import { OutputStore } from './outputs.svelte';
 import { PreviewStore } from './previews.svelte';
 
 export interface JobMeta {
   /** node id -> display name (from the form the job was submitted from). */
   nodeNames: Record<string, string>;
+  /** The image inputs' values when it was submitted (server file names), for the viewer's comparison. */
+  inputImages?: string[];
 }
 
 /** Jobs kept on screen; the oldest finished ones are dropped beyond this (their blobs released). */
@@ -27,6 +30,8 @@ export class JobsStore {
   readonly cancelErrors = new SvelteMap<string, string>();
   /** Jobs whose cancel the server accepted, until their update says how they ended. */
   readonly cancelRequested = new SvelteSet<string>();
+  /** Jobs someone in this window asked to stop (card, Queue view): only those end "cancelled". */
+  readonly stopRequested = new SvelteSet<string>();
   list = $derived([...this.jobs.values()].sort((a, b) => b.submittedAt - a.submittedAt));
   readonly #api: Api;
 
@@ -57,8 +62,18 @@ export class JobsStore {
     this.meta.set(promptId, meta);
   }
 
+  noteStopRequested(promptIds: readonly string[]): void {
+    for (const id of promptIds) this.stopRequested.add(id);
+  }
+
+  /** Takes the finished jobs off the panel (their files stay in the library and the history). */
+  clearFinished(): void {
+    for (const job of [...this.jobs.values()]) if (isFinished(job)) this.#forget(job.promptId);
+  }
+
   async cancel(promptId: string): Promise<void> {
     this.cancelErrors.delete(promptId);
+    this.stopRequested.add(promptId);
     try {
       const { cancelled } = await this.#api.call('jobs.cancel', { promptId });
       if (!cancelled) this.cancelErrors.set(promptId, 'The job could not be cancelled: it may have finished already.');
@@ -66,6 +81,15 @@ export class JobsStore {
     } catch (error) {
       this.cancelErrors.set(promptId, messageOf(error));
     }
+  }
+
+  /**
+   * Where a job came from: main's record when it says, else "this window" for the jobs submitted
+   * from this window's form. Null when nobody knows (a job main reports without an origin).
+   */
+  originOf(job: JobSnapshotView): JobOrigin | null {
+    if (job.origin) return job.origin;
+    return this.meta.has(job.promptId) ? 'window' : null;
   }
 
   /** The display name of the node a job is running, from the form it came from when known. */
@@ -91,11 +115,15 @@ export class JobsStore {
 
   #trim(): void {
     const finished = [...this.jobs.values()].filter(isFinished).sort((a, b) => a.submittedAt - b.submittedAt);
-    for (const job of finished.slice(0, this.jobs.size - MAX_JOBS)) {
-      this.jobs.delete(job.promptId);
-      this.meta.delete(job.promptId);
-      this.previews.forget(job.promptId);
-      this.outputs.release(job.promptId);
-    }
+    for (const job of finished.slice(0, this.jobs.size - MAX_JOBS)) this.#forget(job.promptId);
+  }
+
+  #forget(promptId: string): void {
+    this.jobs.delete(promptId);
+    this.meta.delete(promptId);
+    this.stopRequested.delete(promptId);
+    this.cancelErrors.delete(promptId);
+    this.previews.forget(promptId);
+    this.outputs.release(promptId);
   }
 }

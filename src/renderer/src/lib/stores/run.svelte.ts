@@ -201,7 +201,12 @@ export class RunStore {
     try {
       const { promptIds } = await this.#api.call('run.submit', { workflowJson: stringifyJsonExact(workflow), repeat, label: doc.name });
       const nodeNames = Object.fromEntries(this.groups.map((g) => [g.id, g.displayName]));
-      for (const id of promptIds) this.#jobs.remember(id, { nodeNames });
+      const inputImages = this.imageFields.flatMap((f) => {
+        const node = workflow[f.nodeId];
+        const value = isJsonObject(node) && isJsonObject(node['inputs']) ? node['inputs'][f.name] : undefined;
+        return typeof value === 'string' && value !== '' ? [value] : [];
+      });
+      for (const id of promptIds) this.#jobs.remember(id, { nodeNames, inputImages });
       return promptIds;
     } catch (error) {
       this.#report(doc, error);

@@ -1,0 +1,112 @@
+// The image viewer (issue 13): a dialog named "Image viewer" opened from an output thumbnail (never
+// a download), fit / 100% / wheel zoom, arrow keys between outputs, Escape, the comparison with the
+// job's input image, video and audio playing in it, and "Use as input" on a workflow without an
+// image input offering to open one that has.
+import { join } from 'node:path';
+import { test, expect } from './fixtures/index';
+import { ROOT } from './fixtures/harness';
+import { openWorkflow, runButton, runOpenWorkflow, TEXT_TO_IMAGE, waitConnected } from './ui-helpers';
+
+const INVERT = join(ROOT, 'resources/workflows/invert-image.json');
+const EXAMPLE = join(ROOT, 'resources/demo/example.png');
+
+test('an output thumbnail opens the viewer: zoom, compare with the input, Escape', async ({ appPage: page }) => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await waitConnected(page);
+  await openWorkflow(page, INVERT);
+  await page.getByRole('group', { name: '1 LoadImage' }).getByLabel('Upload image').setInputFiles(EXAMPLE);
+  await expect(page.getByRole('group', { name: '1 LoadImage' }).getByRole('img', { name: /^Thumbnail of / })).toBeVisible();
+  const card = await runOpenWorkflow(page);
+
+  let downloads = 0;
+  page.on('download', () => (downloads += 1));
+  await card.getByRole('img', { name: /^Output Flowdeck_inverted.*\.png$/ }).click();
+  const viewer = page.getByRole('dialog', { name: 'Image viewer' });
+  await expect(viewer).toBeVisible();
+  const picture = viewer.getByRole('img', { name: /^Flowdeck_inverted.*\.png$/ });
+  await expect(picture).toBeVisible();
+
+  // 100% and fit, and the wheel zooms.
+  const scale = viewer.getByText(/ · \d+%$/);
+  await viewer.getByRole('button', { name: '100%' }).click();
+  await expect(scale).toHaveText(/ · 100%$/);
+  const box = (await picture.boundingBox())!;
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.wheel(0, -400);
+  await expect.poll(async () => Number(/(\d+)%$/.exec((await scale.textContent()) ?? '')?.[1])).toBeGreaterThan(100);
+  // Dragging pans the picture.
+  const before = (await picture.boundingBox())!;
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width / 2 + 60, box.y + box.height / 2 + 30, { steps: 4 });
+  await page.mouse.up();
+  await expect.poll(async () => Math.round((await picture.boundingBox())!.x - before.x)).toBe(60);
+  await viewer.getByRole('button', { name: 'Fit' }).click();
+  await expect(viewer.getByRole('button', { name: 'Fit' })).toHaveAttribute('aria-pressed', 'true');
+
+  // Side by side and slider comparison with the job's input image.
+  await viewer.getByLabel('Compare with input').selectOption('side');
+  await expect(viewer.getByRole('img', { name: /^Input / })).toBeVisible();
+  await expect.poll(() => viewer.getByRole('img', { name: /^Input / }).evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBeGreaterThan(0);
+  await page.screenshot({ path: 'screenshots/viewer-compare-1280x800.png' });
+  await viewer.getByLabel('Compare with input').selectOption('slider');
+  await expect(viewer.getByRole('slider', { name: 'Comparison position' })).toBeVisible();
+  await viewer.getByLabel('Compare with input').selectOption('off');
+
+  // The actions are there.
+  for (const name of ['Copy', 'Use as input', 'Paint mask']) await expect(viewer.getByRole('button', { name, exact: true })).toBeVisible();
+  await page.setViewportSize({ width: 800, height: 600 });
+  await page.screenshot({ path: 'screenshots/viewer-800x600.png' });
+
+  await page.keyboard.press('Escape');
+  await expect(viewer).toBeHidden();
+  expect(downloads).toBe(0);
+});
+
+test('video and audio play in the viewer and the arrow keys step between outputs', async ({ appPage: page }) => {
+  await waitConnected(page);
+  await openWorkflow(page, join(ROOT, 'resources/workflows/video-and-audio.json'));
+  await page.getByRole('group', { name: '2 DemoVideo' }).waitFor();
+  const card = await runOpenWorkflow(page);
+  await card.getByRole('button', { name: 'Open in viewer' }).click();
+  const viewer = page.getByRole('dialog', { name: 'Image viewer' });
+  await expect(viewer).toBeVisible();
+  await expect(viewer.getByText('1 of 2')).toBeVisible();
+  const video = viewer.locator('video');
+  await expect(video).toHaveCount(1);
+  await expect.poll(() => video.evaluate((el) => Number((el as unknown as { duration: number }).duration))).toBeGreaterThan(0);
+  await viewer.getByRole('heading').click();
+  await page.keyboard.press('ArrowRight');
+  await expect(viewer.getByText('2 of 2')).toBeVisible();
+  const audio = viewer.locator('audio');
+  await expect(audio).toHaveCount(1);
+  await expect.poll(() => audio.evaluate((el) => Number((el as unknown as { duration: number }).duration))).toBeCloseTo(1.5, 1);
+  await page.keyboard.press('ArrowLeft');
+  await expect(viewer.getByText('1 of 2')).toBeVisible();
+  await page.keyboard.press('Escape');
+  await expect(viewer).toBeHidden();
+});
+
+test('"Use as input" on a workflow with no image input says so and offers to open one that has', async ({ appPage: page }) => {
+  await waitConnected(page);
+  await openWorkflow(page, TEXT_TO_IMAGE);
+  await page.getByRole('group', { name: '3 DemoSampler' }).waitFor();
+  await page.getByRole('group', { name: '3 DemoSampler' }).getByLabel('steps', { exact: true }).fill('2');
+  await runButton(page).click();
+  const card = page.getByRole('region', { name: 'Jobs' }).getByRole('article').first();
+  await expect(card.getByText('Status: done')).toBeVisible({ timeout: 30_000 });
+  const output = card.getByRole('img', { name: /^Output Flowdeck.*\.png$/ });
+  const name = ((await output.getAttribute('alt')) ?? '').replace(/^Output /, '');
+  await output.click();
+  const viewer = page.getByRole('dialog', { name: 'Image viewer' });
+  await viewer.getByRole('button', { name: 'Use as input', exact: true }).click();
+  await expect(viewer.getByRole('alert')).toContainText('has no image input');
+  const chooser = page.waitForEvent('filechooser');
+  await viewer.getByRole('button', { name: 'Open a workflow with an image input…' }).click();
+  await (await chooser).setFiles(INVERT);
+  // The workflow opens and the image goes into its input; the viewer closes on the Run view.
+  await expect(viewer).toBeHidden({ timeout: 15_000 });
+  const group = page.getByRole('group', { name: '1 LoadImage' });
+  await expect(group).toBeVisible();
+  await expect(group.getByLabel('image', { exact: true })).not.toHaveValue('example.png');
+  await expect(page.getByText(`${name} is now the "image" input of node 1.`)).toBeVisible();
+});
