@@ -110,3 +110,52 @@ test('"Use as input" on a workflow with no image input says so and offers to ope
   await expect(group.getByLabel('image', { exact: true })).not.toHaveValue('example.png');
   await expect(page.getByText(`${name} is now the "image" input of node 1.`)).toBeVisible();
 });
+
+test('library tiles: names shortened in the middle, a poster frame for video, no strip at the right, and the viewer', async ({ appPage: page }) => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await waitConnected(page);
+  await openWorkflow(page, TEXT_TO_IMAGE);
+  await page.getByRole('group', { name: '3 DemoSampler' }).getByLabel('steps', { exact: true }).fill('2');
+  await page.getByRole('group', { name: '9 SaveImage' }).getByLabel('filename_prefix', { exact: true }).fill('an_extremely_long_output_name_for_the_tile');
+  await runOpenWorkflow(page);
+  await openWorkflow(page, join(ROOT, 'resources/workflows/video-and-audio.json'));
+  await page.getByRole('group', { name: '2 DemoVideo' }).waitFor();
+  await runOpenWorkflow(page);
+
+  await page.getByRole('link', { name: 'Library' }).click();
+  const grid = page.getByRole('grid', { name: 'Library outputs' });
+  const long = grid.getByRole('gridcell').filter({ has: page.getByRole('img', { name: /^an_extremely_long/ }) });
+  await expect(long).toBeVisible({ timeout: 20_000 });
+  // The caption keeps the start and the counter with the extension.
+  await expect(long.locator('.name')).toHaveText(/^an_extremely.*….*_\d+_\.png$/);
+
+  // A video tile shows a decoded frame (the browser's player, over the type icon).
+  const videoCell = grid.getByRole('gridcell').filter({ has: page.getByRole('img', { name: /\.(webm|mp4)$/ }) });
+  const poster = videoCell.locator('video.poster');
+  await expect(poster).toHaveCount(1, { timeout: 20_000 });
+  await expect.poll(() => poster.evaluate((el) => (el as unknown as { readyState: number }).readyState), { timeout: 20_000 }).toBeGreaterThanOrEqual(2);
+
+  // The columns share the grid's whole width (no empty strip at the right): each cell is as wide
+  // as the width divided among the columns the grid says it has.
+  const gridBox = (await grid.boundingBox())!;
+  const columns = Number(await grid.getAttribute('aria-colcount'));
+  const cell = (await grid.getByRole('gridcell').first().boundingBox())!;
+  const inner = await grid.evaluate((el) => el.clientWidth);
+  expect(columns).toBeGreaterThan(1);
+  expect(Math.abs(columns * cell.width + (columns - 1) * 8 - inner)).toBeLessThan(2);
+  expect(gridBox.width - inner).toBeLessThan(24); // only the border and the scrollbar remain
+  await page.screenshot({ path: 'screenshots/library-1280x800.png' });
+
+  // The detail's picture opens the viewer.
+  await long.click();
+  const detail = page.getByRole('complementary');
+  await detail.getByRole('img', { name: /^Preview of an_extremely_long/ }).click();
+  const viewer = page.getByRole('dialog', { name: 'Image viewer' });
+  await expect(viewer).toBeVisible();
+  await expect(viewer.getByRole('img', { name: /^an_extremely_long/ })).toBeVisible();
+  await expect(viewer.getByRole('button', { name: 'Show in folder' })).toBeVisible();
+  await page.keyboard.press('Escape');
+  await expect(viewer).toBeHidden();
+  await page.setViewportSize({ width: 800, height: 600 });
+  await page.screenshot({ path: 'screenshots/library-800x600.png' });
+});

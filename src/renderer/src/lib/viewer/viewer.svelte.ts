@@ -27,6 +27,12 @@ export interface ViewerItem {
   input: { name: string; load: () => Promise<ViewerBytes> } | null;
 }
 
+/** `index` moved by `delta` among `count` items, wrapping around both ends. */
+export function stepIndex(index: number, delta: number, count: number): number {
+  if (count <= 0) return 0;
+  return (((index + delta) % count) + count) % count;
+}
+
 export class ViewerStore {
   items = $state.raw<readonly ViewerItem[]>([]);
   index = $state(0);
@@ -47,8 +53,6 @@ export class ViewerStore {
 
   /** The next (+1) or previous (-1) output, wrapping around. */
   step(delta: number): void {
-    const count = this.items.length;
-    if (count === 0) return;
-    this.index = (((this.index + delta) % count) + count) % count;
+    this.index = stepIndex(this.index, delta, this.items.length);
   }
 }
