@@ -26,6 +26,7 @@ import { Library, resolveLibraryDir, type TrashFunction } from '../library';
 import type { JobSnapshot } from '../jobs/types';
 import { createInvoke } from './envelope';
 import { createJobHandlers } from './job-handlers';
+import { createHistoryHandlers } from './history-handlers';
 import { createUploadHandlers } from './upload-handlers';
 import { createWorkflowHandlers } from './workflow-handlers';
 import type { DesktopActions } from './desktop';
@@ -450,6 +451,7 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
 
     ...createWorkflowHandlers({ settings: deps.settings, dialogs: deps.dialogs ?? null, allowAnyPath: deps.allowAnyPath === true, session: () => session }),
     ...createJobHandlers({ now, log, session: () => session, requireSession, requireJobs, withServerApi, outputs }),
+    ...createHistoryHandlers({ requireJobs, requireSession }),
     ...createUploadHandlers({
       requireSession,
       requireLibrary,

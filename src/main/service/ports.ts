@@ -77,6 +77,17 @@ export interface JobHistory {
   error?: { exceptionType: string; exceptionMessage: string; nodeId: string | null; nodeType: string | null; traceback: string[] };
 }
 
+/** One finished job of a local server's /api/history. */
+export interface ServerHistoryEntry {
+  promptId: string;
+  history: JobHistory;
+  /** The workflow as the server ran it (the `prompt` tuple's third item), when present. */
+  workflow: Workflow | null;
+  /** From the execution_start and execution_success / _error / _interrupted messages (epoch ms). */
+  startedAt: number | null;
+  endedAt: number | null;
+}
+
 export interface ServiceApi {
   readonly profile: ServerProfile;
   getNodeDefinitions(signal?: AbortSignal): Promise<NodeDefinitions>;
@@ -88,6 +99,8 @@ export interface ServiceApi {
   getJobStatus(promptId: string, signal?: AbortSignal): Promise<JobStatusReading>;
   /** /api/history/{id}; null when the server has no history for it (yet). */
   getHistory(promptId: string, signal?: AbortSignal): Promise<JobHistory | null>;
+  /** Local servers: the newest finished jobs of /api/history, newest first (optional: test fakes need not list). */
+  listHistory?(maxItems: number, signal?: AbortSignal): Promise<ServerHistoryEntry[]>;
   getQueue(signal?: AbortSignal): Promise<QueueSnapshot>;
   cancel(promptIds: string[]): Promise<void>;
   clearPending(): Promise<void>;

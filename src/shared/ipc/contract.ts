@@ -18,6 +18,7 @@ import { z } from 'zod';
 import type { CallName, EventName } from './names';
 import { hotFolderCalls, hotFolderEvents } from './hot-folders-contract';
 import { libraryCalls, libraryEvents } from './library-contract';
+import { historyCalls } from './history-contract';
 
 // ---------------------------------------------------------------------------------------------
 // Shared pieces
@@ -391,6 +392,7 @@ export const calls = {
   'renderer.ready': { input: noInput, result: z.object({ version: z.string() }) },
   ...libraryCalls,
   ...hotFolderCalls,
+  ...historyCalls,
 } as const satisfies { [N in CallName]: { input: z.ZodType; result: z.ZodType } };
 
 export const events = {
@@ -432,3 +434,4 @@ export interface FlowdeckApi {
 export type { CallName, EventName } from './names';
 export * from './library-contract';
 export * from './hot-folders-contract';
+export * from './history-contract';

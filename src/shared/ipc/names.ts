@@ -47,6 +47,7 @@ export const CALL_NAMES = [
   'hotFolders.files',
   'hotFolders.openOutput',
   'dialog.pickFolder',
+  'history.list',
 ] as const;
 
 export const EVENT_NAMES = [
