@@ -97,7 +97,10 @@ export class JobsStore {
     return this.meta.get(job.promptId)?.nodeNames[nodeId] ?? `node ${nodeId}`;
   }
 
-  #apply(job: JobSnapshotView): void {
+  #apply(update: JobSnapshotView): void {
+    // Live updates of a job may not repeat where it came from; what was known stays.
+    const origin = update.origin ?? this.jobs.get(update.promptId)?.origin ?? null;
+    const job = origin === (update.origin ?? null) ? update : { ...update, origin };
     this.jobs.set(job.promptId, job);
     if (isFinished(job)) {
       this.cancelRequested.delete(job.promptId);

@@ -90,6 +90,14 @@ export class RunStore {
 
   /** "Run again" from the library: the workflow as it was submitted, labelled, ready to run. */
   openFromLibrary(label: string, workflowJson: string): void {
+    this.openRecorded(label, workflowJson, 'library');
+  }
+
+  /**
+   * A workflow as it was submitted (the library's "Run again", the History view's "Open in Run"),
+   * read exactly (64-bit seeds keep every digit), its inputs as they were for that run.
+   */
+  openRecorded(label: string, workflowJson: string, from: 'library' | 'history'): void {
     let workflow: JsonValue;
     try {
       workflow = parseJsonExact(workflowJson);
@@ -104,7 +112,7 @@ export class RunStore {
     }
     this.doc?.dispose();
     this.doc = new OpenDocument(label, null, workflow);
-    this.notice = { tone: 'info', title: `Loaded "${label}" from the library`, message: 'The inputs are as they were for that run. Press Run to run it again.' };
+    this.notice = { tone: 'info', title: `Loaded "${label}" from the ${from}`, message: 'The inputs are as they were for that run. Press Run to run it again.' };
   }
 
   /**
