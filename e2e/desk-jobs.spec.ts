@@ -75,9 +75,59 @@ test('a traceback wraps inside the card and never widens the page', async ({ app
   await expect(card.getByText('Status: failed')).toBeVisible({ timeout: 20_000 });
   await card.getByText('Traceback', { exact: true }).click();
   await expect(card.locator('pre')).toBeVisible();
-  const widths = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
+  const widths = await page.locator('html').evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth }));
   expect(widths.scroll).toBeLessThanOrEqual(widths.client);
   const pre = await card.locator('pre').evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth }));
   expect(pre.scroll).toBeLessThanOrEqual(pre.client);
   await page.screenshot({ path: 'screenshots/jobs-failure-800x600.png' });
+});
+
+test('a hot-folder job says where it came from, and the library finds its output by the input file name', async ({ appPage: page }) => {
+  test.setTimeout(90_000);
+  const { mkdtempSync, mkdirSync, writeFileSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { PNG } = await import('pngjs');
+  const root = mkdtempSync(join(tmpdir(), 'flowdeck-desk-hot-'));
+  try {
+    const inputDir = join(root, 'in');
+    mkdirSync(inputDir);
+    await waitConnected(page);
+    const workflow = {
+      '1': { class_type: 'LoadImage', inputs: { image: 'example.png' } },
+      '2': { class_type: 'ImageInvert', inputs: { image: ['1', 0] } },
+      '3': { class_type: 'SaveImage', inputs: { images: ['2', 0], filename_prefix: 'hot' } },
+    };
+    const saved = await page.evaluate(
+      (input) => window.flowdeck.invoke('hotFolders.save', input),
+      { name: 'Holiday', inputDir, outputDir: join(root, 'out'), workflowJson: JSON.stringify(workflow), workflowName: 'invert.json', bind: '1.image', settleMs: 0 },
+    );
+    expect(saved.ok).toBe(true);
+    const png = new PNG({ width: 4, height: 4 });
+    png.data.fill(200);
+    writeFileSync(join(inputDir, 'zanzibar-beach.png'), PNG.sync.write(png));
+
+    await page.getByRole('link', { name: 'Run', exact: true }).click();
+    await page.getByLabel('Show jobs by origin').selectOption('hot-folder');
+    const card = page.getByRole('region', { name: 'Jobs' }).getByRole('article').first();
+    await expect(card.getByText('from hot folder')).toBeVisible({ timeout: 30_000 });
+    await expect(card.getByText('Status: done')).toBeVisible({ timeout: 30_000 });
+    await page.getByLabel('Show jobs by origin').selectOption('window');
+    await expect(page.getByRole('region', { name: 'Jobs' }).getByRole('article')).toHaveCount(0);
+    await page.getByLabel('Show jobs by origin').selectOption('all');
+
+    // The library finds the output by its input file's name; a symbol-only query finds nothing here.
+    await page.getByRole('link', { name: 'Library' }).click();
+    const grid = page.getByRole('grid', { name: 'Library outputs' });
+    const search = page.getByRole('searchbox', { name: 'Search library' });
+    await expect(grid.getByRole('gridcell').first()).toBeVisible({ timeout: 20_000 });
+    await search.fill('zanzibar');
+    await expect(grid.getByRole('gridcell')).toHaveCount(1, { timeout: 10_000 });
+    await expect(grid.getByRole('img', { name: /^hot.*\.png$/ })).toBeVisible();
+    await search.fill('🌅');
+    await expect(grid.getByRole('gridcell')).toHaveCount(0);
+    await expect(page.getByText('No outputs match.', { exact: false })).toBeVisible();
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 });
