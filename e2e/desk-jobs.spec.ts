@@ -43,6 +43,9 @@ test('finished jobs read plainly, collapse to compact rows, filter, and clear', 
   const list = await panel.locator('.list').evaluate((el) => ({ scroll: el.scrollHeight, client: el.clientHeight }));
   expect(list.scroll).toBeGreaterThan(list.client);
   await page.screenshot({ path: 'screenshots/jobs-1280x800.png' });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.screenshot({ path: 'screenshots/jobs-dark-1280x800.png' });
+  await page.emulateMedia({ colorScheme: 'light' });
   await page.setViewportSize({ width: 800, height: 600 });
   await page.screenshot({ path: 'screenshots/jobs-800x600.png' });
   await page.setViewportSize({ width: 1280, height: 800 });

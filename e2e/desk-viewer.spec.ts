@@ -48,6 +48,9 @@ test('an output thumbnail opens the viewer: zoom, compare with the input, Escape
   await expect(viewer.getByRole('img', { name: /^Input / })).toBeVisible();
   await expect.poll(() => viewer.getByRole('img', { name: /^Input / }).evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBeGreaterThan(0);
   await page.screenshot({ path: 'screenshots/viewer-compare-1280x800.png' });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.screenshot({ path: 'screenshots/viewer-compare-dark-1280x800.png' });
+  await page.emulateMedia({ colorScheme: 'light' });
   await viewer.getByLabel('Compare with input').selectOption('slider');
   await expect(viewer.getByRole('slider', { name: 'Comparison position' })).toBeVisible();
   await viewer.getByLabel('Compare with input').selectOption('off');
