@@ -82,6 +82,12 @@ test('a traceback wraps inside the card and never widens the page', async ({ app
   expect(widths.scroll).toBeLessThanOrEqual(widths.client);
   const pre = await card.locator('pre').evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth }));
   expect(pre.scroll).toBeLessThanOrEqual(pre.client);
+  // Whatever the server sends, long lines wrap (even one unbroken word): set the longest line there is.
+  await card.locator('pre').evaluate((el) => void (el.textContent = `Traceback:\n  File "${'x'.repeat(3000)}", line 1\n`));
+  const wrapped = await card.locator('pre').evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth }));
+  expect(wrapped.scroll).toBeLessThanOrEqual(wrapped.client);
+  const page2 = await page.locator('html').evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth }));
+  expect(page2.scroll).toBeLessThanOrEqual(page2.client);
   await page.screenshot({ path: 'screenshots/jobs-failure-800x600.png' });
 });
 
