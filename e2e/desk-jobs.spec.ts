@@ -66,6 +66,10 @@ test('finished jobs read plainly, collapse to compact rows, filter, and clear', 
   await panel.getByRole('button', { name: 'Clear finished' }).click();
   await expect(cards).toHaveCount(0);
   await expect(panel.getByRole('button', { name: 'Clear finished' })).toBeDisabled();
+  // Cleared stays cleared when the window reloads (the History view still lists them).
+  await page.reload();
+  await waitConnected(page);
+  await expect(page.getByRole('region', { name: 'Jobs' }).getByText('No jobs yet.', { exact: false })).toBeVisible();
 });
 
 test('a traceback wraps inside the card and never widens the page', async ({ appPage: page }) => {
@@ -122,7 +126,7 @@ test('a hot-folder job says where it came from, and the library finds its output
     await expect(card.getByText('from hot folder')).toBeVisible({ timeout: 30_000 });
     await expect(card.getByText('Status: done')).toBeVisible({ timeout: 30_000 });
     await page.getByLabel('Show jobs by origin').selectOption('window');
-    await expect(page.getByRole('region', { name: 'Jobs' }).getByRole('article')).toHaveCount(0);
+    await expect(page.getByRole('region', { name: 'Jobs' }).getByText('from hot folder')).toHaveCount(0);
     await page.getByLabel('Show jobs by origin').selectOption('all');
 
     // The library finds the output by its input file's name; a symbol-only query finds nothing here.

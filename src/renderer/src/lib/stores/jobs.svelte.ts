@@ -17,6 +17,26 @@ export interface JobMeta {
 /** Jobs kept on screen; the oldest finished ones are dropped beyond this (their blobs released). */
 const MAX_JOBS = 50;
 
+const CLEARED_KEY = 'flowdeck.jobs.clearedBefore';
+
+/** Finished jobs that ended at or before this time were cleared from the panel (kept across reloads). */
+function clearedBefore(): number {
+  try {
+    const value = Number(globalThis.localStorage?.getItem(CLEARED_KEY) ?? 0);
+    return Number.isFinite(value) ? value : 0;
+  } catch {
+    return 0;
+  }
+}
+
+function rememberClearedBefore(at: number): void {
+  try {
+    globalThis.localStorage?.setItem(CLEARED_KEY, String(at));
+  } catch {
+    // Storage refused (private mode, quota): the panel is cleared for this session only.
+  }
+}
+
 export function isFinished(job: JobSnapshotView): boolean {
   return job.phase === 'succeeded' || job.phase === 'failed' || job.phase === 'cancelled';
 }
@@ -55,7 +75,9 @@ export class JobsStore {
 
   async load(): Promise<void> {
     const { jobs } = await this.#api.call('jobs.list');
-    for (const job of jobs) this.#apply(job);
+    const cleared = clearedBefore();
+    // Jobs that had finished when the panel was last cleared stay cleared (the History view has them).
+    for (const job of jobs) if (!(isFinished(job) && (job.finishedAt ?? job.updatedAt) <= cleared)) this.#apply(job);
   }
 
   remember(promptId: string, meta: JobMeta): void {
@@ -68,7 +90,10 @@ export class JobsStore {
 
   /** Takes the finished jobs off the panel (their files stay in the library and the history). */
   clearFinished(): void {
-    for (const job of [...this.jobs.values()]) if (isFinished(job)) this.#forget(job.promptId);
+    const finished = [...this.jobs.values()].filter(isFinished);
+    for (const job of finished) this.#forget(job.promptId);
+    const latest = Math.max(0, ...finished.map((j) => j.finishedAt ?? j.updatedAt));
+    if (latest > clearedBefore()) rememberClearedBefore(latest);
   }
 
   async cancel(promptId: string): Promise<void> {
