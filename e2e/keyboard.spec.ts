@@ -14,8 +14,8 @@ test('navigation, dialogs and the form work from the keyboard', async ({ appPage
     return `${style.outlineStyle} ${style.outlineWidth}`;
   });
   expect(outline).not.toMatch(/^none|\b0px/);
-  // Run, Queue, Library, Hot folders, Servers: one Tab per link.
-  for (let i = 0; i < 4; i += 1) await page.keyboard.press('Tab');
+  // Run, Queue, History, Library, Hot folders, Servers: one Tab per link.
+  for (let i = 0; i < 5; i += 1) await page.keyboard.press('Tab');
   const servers = page.getByRole('link', { name: 'Servers' });
   await expect(servers).toBeFocused();
   await page.keyboard.press('Enter');

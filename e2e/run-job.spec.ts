@@ -30,8 +30,9 @@ test('a demo profile runs text-to-image with live progress, changing previews an
   await expect(field(page, '3 DemoSampler', 'prompt')).toHaveJSProperty('tagName', 'TEXTAREA');
   await expect(field(page, '3 DemoSampler', 'steps')).toHaveAttribute('min', '1');
   await expect(field(page, '3 DemoSampler', 'sampler_name')).toHaveJSProperty('tagName', 'SELECT');
-  await expect(field(page, '9 SaveImage', 'images')).toHaveValue('from node 3, output 0');
-  await expect(field(page, '9 SaveImage', 'images')).toHaveAttribute('readonly', '');
+  // A link is a chip naming its source node (not an editable field).
+  await expect(field(page, '9 SaveImage', 'images')).toHaveText(/from Demo Sampler/);
+  await expect(field(page, '9 SaveImage', 'images')).toHaveJSProperty('tagName', 'BUTTON');
 
   // Edit inputs: a seed of 2^64-1 (beyond a JS number), more and slower steps so frames are seen.
   const seed = field(page, '3 DemoSampler', 'seed');

@@ -130,7 +130,7 @@ export async function openSession(server: ServerProfile, key: string | null, dat
       // Locally the client picks the prompt_id, so a crash between sending and reading the answer
       // can be reconciled from the journal; the cloud assigns its own.
       const chosen = api.capabilities.clientPromptId ? randomUUID() : undefined;
-      const base = { serverKind: server.kind, baseUrl: server.baseUrl, clientId: events.clientId, workflow, workflowName };
+      const base = { serverKind: server.kind, baseUrl: server.baseUrl, clientId: events.clientId, workflow, workflowName, origin: 'cli' as const };
       if (chosen) await jobs.recordSubmitting({ ...base, promptId: chosen });
       const result = await api.submit(workflow, { clientId: events.clientId, ...(chosen ? { promptId: chosen } : {}) }).catch(async (error: unknown) => {
         if (chosen) await jobs.remove(chosen);

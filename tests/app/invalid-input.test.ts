@@ -51,6 +51,7 @@ const WRONG: Record<CallName, unknown> = {
   'hotFolders.files': { id: ['a'] },
   'hotFolders.openOutput': { id: '' },
   'dialog.pickFolder': { title: 5 },
+  'history.list': { source: 'elsewhere', offset: -1, limit: 0 },
 };
 
 describe('input validation', () => {

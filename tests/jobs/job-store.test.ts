@@ -120,3 +120,31 @@ describe('JobStore', () => {
     expect(list[0]!.outputs).toEqual([]);
   });
 });
+
+describe('JobStore origin', () => {
+  it('keeps where each job was started, and reads rows journaled before as unknown', async () => {
+    store = await Store.open(join(dir, 'old.db'));
+    // A journal written before the origin column existed.
+    await store.migrate('jobs', (await import('../../src/main/jobs/job-store')).JOBS_MIGRATIONS.slice(0, 1));
+    await store.run(
+      `INSERT INTO jobs (prompt_id, server_kind, base_url, phase, created_at, updated_at) VALUES ('old', 'local', 'http://x', 'succeeded', 1, 1)`,
+    );
+    const jobs = await JobStore.open(store, { now });
+    expect((await jobs.get('old'))?.origin).toBeNull();
+    await jobs.recordSubmitting({ ...base, promptId: 'cli-1', origin: 'cli' });
+    await jobs.recordSubmitted({ ...base, promptId: 'cli-1' });
+    await jobs.recordSubmitted({ ...base, promptId: 'hot-1', origin: 'hot-folder' });
+    await jobs.recordSubmitted({ ...base, promptId: 'win-1', origin: 'window' });
+    expect((await jobs.get('cli-1'))?.origin).toBe('cli');
+    expect((await jobs.get('hot-1'))?.origin).toBe('hot-folder');
+    expect((await jobs.list()).map((r) => [r.promptId, r.origin])).toEqual(
+      expect.arrayContaining([
+        ['win-1', 'window'],
+        ['old', null],
+      ]),
+    );
+    // An unknown word in the file reads as unknown, not as an error.
+    await store.run(`UPDATE jobs SET origin = 'martian' WHERE prompt_id = 'win-1'`);
+    expect((await jobs.get('win-1'))?.origin).toBeNull();
+  });
+});

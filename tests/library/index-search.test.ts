@@ -176,8 +176,35 @@ describe('list and search', () => {
     expect(await ids("'); DROP TABLE library_items; --")).toEqual([]);
     expect(await ids('NEAR(light* ocean) ^ - : *')).toEqual([]);
     expect(await library.count()).toBe(4);
-    // No word at all: the same as list().
-    expect((await library.search('  ""  ')).length).toBe(4);
+    // A blank query is the same as list(); symbols only find the items that hold them.
+    expect((await library.search('   ')).length).toBe(4);
+    expect(await ids('  ""  ')).toEqual([]);
+    expect(await library.searchCount('  ""  ')).toBe(0);
+  });
+
+  it('finds hot-folder outputs by the name of their input file', async () => {
+    const [item] = await library.search('lighthouse');
+    expect(await library.search('holiday')).toEqual([]);
+    // What the hot folder records (import-file.ts): the input file the output was made from.
+    await store.run('UPDATE library_items SET source_file = ? WHERE id = ?', ['/photos/in/holiday-beach.png', item!.id]);
+    expect((await library.search('holiday')).map((i) => i.id)).toEqual([item!.id]);
+    expect((await library.search('beach lighthouse')).map((i) => i.id)).toEqual([item!.id]);
+    expect(await library.searchCount('holi')).toBe(1);
+  });
+
+  it('a query of only symbols or emoji finds only the items containing it, never everything', async () => {
+    const sunrise = await library.record({ promptId: 'j-emoji', outputs: [out('9', 'sun_00001_.png')] }, { server: SERVER, workflow: workflow('sunrise 🌅 over #hills'), createdAt: T0 });
+    const ids = async (q: string): Promise<number[]> => (await library.search(q)).map((i) => i.id);
+    expect(await library.count()).toBe(5);
+    expect(await ids('🌅')).toEqual([sunrise[0]!.id]);
+    expect(await library.searchCount('🌅')).toBe(1);
+    expect(await ids('#')).toEqual([sunrise[0]!.id]);
+    expect(await ids('🌅 #')).toEqual([sunrise[0]!.id]);
+    expect(await ids('🐱')).toEqual([]);
+    expect(await library.searchCount('🐱')).toBe(0);
+    expect(await ids("'); --")).toEqual([]);
+    // Filters still apply.
+    expect(await library.search('🌅', { type: 'video' })).toEqual([]);
   });
 
   it('keeps the search index in step when items are deleted', async () => {

@@ -28,6 +28,7 @@ import { Library, resolveLibraryDir, type TrashFunction } from '../library';
 import type { JobSnapshot } from '../jobs/types';
 import { createInvoke } from './envelope';
 import { createJobHandlers } from './job-handlers';
+import { createHistoryHandlers } from './history-handlers';
 import { createUploadHandlers } from './upload-handlers';
 import { createWorkflowHandlers } from './workflow-handlers';
 import type { DesktopActions } from './desktop';
@@ -458,6 +459,7 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
 
     ...createWorkflowHandlers({ settings: deps.settings, dialogs: deps.dialogs ?? null, allowAnyPath: deps.allowAnyPath === true, session: () => session, requireLibrary }),
     ...createJobHandlers({ now, log, session: () => session, requireSession, requireJobs, withServerApi, outputs }),
+    ...createHistoryHandlers({ requireJobs, requireSession }),
     ...createUploadHandlers({
       requireSession,
       requireLibrary,

@@ -45,6 +45,7 @@ export function recordView(record: JobRecord): JobSnapshotView {
     promptId: record.promptId,
     profileId: record.profileId,
     label: record.workflowName ?? 'workflow',
+    origin: record.origin,
     phase: record.phase === 'submitting' ? 'pending' : record.phase,
     status: record.rawStatus ?? record.phase,
     submittedAt: record.createdAt,
@@ -119,7 +120,7 @@ export function createJobHandlers(ctx: JobHandlerContext): Pick<CallHandlers, Jo
         // Locally the client picks the prompt_id and journals it first, so a crash between
         // sending and reading the answer can be reconciled; the cloud assigns its own.
         const chosen = active.api.capabilities.clientPromptId ? randomUUID() : undefined;
-        const base = { profileId: active.profileId, serverKind: server.kind, baseUrl: server.baseUrl, clientId: active.events.clientId, workflow, workflowName: label ?? null };
+        const base = { profileId: active.profileId, serverKind: server.kind, baseUrl: server.baseUrl, clientId: active.events.clientId, workflow, workflowName: label ?? null, origin: 'window' as const };
         if (chosen) await store.recordSubmitting({ ...base, promptId: chosen });
         let result;
         try {
@@ -136,7 +137,7 @@ export function createJobHandlers(ctx: JobHandlerContext): Pick<CallHandlers, Jo
         }
         active.subscriptionActive = true;
         await store.recordSubmitted({ ...base, promptId: result.promptId, number: result.number });
-        active.tracker.track(result.promptId, { workflow, workflowName: label ?? null });
+        active.tracker.track(result.promptId, { workflow, workflowName: label ?? null, origin: 'window' });
         promptIds.push(result.promptId);
       }
       active.refreshQueueSoon();
@@ -148,7 +149,10 @@ export function createJobHandlers(ctx: JobHandlerContext): Pick<CallHandlers, Jo
       const byId = new Map<string, JobSnapshotView>(records.map((r) => [r.promptId, recordView(r)]));
       const session = ctx.session();
       if (session) {
-        for (const live of session.tracker.list()) byId.set(live.promptId, jobView(live, session.profileId, ctx.now()));
+        for (const live of session.tracker.list()) {
+          const view = jobView(live, session.profileId, ctx.now());
+          byId.set(live.promptId, { ...view, origin: view.origin ?? byId.get(live.promptId)?.origin ?? null });
+        }
       }
       return { jobs: [...byId.values()].sort((a, b) => b.submittedAt - a.submittedAt) };
     },
@@ -206,10 +210,22 @@ export function createJobHandlers(ctx: JobHandlerContext): Pick<CallHandlers, Jo
     },
 
     'output.fetch': async ({ promptId, file }) => {
-      const { view, record } = await findJob(promptId);
+      const same = (o: { filename: string; subfolder: string; type: string }): boolean => o.filename === file.filename && o.subfolder === file.subfolder && o.type === file.type;
+      const found = await findJob(promptId).catch((error: unknown) => {
+        if (error instanceof AppFailure && error.code === 'not_found') return null;
+        throw error;
+      });
+      if (!found) {
+        // A job only the active server knows (another client's, listed by the History view): its
+        // own history must name the file.
+        const active = await ctx.requireSession();
+        const history = await active.api.getHistory(promptId);
+        if (!history?.outputs.some(same)) throw new AppFailure('not_found', `There is no job ${promptId} with an output ${file.filename}.`);
+        return ctx.outputs.fetch(active.api, file);
+      }
+      const { view, record } = found;
       // Only files the job actually produced: the renderer cannot make main fetch anything else.
-      const owned = view.outputs.some((o) => o.filename === file.filename && o.subfolder === file.subfolder && o.type === file.type);
-      if (!owned) throw new AppFailure('not_found', `Job ${promptId} has no output ${file.filename}.`);
+      if (!view.outputs.some(same)) throw new AppFailure('not_found', `Job ${promptId} has no output ${file.filename}.`);
       return ctx.withServerApi(serverOf(promptId, record), view.profileId, (api) => ctx.outputs.fetch(api, file));
     },
 

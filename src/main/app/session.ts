@@ -64,6 +64,7 @@ export function jobView(snapshot: JobSnapshot, profileId: string | null, now: nu
     promptId: snapshot.promptId,
     profileId,
     label: snapshot.workflowName ?? 'workflow',
+    origin: snapshot.origin ?? null,
     phase: snapshot.phase,
     status: snapshot.rawStatus,
     submittedAt: snapshot.trackedAt,

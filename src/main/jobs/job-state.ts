@@ -1,7 +1,7 @@
 // The state of one followed job and the rules that fold server events into it. Kept apart from
 // the tracker (which decides when to poll, end and persist) so these rules stay small and plain.
 import type { JobPhase, OutputFile, ServerEvent, Workflow } from '../service/types';
-import { mergeOutputs, type JobErrorInfo, type JobPreview, type JobSnapshot, type NodeState, type ProgressSummary } from './types';
+import { mergeOutputs, type JobErrorInfo, type JobOrigin, type JobPreview, type JobSnapshot, type NodeState, type ProgressSummary } from './types';
 
 export class JobState {
   readonly promptId: string;
@@ -19,6 +19,7 @@ export class JobState {
   readonly outputs: OutputFile[] = [];
   error: JobErrorInfo | null = null;
   workflowName: string | null;
+  origin: JobOrigin | null;
 
   /** Last time an event for this job arrived (polls do not count: they are what staleness triggers). */
   lastActivityAt: number;
@@ -44,12 +45,13 @@ export class JobState {
   /** The server was seen holding it in its queue (a waiting job that later vanishes was deleted). */
   seenQueued = false;
 
-  constructor(promptId: string, now: number, meta: { workflow?: Workflow | null; workflowName?: string | null } = {}) {
+  constructor(promptId: string, now: number, meta: { workflow?: Workflow | null; workflowName?: string | null; origin?: JobOrigin | null } = {}) {
     this.promptId = promptId;
     this.trackedAt = now;
     this.lastActivityAt = now;
     this.nodesTotal = meta.workflow ? countNodes(meta.workflow) : null;
     this.workflowName = meta.workflowName ?? null;
+    this.origin = meta.origin ?? null;
   }
 
   get active(): boolean {
@@ -178,6 +180,7 @@ export class JobState {
       error: this.error ? { ...this.error, traceback: [...this.error.traceback] } : null,
       workflowName: this.workflowName,
       unreachable: this.unreachable && this.unreachableSince !== null ? { since: this.unreachableSince, reason: this.unreachableReason ?? 'no answer' } : null,
+      origin: this.origin,
     };
   }
 

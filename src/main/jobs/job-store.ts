@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { isJsonObject, parseJsonExact, stringifyJsonExact } from '../../shared/json';
 import type { OutputFile, ServerKind, Workflow } from '../service/types';
 import type { Queryable, Store } from './store';
-import { isTerminalPhase, mergeOutputs, type JobErrorInfo, type ProgressSummary, type StoredPhase } from './types';
+import { isTerminalPhase, mergeOutputs, type JobErrorInfo, type JobOrigin, type ProgressSummary, type StoredPhase } from './types';
 
 export const JOBS_MIGRATIONS: readonly string[] = [
   `CREATE TABLE jobs (
@@ -28,6 +28,8 @@ export const JOBS_MIGRATIONS: readonly string[] = [
    );
    CREATE INDEX jobs_phase ON jobs (phase);
    CREATE INDEX jobs_created ON jobs (created_at DESC);`,
+  // Where each job was started (window, cli, hot-folder); NULL for jobs journaled before.
+  `ALTER TABLE jobs ADD COLUMN origin TEXT;`,
 ];
 
 export interface JobRecord {
@@ -47,6 +49,7 @@ export interface JobRecord {
   error: JobErrorInfo | null;
   outputs: OutputFile[];
   progress: ProgressSummary | null;
+  origin: JobOrigin | null;
 }
 
 export interface NewJob {
@@ -59,7 +62,10 @@ export interface NewJob {
   workflowName?: string | null;
   /** Queue number from the submit answer, when known. */
   number?: number | null;
+  origin?: JobOrigin | null;
 }
+
+const JOB_ORIGINS: readonly JobOrigin[] = ['window', 'cli', 'hot-folder', 'other'];
 
 const IN_FLIGHT: readonly StoredPhase[] = ['submitting', 'pending', 'running'];
 
@@ -81,6 +87,8 @@ const rowSchema = z.object({
   error: z.string().nullable(),
   outputs: z.string(),
   progress: z.string().nullable(),
+  // Absent on rows read through an older schema; an unknown word reads as unknown.
+  origin: z.string().nullish(),
 });
 
 const outputSchema = z.object({
@@ -147,6 +155,7 @@ function toRecord(raw: Record<string, unknown>): JobRecord | null {
     error: parseJsonColumn(row.error, errorSchema),
     outputs: parseJsonColumn(row.outputs, z.array(outputSchema)) ?? [],
     progress: parseJsonColumn(row.progress, progressSchema),
+    origin: JOB_ORIGINS.find((o) => o === row.origin) ?? null,
   };
 }
 
@@ -188,7 +197,7 @@ export class JobStore {
       await tx.run(
         `UPDATE jobs SET number = COALESCE(?, number), client_id = COALESCE(?, client_id),
            workflow = COALESCE(?, workflow), workflow_name = COALESCE(?, workflow_name),
-           profile_id = COALESCE(?, profile_id), updated_at = ?,
+           profile_id = COALESCE(?, profile_id), origin = COALESCE(?, origin), updated_at = ?,
            phase = CASE WHEN phase = 'submitting' THEN 'pending' ELSE phase END,
            raw_status = CASE WHEN phase = 'submitting' THEN 'submitted' ELSE raw_status END
          WHERE prompt_id = ?`,
@@ -198,6 +207,7 @@ export class JobStore {
           job.workflow ? stringifyJsonExact(job.workflow) : null,
           job.workflowName ?? null,
           job.profileId ?? null,
+          job.origin ?? null,
           now,
           job.promptId,
         ],
@@ -269,8 +279,8 @@ export class JobStore {
     const now = this.now();
     await q.run(
       `INSERT INTO jobs (prompt_id, profile_id, server_kind, base_url, client_id, workflow, workflow_name,
-         phase, raw_status, number, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         phase, raw_status, number, created_at, updated_at, origin)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (prompt_id) DO NOTHING`,
       [
         job.promptId,
@@ -285,6 +295,7 @@ export class JobStore {
         job.number ?? null,
         now,
         now,
+        job.origin ?? null,
       ],
     );
   }

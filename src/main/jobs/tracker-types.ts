@@ -5,7 +5,7 @@ import type { EventStream, ServiceApi } from '../service/ports';
 import type { ImageMime, OutputFile, Workflow } from '../service/types';
 import type { JobStore } from './job-store';
 import type { TrackerClock } from './tracker-clock';
-import type { JobSnapshot } from './types';
+import type { JobOrigin, JobSnapshot } from './types';
 
 export interface JobTrackerDeps {
   api: ServiceApi;
@@ -32,6 +32,7 @@ export interface JobTrackerDeps {
 export interface TrackMeta {
   workflow?: Workflow | null;
   workflowName?: string | null;
+  origin?: JobOrigin | null;
 }
 
 export interface TrackedJob {

@@ -131,6 +131,7 @@ export class JobTracker {
       this.afterChange();
     } else {
       if (meta.workflowName && !job.workflowName) job.workflowName = meta.workflowName;
+      if (meta.origin && !job.origin) job.origin = meta.origin;
     }
     return this.handle(promptId);
   }
@@ -315,7 +316,7 @@ export class JobTracker {
   private async reconcileOne(record: JobRecord): Promise<JobSnapshot> {
     const existing = this.jobs.get(record.promptId);
     if (existing) return existing.snapshot();
-    const job = new JobState(record.promptId, this.clock.now(), { workflow: record.workflow, workflowName: record.workflowName });
+    const job = new JobState(record.promptId, this.clock.now(), { workflow: record.workflow, workflowName: record.workflowName, origin: record.origin });
     job.addOutputs(record.outputs);
     if (record.phase === 'running') job.markRunning(this.clock.now(), record.rawStatus ?? undefined);
     else job.rawStatus = record.rawStatus ?? job.rawStatus;
@@ -417,6 +418,7 @@ export class JobTracker {
         clientId: this.events.clientId,
         workflow: meta.workflow ?? null,
         workflowName: meta.workflowName ?? null,
+        origin: meta.origin ?? null,
       });
     });
   }

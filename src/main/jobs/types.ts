@@ -60,7 +60,12 @@ export interface JobSnapshot {
    * than the tracker's limit: its state is unknown. Polling goes on; the first answer clears it.
    */
   unreachable: { since: number; reason: string } | null;
+  /** Where the job was started (this app's window, the CLI, a hot folder), when known. */
+  origin?: JobOrigin | null;
 }
+
+/** Where a job was started: an app window, the command line, a hot folder, or another client. */
+export type JobOrigin = 'window' | 'cli' | 'hot-folder' | 'other';
 
 /** A job the journal keeps: phase `submitting` means it was recorded before being sent. */
 export type StoredPhase = JobPhase | 'submitting';

@@ -79,6 +79,24 @@ export function ftsQuery(text: string): string | null {
   return terms.map((t) => `"${t}"*`).join(' ');
 }
 
+/** The text columns a search looks in, over the items table aliased `i` (the FTS index's columns). */
+const TEXT_COLUMNS = ['i.workflow_name', 'i.prompt_text', 'i.node_class', 'i.file_name', 'i.input_text', 'i.source_file'];
+
+/**
+ * A query with no word at all (only symbols or emoji: "🌅", "#", "++") has nothing for the FTS
+ * index, which drops such characters. Each whitespace-separated piece must then appear as is in one
+ * of the text columns; a blank query has no piece. A scan rather than an index walk, which is fine
+ * for these rare queries.
+ */
+export function symbolNeedles(text: string): string[] {
+  return [...new Set(text.normalize('NFKC').split(/\s+/u).filter((piece) => piece !== ''))].slice(0, MAX_QUERY_TERMS);
+}
+
+function needleClauses(needles: readonly string[]): { where: string[]; params: SqlValue[] } {
+  const where = needles.map(() => `(${TEXT_COLUMNS.map((c) => `instr(COALESCE(${c}, ''), ?) > 0`).join(' OR ')})`);
+  return { where, params: needles.flatMap((n) => TEXT_COLUMNS.map(() => n)) };
+}
+
 /** WHERE clauses and parameters for a filter, over the items table aliased `i`. */
 function filterClauses(filter: ListFilter): { where: string[]; params: SqlValue[] } {
   const where: string[] = [];
@@ -261,7 +279,7 @@ export class LibraryIndex {
    */
   async search(text: string, filter: ListFilter = {}): Promise<ItemRow[]> {
     const match = ftsQuery(text);
-    if (match === null) return this.list(filter);
+    if (match === null) return this.searchSymbols(symbolNeedles(text), filter);
     const { where, params } = filterClauses(filter);
     const since = epoch(filter.since);
     const until = epoch(filter.until);
@@ -293,7 +311,7 @@ export class LibraryIndex {
   /** How many items a search finds within the filters (the total behind a paged result). */
   async searchCount(text: string, filter: ListFilter = {}): Promise<number> {
     const match = ftsQuery(text);
-    if (match === null) return this.count(filter);
+    if (match === null) return this.countSymbols(symbolNeedles(text), filter);
     const { where, params } = filterClauses(filter);
     const raw = await this.store.get(
       `SELECT COUNT(*) AS n FROM library_fts f CROSS JOIN library_items i ON i.id = f.rowid
@@ -302,6 +320,25 @@ export class LibraryIndex {
     );
     const n = raw?.['n'];
     return typeof n === 'number' ? n : 0;
+  }
+
+  /** Items holding every needle in a text column (see symbolNeedles); no needle: list(). */
+  private async searchSymbols(needles: readonly string[], filter: ListFilter): Promise<ItemRow[]> {
+    if (needles.length === 0) return this.list(filter);
+    const f = filterClauses(filter);
+    const n = needleClauses(needles);
+    const sql = `SELECT ${SELECT_ITEMS} FROM library_items i WHERE ${[...f.where, ...n.where].join(' AND ')}
+       ORDER BY i.created_at DESC, i.id DESC LIMIT ? OFFSET ?`;
+    return rowsOf(await this.store.all(sql, [...f.params, ...n.params, clampLimit(filter.limit), clampOffset(filter.offset)]));
+  }
+
+  private async countSymbols(needles: readonly string[], filter: ListFilter): Promise<number> {
+    if (needles.length === 0) return this.count(filter);
+    const f = filterClauses(filter);
+    const n = needleClauses(needles);
+    const raw = await this.store.get(`SELECT COUNT(*) AS n FROM library_items i WHERE ${[...f.where, ...n.where].join(' AND ')}`, [...f.params, ...n.params]);
+    const count = raw?.['n'];
+    return typeof count === 'number' ? count : 0;
   }
 
   /**

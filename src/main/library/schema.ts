@@ -25,9 +25,31 @@ const FTS_TRIGGERS = `
      VALUES (new.id, new.workflow_name, new.prompt_text, new.node_class, new.file_name, new.input_text);
    END;`;
 
-function ftsTable(options: string): string {
+/** The indexed columns: the first ones, then with the hot-folder input file (last migration). */
+const FIRST_COLUMNS = ['workflow_name', 'prompt_text', 'node_class', 'file_name', 'input_text'] as const;
+const SOURCE_COLUMNS = [...FIRST_COLUMNS, 'source_file'] as const;
+
+/** The triggers of FTS_TRIGGERS over `columns` (earlier migrations keep their own text). */
+function ftsTriggers(columns: readonly string[]): string {
+  const list = columns.join(', ');
+  const olds = columns.map((c) => `old.${c}`).join(', ');
+  const news = columns.map((c) => `new.${c}`).join(', ');
+  return `
+   CREATE TRIGGER library_items_ai AFTER INSERT ON library_items BEGIN
+     INSERT INTO library_fts (rowid, ${list}) VALUES (new.id, ${news});
+   END;
+   CREATE TRIGGER library_items_ad AFTER DELETE ON library_items BEGIN
+     INSERT INTO library_fts (library_fts, rowid, ${list}) VALUES ('delete', old.id, ${olds});
+   END;
+   CREATE TRIGGER library_items_au AFTER UPDATE OF ${list} ON library_items BEGIN
+     INSERT INTO library_fts (library_fts, rowid, ${list}) VALUES ('delete', old.id, ${olds});
+     INSERT INTO library_fts (rowid, ${list}) VALUES (new.id, ${news});
+   END;`;
+}
+
+function ftsTable(options: string, columns: readonly string[] = FIRST_COLUMNS): string {
   return `CREATE VIRTUAL TABLE library_fts USING fts5(
-     workflow_name, prompt_text, node_class, file_name, input_text,
+     ${columns.join(', ')},
      content = 'library_items', content_rowid = 'id',
      tokenize = 'unicode61 remove_diacritics 2'${options}
    );`;
@@ -112,4 +134,12 @@ export const LIBRARY_MIGRATIONS: readonly string[] = [
      SELECT id >> ${ID_BLOCK_BITS}, MIN(created_at), MAX(created_at) FROM library_items GROUP BY id >> ${ID_BLOCK_BITS};`,
   // Outputs of a hot folder remember the input file they were made from (their provenance).
   `ALTER TABLE library_items ADD COLUMN source_file TEXT;`,
+  // Search finds hot-folder outputs by their input file's name: source_file joins the index.
+  `DROP TRIGGER library_items_ai;
+   DROP TRIGGER library_items_ad;
+   DROP TRIGGER library_items_au;
+   DROP TABLE library_fts;
+   ${ftsTable(",\n     prefix = '2 3'", SOURCE_COLUMNS)}
+   ${ftsTriggers(SOURCE_COLUMNS)}
+   INSERT INTO library_fts (library_fts) VALUES ('rebuild');`,
 ];

@@ -10,7 +10,7 @@ import { backoffDelay, type RetryPolicy } from './backoff';
 import { multipartBody } from './multipart';
 import { downloadOutput } from './download';
 import { ServiceError, WorkflowRejectedError } from './errors';
-import { HttpTransport, jsonOf, NoAnswerError, type HttpAnswer } from './http';
+import { exactJsonOf, HttpTransport, jsonOf, NoAnswerError, type HttpAnswer } from './http';
 import type { ServiceLimits } from './limits';
 import { parseNodeDefinitions, type NodeDefinitions } from './object-info';
 import { capabilitiesFor, parseFeatures, uploadLimitProblem, type ServerCapabilities, type ServerFeatures } from './capabilities';
@@ -23,6 +23,7 @@ import type {
   StopOutcome,
   DownloadResult,
   JobHistory,
+  ServerHistoryEntry,
   ServiceApi,
   SubmitOptions,
   UploadImageOptions,
@@ -57,6 +58,30 @@ export interface ServiceClientOptions {
 
 /** The extra_data field partner nodes read the platform key from (the spec's "api_key_vendor_org"). */
 export const PARTNER_KEY_FIELD = 'api_key_comfy_org';
+
+/** Bounds of one history listing: entries asked for, and the answer's size. */
+const MAX_HISTORY_ITEMS = 1000;
+const MAX_HISTORY_TEXT = 64 * 1024 * 1024;
+
+/** The workflow and the times of a history entry, leniently: a missing part is null. */
+function historyDetails(entry: unknown): { workflow: Workflow | null; startedAt: number | null; endedAt: number | null } {
+  if (!isJsonObject(entry)) return { workflow: null, startedAt: null, endedAt: null };
+  const prompt = entry['prompt'];
+  const workflow = Array.isArray(prompt) && isJsonObject(prompt[2]) ? (prompt[2] as Workflow) : null;
+  let startedAt: number | null = null;
+  let endedAt: number | null = null;
+  const status = entry['status'];
+  const messages = isJsonObject(status) && Array.isArray(status['messages']) ? status['messages'] : [];
+  for (const message of messages) {
+    if (!Array.isArray(message) || typeof message[0] !== 'string' || !isJsonObject(message[1])) continue;
+    const stamp = message[1]['timestamp'];
+    const at = typeof stamp === 'number' ? stamp : typeof stamp === 'bigint' ? Number(stamp) : null;
+    if (at === null) continue;
+    if (message[0] === 'execution_start') startedAt = at;
+    else if (/^execution_(success|error|interrupted)$/.test(message[0])) endedAt = at;
+  }
+  return { workflow, startedAt, endedAt };
+}
 
 
 function classTypesOf(workflow: Workflow): Set<string> {
@@ -272,11 +297,35 @@ export class ServiceClient implements ServiceApi {
     const answer = await this.#http.request({ method: 'GET', path: `/api/history/${encodeURIComponent(promptId)}`, what, ...(signal ? { signal } : {}) });
     if (answer.status === 404) return null;
     if (answer.status < 200 || answer.status > 299) throw await this.#http.errorFor(answer, what);
-    const entry = historyEntryFor(jsonOf(answer), promptId);
+    const entry = historyEntryFor(exactJsonOf(answer), promptId);
     if (entry === undefined) return null;
     const parsed = parseHistoryEntry(entry, await this.#http.providedKey().catch(() => null));
     if (!parsed) throw new ServiceError('protocol', 'The server sent a history entry this client cannot read.', { status: answer.status, retryable: false });
     return parsed;
+  }
+
+  /**
+   * Local servers: the newest `maxItems` finished jobs of /api/history (whoever submitted them),
+   * newest first, each with its workflow read exactly (64-bit seeds keep every digit) and the
+   * start and end times from its status messages. The cloud lists jobs with GET /api/jobs instead.
+   */
+  async listHistory(maxItems: number, signal?: AbortSignal): Promise<ServerHistoryEntry[]> {
+    const what = 'the job history';
+    const count = Math.max(1, Math.min(MAX_HISTORY_ITEMS, Math.floor(maxItems)));
+    const answer = await this.#http.requestOk({ method: 'GET', path: `/api/history?max_items=${count}`, what, ...(signal ? { signal } : {}) });
+    if (answer.text.length > MAX_HISTORY_TEXT) throw new ServiceError('protocol', `The server's job history is larger than ${MAX_HISTORY_TEXT / 1024 / 1024} MB.`, { status: answer.status, retryable: false });
+    const body = exactJsonOf(answer);
+    if (body === undefined) throw new ServiceError('protocol', 'The server sent a job history that is not JSON.', { status: answer.status, retryable: false });
+    if (!isJsonObject(body)) throw new ServiceError('protocol', 'The server sent a job history this client cannot read.', { status: answer.status, retryable: false });
+    const secret = await this.#http.providedKey().catch(() => null);
+    const entries: ServerHistoryEntry[] = [];
+    for (const [promptId, entry] of Object.entries(body)) {
+      const history = parseHistoryEntry(entry, secret);
+      if (!history) continue;
+      entries.push({ promptId, history, ...historyDetails(entry) });
+    }
+    // The server lists oldest first.
+    return entries.reverse();
   }
 
   // ------------------------------------------------------------ queue
@@ -368,7 +417,7 @@ export class ServiceClient implements ServiceApi {
     // Queue first, then history: a job leaving the queue meanwhile is in the history by then.
     const queue = await this.getQueue(signal);
     const answer = await this.#http.requestOk({ method: 'GET', path: '/api/history', what: 'the job history', ...sig });
-    const history = jsonOf(answer);
+    const history = exactJsonOf(answer);
     if (typeof history !== 'object' || history === null || Array.isArray(history)) {
       throw new ServiceError('protocol', 'The server sent a history this client cannot read.', { status: answer.status, retryable: false });
     }
@@ -385,7 +434,7 @@ export class ServiceClient implements ServiceApi {
       const answer = await this.#http.request({ method: 'GET', path: `/api/jobs/${encodeURIComponent(promptId)}`, what, ...sig });
       if (answer.status === 404) throw notFound();
       if (answer.status < 200 || answer.status > 299) throw await this.#http.errorFor(answer, what);
-      const job = parseCloudJobDetail(jsonOf(answer), secret);
+      const job = parseCloudJobDetail(exactJsonOf(answer), secret);
       if (!job) throw new ServiceError('protocol', 'The server sent a job this client cannot read.', { status: answer.status, retryable: false });
       return job;
     }
@@ -393,7 +442,7 @@ export class ServiceClient implements ServiceApi {
     if (queue.running.some((e) => e.promptId === promptId)) return localQueuedJob(promptId, 'in_progress');
     if (queue.pending.some((e) => e.promptId === promptId)) return localQueuedJob(promptId, 'pending');
     const answer = await this.#http.requestOk({ method: 'GET', path: `/api/history/${encodeURIComponent(promptId)}`, what: 'the job history', ...sig });
-    const entry = historyEntryFor(jsonOf(answer), promptId);
+    const entry = historyEntryFor(exactJsonOf(answer), promptId);
     if (entry === undefined) throw notFound();
     const job = localHistoryJob(promptId, entry, secret);
     if (!job) throw new ServiceError('protocol', 'The server sent a history entry this client cannot read.', { status: answer.status, retryable: false });

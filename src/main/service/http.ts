@@ -7,7 +7,7 @@ import { backoffDelay, resolveRetryPolicy, type RetryPolicy } from './backoff';
 import type { ApiKeyProvider } from './ports';
 import type { ServerProfile } from './types';
 import { serverReason } from './responses';
-import { stringifyJsonExact } from '../../shared/json';
+import { parseJsonExact, stringifyJsonExact } from '../../shared/json';
 import type { MultipartBody } from './multipart';
 import { discardBody, getStreamed, sendStreamed } from './stream-request';
 import { readWebBodyCapped } from './body-read';
@@ -65,6 +65,19 @@ export class NoAnswerError extends ServiceError {
 }
 
 /** Parses an answer's body as JSON; undefined when it is empty or not JSON (a 500 text body is fine). */
+/**
+ * The answer's JSON with integers beyond 2^53 kept exact (bigint): for answers that carry a
+ * workflow, whose seeds go up to 2^64-1. undefined when the body is empty or not JSON.
+ */
+export function exactJsonOf(answer: HttpAnswer): unknown {
+  if (answer.text === '') return undefined;
+  try {
+    return parseJsonExact(answer.text);
+  } catch {
+    return undefined;
+  }
+}
+
 export function jsonOf(answer: HttpAnswer): unknown {
   if (answer.text === '') return undefined;
   try {

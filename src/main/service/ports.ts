@@ -91,6 +91,17 @@ export type StopOutcome =
   /** Nothing was stopped: interrupting would stop all `running` jobs of the account; ask the user first. */
   | { kind: 'would_stop_others'; running: number };
 
+/** One finished job of a local server's /api/history. */
+export interface ServerHistoryEntry {
+  promptId: string;
+  history: JobHistory;
+  /** The workflow as the server ran it (the `prompt` tuple's third item), when present. */
+  workflow: Workflow | null;
+  /** From the execution_start and execution_success / _error / _interrupted messages (epoch ms). */
+  startedAt: number | null;
+  endedAt: number | null;
+}
+
 export interface ServiceApi {
   readonly profile: ServerProfile;
   /** What the server can do; the kind's defaults until discover() has read /api/features. */
@@ -111,6 +122,8 @@ export interface ServiceApi {
   getJobStatus(promptId: string, signal?: AbortSignal): Promise<JobStatusReading>;
   /** /api/history/{id}; null when the server has no history for it (yet). */
   getHistory(promptId: string, signal?: AbortSignal): Promise<JobHistory | null>;
+  /** Local servers: the newest finished jobs of /api/history, newest first (optional: test fakes need not list). */
+  listHistory?(maxItems: number, signal?: AbortSignal): Promise<ServerHistoryEntry[]>;
   getQueue(signal?: AbortSignal): Promise<QueueSnapshot>;
   /** Removes waiting jobs; locally also stops running ones by id. Cloud running ids come back in stillRunning. */
   cancel(promptIds: string[]): Promise<CancelResult>;

@@ -20,7 +20,7 @@ export function describeJobFailure(snapshot: JobSnapshot): string {
 export function trackerFollower(tracker: TrackerLike): JobFollower {
   return {
     async follow(promptId, meta) {
-      const snapshot = await tracker.track(promptId, { workflow: meta.workflow, workflowName: meta.workflowName }).waitForEnd({ timeoutMs: null });
+      const snapshot = await tracker.track(promptId, { workflow: meta.workflow, workflowName: meta.workflowName, origin: 'hot-folder' }).waitForEnd({ timeoutMs: null });
       const outcome: FollowOutcome = {
         phase: snapshot.phase,
         raw: snapshot.rawStatus,

@@ -18,6 +18,7 @@ import { z } from 'zod';
 import type { CallName, EventName } from './names';
 import { hotFolderCalls, hotFolderEvents } from './hot-folders-contract';
 import { libraryCalls, libraryEvents } from './library-contract';
+import { historyCalls } from './history-contract';
 
 // ---------------------------------------------------------------------------------------------
 // Shared pieces
@@ -235,6 +236,8 @@ export const jobSnapshotSchema = z.object({
   profileId: z.string().nullable(),
   /** What the user ran (the workflow's file name, or "workflow"). */
   label: z.string(),
+  /** Where the job was started, when main recorded it (absent on jobs journaled before it did). */
+  origin: z.enum(['window', 'cli', 'hot-folder', 'other']).nullable().optional(),
   phase: jobPhaseSchema,
   /** The server's own status word, shown as is. */
   status: z.string(),
@@ -427,6 +430,7 @@ export const calls = {
   'renderer.ready': { input: noInput, result: z.object({ version: z.string() }) },
   ...libraryCalls,
   ...hotFolderCalls,
+  ...historyCalls,
 } as const satisfies { [N in CallName]: { input: z.ZodType; result: z.ZodType } };
 
 /** Something the user should know that no call asked about (a damaged store was reset at start). */
@@ -472,3 +476,4 @@ export interface FlowdeckApi {
 export type { CallName, EventName } from './names';
 export * from './library-contract';
 export * from './hot-folders-contract';
+export * from './history-contract';

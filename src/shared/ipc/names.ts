@@ -48,6 +48,7 @@ export const CALL_NAMES = [
   'hotFolders.files',
   'hotFolders.openOutput',
   'dialog.pickFolder',
+  'history.list',
 ] as const;
 
 export const EVENT_NAMES = [

@@ -13,6 +13,7 @@ import { ProfilesStore } from './stores/profiles.svelte';
 import { QueueStore } from './stores/queue.svelte';
 import { RecentStore } from './stores/recent.svelte';
 import { RunStore } from './stores/run.svelte';
+import { ViewerStore } from './viewer/viewer.svelte';
 
 export interface AppState {
   api: Api;
@@ -26,6 +27,7 @@ export interface AppState {
   run: RunStore;
   library: LibraryStore;
   hotFolders: HotFoldersStore;
+  viewer: ViewerStore;
 }
 
 export function createAppState(bridge: FlowdeckApi): AppState {
@@ -41,11 +43,12 @@ export function createAppState(bridge: FlowdeckApi): AppState {
     profiles: new ProfilesStore(api),
     definitions,
     jobs,
-    queue: new QueueStore(api),
+    queue: new QueueStore(api, (ids) => jobs.noteStopRequested(ids)),
     recent,
     run: new RunStore(api, definitions, jobs, nav, recent),
     library: new LibraryStore(api),
     hotFolders: new HotFoldersStore(api),
+    viewer: new ViewerStore(),
   };
 }
 

@@ -3,16 +3,39 @@
 import { SvelteMap, SvelteSet } from 'svelte/reactivity';
 import type { JobSnapshotView } from '../../../../shared/ipc/contract';
 import { messageOf, type Api } from '../api';
+import type { JobOrigin } from '../jobs/job-words';
 import { OutputStore } from './outputs.svelte';
 import { PreviewStore } from './previews.svelte';
 
 export interface JobMeta {
   /** node id -> display name (from the form the job was submitted from). */
   nodeNames: Record<string, string>;
+  /** The image inputs' values when it was submitted (server file names), for the viewer's comparison. */
+  inputImages?: string[];
 }
 
 /** Jobs kept on screen; the oldest finished ones are dropped beyond this (their blobs released). */
 const MAX_JOBS = 50;
+
+const CLEARED_KEY = 'flowdeck.jobs.clearedBefore';
+
+/** Finished jobs that ended at or before this time were cleared from the panel (kept across reloads). */
+function clearedBefore(): number {
+  try {
+    const value = Number(globalThis.localStorage?.getItem(CLEARED_KEY) ?? 0);
+    return Number.isFinite(value) ? value : 0;
+  } catch {
+    return 0;
+  }
+}
+
+function rememberClearedBefore(at: number): void {
+  try {
+    globalThis.localStorage?.setItem(CLEARED_KEY, String(at));
+  } catch {
+    // Storage refused (private mode, quota): the panel is cleared for this session only.
+  }
+}
 
 export function isFinished(job: JobSnapshotView): boolean {
   return job.phase === 'succeeded' || job.phase === 'failed' || job.phase === 'cancelled';
@@ -27,6 +50,8 @@ export class JobsStore {
   readonly cancelErrors = new SvelteMap<string, string>();
   /** Jobs whose cancel the server accepted, until their update says how they ended. */
   readonly cancelRequested = new SvelteSet<string>();
+  /** Jobs someone in this window asked to stop (card, Queue view): only those end "cancelled". */
+  readonly stopRequested = new SvelteSet<string>();
   list = $derived([...this.jobs.values()].sort((a, b) => b.submittedAt - a.submittedAt));
   readonly #api: Api;
 
@@ -50,11 +75,25 @@ export class JobsStore {
 
   async load(): Promise<void> {
     const { jobs } = await this.#api.call('jobs.list');
-    for (const job of jobs) this.#apply(job);
+    const cleared = clearedBefore();
+    // Jobs that had finished when the panel was last cleared stay cleared (the History view has them).
+    for (const job of jobs) if (!(isFinished(job) && (job.finishedAt ?? job.updatedAt) <= cleared)) this.#apply(job);
   }
 
   remember(promptId: string, meta: JobMeta): void {
     this.meta.set(promptId, meta);
+  }
+
+  noteStopRequested(promptIds: readonly string[]): void {
+    for (const id of promptIds) this.stopRequested.add(id);
+  }
+
+  /** Takes the finished jobs off the panel (their files stay in the library and the history). */
+  clearFinished(): void {
+    const finished = [...this.jobs.values()].filter(isFinished);
+    for (const job of finished) this.#forget(job.promptId);
+    const latest = Math.max(0, ...finished.map((j) => j.finishedAt ?? j.updatedAt));
+    if (latest > clearedBefore()) rememberClearedBefore(latest);
   }
 
   /**
@@ -66,7 +105,9 @@ export class JobsStore {
     this.cancelErrors.delete(promptId);
     try {
       const { cancelled, stopsAllRunning } = await this.#api.call('jobs.cancel', stopAllRunning ? { promptId, stopAllRunning } : { promptId });
+      // Nothing was stopped yet: the user is asked first (the cloud would stop every running job).
       if (stopsAllRunning !== undefined) return stopsAllRunning;
+      this.stopRequested.add(promptId);
       if (!cancelled) this.cancelErrors.set(promptId, 'The job could not be cancelled: it may have finished already.');
       else if (!this.#finished(promptId)) this.cancelRequested.add(promptId);
     } catch (error) {
@@ -85,12 +126,24 @@ export class JobsStore {
     }
   }
 
+  /**
+   * Where a job came from: main's record when it says, else "this window" for the jobs submitted
+   * from this window's form. Null when nobody knows (a job main reports without an origin).
+   */
+  originOf(job: JobSnapshotView): JobOrigin | null {
+    if (job.origin) return job.origin;
+    return this.meta.has(job.promptId) ? 'window' : null;
+  }
+
   /** The display name of the node a job is running, from the form it came from when known. */
   nodeName(job: JobSnapshotView, nodeId: string): string {
     return this.meta.get(job.promptId)?.nodeNames[nodeId] ?? `node ${nodeId}`;
   }
 
-  #apply(job: JobSnapshotView): void {
+  #apply(update: JobSnapshotView): void {
+    // Live updates of a job may not repeat where it came from; what was known stays.
+    const origin = update.origin ?? this.jobs.get(update.promptId)?.origin ?? null;
+    const job = origin === (update.origin ?? null) ? update : { ...update, origin };
     this.jobs.set(job.promptId, job);
     if (isFinished(job)) {
       this.cancelRequested.delete(job.promptId);
@@ -108,11 +161,15 @@ export class JobsStore {
 
   #trim(): void {
     const finished = [...this.jobs.values()].filter(isFinished).sort((a, b) => a.submittedAt - b.submittedAt);
-    for (const job of finished.slice(0, this.jobs.size - MAX_JOBS)) {
-      this.jobs.delete(job.promptId);
-      this.meta.delete(job.promptId);
-      this.previews.forget(job.promptId);
-      this.outputs.release(job.promptId);
-    }
+    for (const job of finished.slice(0, this.jobs.size - MAX_JOBS)) this.#forget(job.promptId);
+  }
+
+  #forget(promptId: string): void {
+    this.jobs.delete(promptId);
+    this.meta.delete(promptId);
+    this.stopRequested.delete(promptId);
+    this.cancelErrors.delete(promptId);
+    this.previews.forget(promptId);
+    this.outputs.release(promptId);
   }
 }

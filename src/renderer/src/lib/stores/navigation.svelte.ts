@@ -1,11 +1,12 @@
 // Which view is shown, and requests that send the user somewhere to act (a rejected key opens the
 // Servers view at the "API key" field with the server's message).
 
-export type View = 'run' | 'queue' | 'library' | 'hot-folders' | 'servers';
+export type View = 'run' | 'queue' | 'history' | 'library' | 'hot-folders' | 'servers';
 
 export const VIEWS: readonly { view: View; label: string }[] = [
   { view: 'run', label: 'Run' },
   { view: 'queue', label: 'Queue' },
+  { view: 'history', label: 'History' },
   { view: 'library', label: 'Library' },
   { view: 'hot-folders', label: 'Hot folders' },
   { view: 'servers', label: 'Servers' },

@@ -11,9 +11,12 @@ export class QueueStore {
   busy = $state(false);
   error = $state<string | null>(null);
   readonly #api: Api;
+  /** Told which jobs the user asked to stop, so their cards can say "cancelled" rather than "stopped". */
+  readonly #onStop: (promptIds: string[]) => void;
 
-  constructor(api: Api) {
+  constructor(api: Api, onStop: (promptIds: string[]) => void = () => undefined) {
     this.#api = api;
+    this.#onStop = onStop;
   }
 
   attach(): () => void {
@@ -29,6 +32,7 @@ export class QueueStore {
   cancelSelected(): Promise<void> {
     const ids = [...this.selected];
     if (ids.length === 0) return Promise.resolve();
+    this.#onStop(ids);
     return this.#act(() => this.#api.call('queue.cancel', { promptIds: ids }));
   }
 
@@ -36,10 +40,12 @@ export class QueueStore {
   interrupt(): Promise<void> {
     const running = this.queue.running;
     const only = running.length === 1 ? running[0]?.promptId : undefined;
+    this.#onStop(running.map((e) => e.promptId));
     return this.#act(() => this.#api.call('queue.interrupt', only ? { promptId: only } : {}));
   }
 
   clearPending(): Promise<void> {
+    this.#onStop(this.queue.pending.map((e) => e.promptId));
     return this.#act(() => this.#api.call('queue.clearPending'));
   }
 

@@ -108,6 +108,14 @@ export class RunStore {
 
   /** "Run again" from the library: the workflow as it was submitted, labelled, ready to run. */
   openFromLibrary(label: string, workflowJson: string): void {
+    this.openRecorded(label, workflowJson, 'library');
+  }
+
+  /**
+   * A workflow as it was submitted (the library's "Run again", the History view's "Open in Run"),
+   * read exactly (64-bit seeds keep every digit), its inputs as they were for that run.
+   */
+  openRecorded(label: string, workflowJson: string, from: 'library' | 'history'): void {
     let workflow: JsonValue;
     try {
       workflow = parseJsonExact(workflowJson);
@@ -122,7 +130,7 @@ export class RunStore {
     }
     this.doc?.dispose();
     this.doc = new OpenDocument(label, null, workflow);
-    this.notice = { tone: 'info', title: `Loaded "${label}" from the library`, message: 'The inputs are as they were for that run. Press Run to run it again.' };
+    this.notice = { tone: 'info', title: `Loaded "${label}" from the ${from}`, message: 'The inputs are as they were for that run. Press Run to run it again.' };
   }
 
   /**
@@ -220,7 +228,12 @@ export class RunStore {
       const ui = doc.uiWorkflowJson === null ? {} : { uiWorkflowJson: doc.uiWorkflowJson };
       const { promptIds } = await this.#api.call('run.submit', { workflowJson: stringifyJsonExact(workflow), repeat, label: doc.name, ...ui });
       const nodeNames = Object.fromEntries(this.groups.map((g) => [g.id, g.displayName]));
-      for (const id of promptIds) this.#jobs.remember(id, { nodeNames });
+      const inputImages = this.imageFields.flatMap((f) => {
+        const node = workflow[f.nodeId];
+        const value = isJsonObject(node) && isJsonObject(node['inputs']) ? node['inputs'][f.name] : undefined;
+        return typeof value === 'string' && value !== '' ? [value] : [];
+      });
+      for (const id of promptIds) this.#jobs.remember(id, { nodeNames, inputImages });
       return promptIds;
     } catch (error) {
       this.#report(doc, error);
