@@ -3,6 +3,7 @@
 import { redactSecret } from '../main/service/errors';
 import { defaultEnvironment } from './connection';
 import { exitCodeFor, ExitCode, messageFor, UsageError } from './errors';
+import { convertCommand, CONVERT_USAGE } from './commands/convert';
 import { demoCommand, DEMO_USAGE } from './commands/demo';
 import { loginCommand, logoutCommand } from './commands/login';
 import { cancelCommand, interruptCommand, queueCommand } from './commands/queue';
@@ -14,6 +15,7 @@ const HELP = `flowdeck: run node-graph workflows on the cloud service, a local s
 
 Usage:
   ${RUN_USAGE}
+  ${CONVERT_USAGE}
   ${DEMO_USAGE}
   ${WATCH_USAGE}
   flowdeck login [--server URL] [--no-verify]     store the API key in the OS keychain (read from stdin)
@@ -22,6 +24,10 @@ Usage:
   flowdeck cancel ID... [--server URL] [--local]
   flowdeck interrupt [ID] [--server URL] [--local]
   ${LIBRARY_USAGE}
+
+WORKFLOW may be API-format JSON, a UI-format workflow (the editor's graph; converted with the
+server's node definitions) or an output image that carries its workflow. flowdeck convert prints
+the API prompt such a file becomes; it exits 2, listing them, when the server lacks node classes.
 
 Every output of flowdeck run is also kept in the outputs library: <data folder>/library, or
 FLOWDECK_LIBRARY_DIR (in dated folders, each file once).
@@ -56,6 +62,8 @@ async function main(argv: string[]): Promise<number> {
       return command === undefined ? ExitCode.usage : ExitCode.ok;
     case 'run':
       return runCommand(rest, io, defaultEnvironment());
+    case 'convert':
+      return convertCommand(rest, io, defaultEnvironment());
     case 'demo':
       return demoCommand(rest, io, waitForSignal);
     case 'watch':

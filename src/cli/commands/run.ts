@@ -13,7 +13,7 @@ import { extensionForMime } from '../../shared/media-types';
 import type { OutputFile, ServerKind, ServerProfile, UploadResult, Workflow } from '../../main/service/types';
 import { parseAssignment, parseCliValue, setInput, type InputRef } from '../../main/workflow/edit';
 import { parseCommandArgs, parsePositiveNumber } from '../args';
-import { requireKey, resolveServer, type CliEnvironment } from '../connection';
+import { fetchNodeDefinitions, requireKey, resolveServer, type CliEnvironment } from '../connection';
 import { ExitCode, JobFailedError, UsageError } from '../errors';
 import { createProgressReporter } from '../progress';
 import { openSession, type CliSession, type JobOutcome } from '../session';
@@ -154,7 +154,10 @@ export async function runCommand(argv: string[], io: CliIo, environment: CliEnvi
   if (positionals.length !== 1) throw new UsageError(`Expected one workflow file.\nUsage: ${RUN_USAGE}`);
   const timeoutSeconds = parsePositiveNumber('timeout', values.timeout);
   const workflowPath = requireReadableFile(positionals[0]!, 'workflow file');
-  const workflow = await readWorkflowFile(workflowPath);
+  const resolved = resolveServer({ server: values.server, local: values.local }, environment);
+  // A UI graph (or an image carrying only one) is converted with this server's node definitions.
+  const file = await readWorkflowFile(workflowPath, () => fetchNodeDefinitions(resolved, environment));
+  const workflow = file.prompt;
   for (const spec of values.set ?? []) {
     const { ref, value } = parseAssignment(spec);
     setInput(workflow, ref, parseCliValue(value));
@@ -163,8 +166,8 @@ export async function runCommand(argv: string[], io: CliIo, environment: CliEnvi
   const json = values.json === true;
   const progress = createProgressReporter(io.stderr);
   const log = (message: string): void => progress.line(message);
+  for (const warning of file.warnings) log(`warning: ${warning}`);
 
-  const resolved = resolveServer({ server: values.server, local: values.local }, environment);
   const key = await requireKey(resolved, environment);
   const session = await openSession(resolved.server, key, environment.dataDir, {
     libraryDir: resolveLibraryDir(environment.dataDir, environment.env),

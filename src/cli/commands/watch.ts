@@ -70,7 +70,7 @@ export async function watchCommand(argv: string[], io: CliIo, environment: CliEn
   const inputDir = resolve(positionals[0]!);
   if (!existsSync(inputDir) || !statSync(inputDir).isDirectory()) throw new UsageError(`The folder ${positionals[0]} does not exist.`);
   const workflowPath = resolve(values.workflow);
-  const workflow = await readWorkflowFile(workflowPath);
+  const { prompt: workflow } = await readWorkflowFile(workflowPath);
   const concurrency = parseCount('concurrency', values.concurrency, 1, 64);
   const settleMs = parseCount('settle', values.settle, 0, 600_000);
   const once = values.once === true;

@@ -68,7 +68,7 @@ async function chooseDestination(dest: string, reserved: Set<string>, promptId: 
   }
 }
 
-async function writeAtomically(path: string, text: string): Promise<void> {
+export async function writeAtomically(path: string, text: string): Promise<void> {
   const temp = `${path}.part-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
   await writeFile(temp, text);
   await rename(temp, path);
