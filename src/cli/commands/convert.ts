@@ -51,7 +51,11 @@ export async function convertCommand(argv: string[], io: CliIo, environment: Cli
   const text = values.json ? stringifyJsonExact(file.prompt) : stringifyJsonExact(file.prompt, 2);
   if (values.out !== undefined) {
     const out = resolve(values.out);
-    await writeAtomically(out, `${text}\n`);
+    try {
+      await writeAtomically(out, `${text}\n`);
+    } catch (error) {
+      throw new UsageError(`Cannot write ${out}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`);
+    }
     if (!values.json) io.stderr.write(`wrote the API prompt (${Object.keys(file.prompt).length} nodes, from ${describeOrigin(file.origin)}) to ${out}\n`);
   } else {
     io.stdout.write(`${text}\n`);
