@@ -105,14 +105,14 @@ export function expandGraph(graph: JsonObject, definitions: NodeDefinitions): Fl
 
   const work: Scope[] = [{ prefix: '', where: '', nodes: readNodes(graph.nodes, ''), links: readLinks(graph.links, ''), boundary: null, ancestry: [] }];
   while (work.length > 0) {
-    const scope = work.shift()!;
+    const scope = work.pop()!;
     for (const node of scope.nodes) {
       // A subgraph's own input and output nodes only carry links across its edge.
       if (scope.boundary && (node.id === SUBGRAPH_INPUT_NODE || node.id === SUBGRAPH_OUTPUT_NODE)) continue;
       const id = scope.prefix + node.id;
-      const base = { id, type: node.type, mode: node.mode, title: node.title, outputCount: node.outputCount, widgetsValues: node.widgetsValues };
-      const subgraph = subgraphs.get(node.type);
-      const group = subgraph ? null : groupNodeDefinition(groupNodes, node.type);
+      const flat = (kind: FlatNodeKind, inputs: FlatInput[]): FlatNode => ({ id, type: node.type, kind, mode: node.mode, title: node.title, inputs, outputCount: node.outputCount, widgetsValues: node.widgetsValues });
+      const subgraph = subgraphs.size > 0 ? subgraphs.get(node.type) : undefined;
+      const group = subgraph || !node.type.startsWith('workflow') ? null : groupNodeDefinition(groupNodes, node.type);
       // A muted or bypassed instance is not opened: it behaves as one node with its own sockets.
       const expand = node.mode !== MODE_MUTED && node.mode !== MODE_BYPASS;
       if (subgraph && expand) {
@@ -140,17 +140,17 @@ export function expandGraph(graph: JsonObject, definitions: NodeDefinitions): Fl
           forwards[link.targetSlot] = { name: `output ${link.targetSlot}`, type: link.type, widgetName: null, source: sourceIn(inner, link.id) };
         }
         for (let i = 0; i < forwards.length; i += 1) forwards[i] ??= { name: `output ${i}`, type: '*', widgetName: null, source: null };
-        add({ ...base, kind: 'passthrough', inputs: forwards }, scope.where);
+        add(flat('passthrough', forwards), scope.where);
         work.push(inner);
         continue;
       }
       if (group && expand) {
         const expanded = expandGroupNode(node, id, flatInputs(scope, node), group, definitions, scope.where);
-        add({ ...base, kind: 'passthrough', inputs: expanded.forwards }, scope.where);
+        add(flat('passthrough', expanded.forwards), scope.where);
         for (const innerNode of expanded.nodes) add({ ...innerNode, kind: kindOf(innerNode.type) }, scope.where);
         continue;
       }
-      add({ ...base, kind: kindOf(node.type), inputs: flatInputs(scope, node) }, scope.where);
+      add(flat(kindOf(node.type), flatInputs(scope, node)), scope.where);
     }
   }
   return { nodes, order };
