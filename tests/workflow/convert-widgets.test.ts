@@ -1,6 +1,7 @@
 // Widget values -> input names, as the editor maps them.
 import { describe, expect, it } from 'vitest';
 import { convertUiWorkflow } from '../../src/main/workflow/convert-ui';
+import { expandDynamicPrompt } from '../../src/main/workflow/ui-convert/dynamic-prompts';
 import { parseJsonExact, stringifyJsonExact, type JsonObject } from '../../src/shared/json';
 import { basicGraph, definitions, graph, node } from './ui-fixtures';
 
@@ -81,5 +82,14 @@ describe('widget values', () => {
     const text = stringifyJsonExact(graph([node(1, 'Sampler', { values: [0, 'fixed', 1, 'euler', 1] })], [])).replace('"widgets_values":[0,', '"widgets_values":[18446744073709551615,');
     const { prompt } = convertUiWorkflow(parseJsonExact(text) as JsonObject, defs);
     expect(stringifyJsonExact(prompt)).toContain('"seed":18446744073709551615');
+  });
+
+  it('expands dynamic prompts in text widgets that ask for it, as the editor does at queue time', () => {
+    const dynamic = { Prompted: { input: { required: { text: ['STRING', { multiline: true, dynamicPrompts: true }], plain: ['STRING', {}] } }, output: ['STRING'], name: 'Prompted' } };
+    const g = graph([node(1, 'Prompted', { values: ['a {red|red} fox // a comment\n/* gone */in {snow|snow}', '{kept|as is}'] })], []);
+    expect(inputsOf(convertUiWorkflow(g, definitions(dynamic)).prompt, '1')).toEqual({ text: 'a red fox \nin snow', plain: '{kept|as is}' });
+    const picks = [0.1, 0.9];
+    expect(expandDynamicPrompt('{a|b|c} and {x|y}', () => picks.shift()!)).toBe('a and y');
+    expect(expandDynamicPrompt('escaped \\{not|this} stays')).toBe('escaped \\{not|this} stays');
   });
 });

@@ -5,6 +5,7 @@ import type { JsonObject } from '../../../shared/json';
 import type { NodeDefinitions } from '../../service/object-info';
 import type { Workflow } from '../../service/types';
 import { assertAcyclic } from './cycles';
+import { expandDynamicPrompt } from './dynamic-prompts';
 import { UiConversionError } from './errors';
 import { expandGraph } from './expand';
 import { MODE_BYPASS, MODE_MUTED, type FlatNode } from './model';
@@ -77,7 +78,12 @@ export function convertUiWorkflow(graph: JsonObject, definitions: NodeDefinition
           break;
       }
     }
-    const title = node.title ?? definitions.get(node.type)?.displayName ?? node.type;
+    const definition = definitions.get(node.type);
+    for (const spec of definition?.inputs ?? []) {
+      const value = inputs[spec.name];
+      if (spec.kind === 'string' && spec.config.dynamicPrompts === true && typeof value === 'string') inputs[spec.name] = expandDynamicPrompt(value);
+    }
+    const title = node.title ?? definition?.displayName ?? node.type;
     prompt[id] = { inputs, class_type: node.type, _meta: { title } };
   }
   assertAcyclic(prompt);
