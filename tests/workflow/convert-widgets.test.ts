@@ -73,6 +73,12 @@ describe('widget values', () => {
     expect(inputsOf(convertUiWorkflow(g, defs).prompt, '2')).toEqual({ seed: ['7', 0], steps: 10, sampler_name: 'heun', denoise: 1 });
   });
 
+  it('gives editor-drawn widget types (webcam, 3D viewer) a slot of their own', () => {
+    const cam = { Cam: { input: { required: { image: ['WEBCAM', {}], width: ['INT', { default: 640 }], capture_on_queue: ['BOOLEAN', { default: true }] } }, output: ['IMAGE'], name: 'Cam' } };
+    const g = graph([node(1, 'Cam', { values: ['', 320, false] })], []);
+    expect(inputsOf(convertUiWorkflow(g, definitions(cam)).prompt, '1')).toEqual({ image: '', width: 320, capture_on_queue: false });
+  });
+
   it('skips the upload button value after the last required widget', () => {
     const g = graph([node(1, 'LoadImage', { outputs: ['IMAGE', 'MASK'], values: ['in.png', 'red', 'image'] })], []);
     expect(inputsOf(convertUiWorkflow(g, defs).prompt, '1')).toEqual({ image: 'in.png', channel: 'red' });

@@ -21,6 +21,12 @@ export function isControlValue(value: JsonValue | undefined): boolean {
   return typeof value === 'boolean' || (typeof value === 'string' && CONTROL_WORDS.has(value));
 }
 
+/**
+ * Input types the editor draws as a widget of its own (camera, recorder, 3D viewer) rather than a
+ * socket: they hold a widgets_values slot like any widget, and their stored value is sent.
+ */
+const EDITOR_WIDGET_TYPES: ReadonlySet<string> = new Set(['WEBCAM', 'AUDIO_RECORD', 'LOAD_3D', 'LOAD_3D_ANIMATION']);
+
 /** Seed inputs get a control widget even when the definition does not ask for one (older servers). */
 const SEED_NAMES: ReadonlySet<string> = new Set(['seed', 'noise_seed']);
 
@@ -55,7 +61,7 @@ export function widgetSlots(definition: NodeDefinition, sockets: readonly Socket
     uploads.length = 0;
   };
   for (const spec of definition.inputs) {
-    if (spec.section === 'hidden' || spec.kind === 'link') continue;
+    if (spec.section === 'hidden' || (spec.kind === 'link' && !EDITOR_WIDGET_TYPES.has(spec.type))) continue;
     // Upload buttons come after the last required widget (the editor appends them to "required").
     if (section !== spec.section) {
       if (section === 'required') flushUploads();
