@@ -8,7 +8,7 @@ import type { NodeDefinitions } from '../../service/object-info';
 import { UiConversionError } from './errors';
 import type { FlatInput, FlatNode } from './model';
 import { readNode, type RawNode } from './read-graph';
-import { isControlValue, widgetSlots } from './widgets';
+import { assignWidgetValues, widgetSlots, type WidgetSlot } from './widgets';
 
 export interface GroupNodeExpansion {
   /** The instance's outputs, each forwarded from an inner node's output. */
@@ -89,17 +89,8 @@ export function expandGroupNode(instance: RawNode, id: string, outer: FlatInput[
     let widgetsValues = node.widgetsValues;
     if (definition) {
       const values: JsonObject = {};
-      for (const slot of widgetSlots(definition, node.inputs)) {
-        const linkedInside = slot.role === 'value' && node.inputs.some((input, s) => input.name === slot.name && feeds.has(`${node.id}:${s}`));
-        if (linkedInside) continue;
-        const value = groupValues[nextValue];
-        if (slot.role !== 'value') {
-          if (slot.role === 'control' ? isControlValue(value) : value !== undefined && slot.role !== 'filter') nextValue += 1;
-          continue;
-        }
-        if (value !== undefined) values[slot.name] = value;
-        nextValue += 1;
-      }
+      const linkedInside = (slot: WidgetSlot): boolean => slot.role === 'value' && node.inputs.some((input, s) => input.name === slot.name && feeds.has(`${node.id}:${s}`));
+      nextValue = assignWidgetValues(widgetSlots(definition, node.inputs), groupValues, values, { from: nextValue, skip: linkedInside, defaults: false });
       const own = node.widgetsValues;
       widgetsValues = Array.isArray(own) || own === null ? values : { ...own, ...values };
     }

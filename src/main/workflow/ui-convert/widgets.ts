@@ -97,27 +97,42 @@ export function widgetDefault(spec: InputSpec): JsonValue | undefined {
   }
 }
 
+export interface AssignOptions {
+  /** Where in a list the node's values start (a group node's list holds several nodes'). */
+  from?: number;
+  /** Slots that take no value from the list (a group node's inner widget fed by an inner link). */
+  skip?: (slot: WidgetSlot) => boolean;
+  /** Give slots the list has no value for the widget's default (false: leave them out). */
+  defaults?: boolean;
+}
+
 /**
  * Assigns stored values to the value slots: positional for a list, by name for an object. A control
  * slot takes its value only when the stored value is one (a file saved before the control widget
  * existed has none there); a filter slot only after a control value. Slots the file has no value
- * for get the widget's default, as the editor would show them.
+ * for get the widget's default, as the editor would show them. Returns where the next node's values
+ * would start in the list.
  */
-export function assignWidgetValues(slots: readonly WidgetSlot[], stored: JsonValue[] | JsonObject | null, out: JsonObject): void {
+export function assignWidgetValues(slots: readonly WidgetSlot[], stored: JsonValue[] | JsonObject | null, out: JsonObject, options: AssignOptions = {}): number {
+  const defaults = options.defaults ?? true;
+  const fallbackFor = (slot: WidgetSlot): void => {
+    const fallback = defaults && slot.spec ? widgetDefault(slot.spec) : undefined;
+    if (fallback !== undefined) out[slot.name] = fallback;
+  };
   if (isJsonObject(stored)) {
     for (const slot of slots) {
       if (slot.role !== 'value') continue;
       const value = stored[slot.name];
-      const fallback = slot.spec ? widgetDefault(slot.spec) : undefined;
       if (value !== undefined) out[slot.name] = value;
-      else if (fallback !== undefined) out[slot.name] = fallback;
+      else fallbackFor(slot);
     }
-    return;
+    return options.from ?? 0;
   }
   const values = stored ?? [];
-  let next = 0;
+  let next = options.from ?? 0;
   let controlTaken = false;
   for (const slot of slots) {
+    if (options.skip?.(slot)) continue;
     const value = next < values.length ? values[next] : undefined;
     if (slot.role === 'control') {
       controlTaken = isControlValue(value);
@@ -135,11 +150,9 @@ export function assignWidgetValues(slots: readonly WidgetSlot[], stored: JsonVal
     if (value !== undefined) {
       out[slot.name] = value;
       next += 1;
-    } else if (slot.spec) {
-      const fallback = widgetDefault(slot.spec);
-      if (fallback !== undefined) out[slot.name] = fallback;
-    }
+    } else fallbackFor(slot);
   }
+  return next;
 }
 
 /**
