@@ -97,4 +97,22 @@ describe('graphs no server can run', () => {
     expect(ids.length).toBe(1 + Math.floor((count - 1) * 2 / 3) + ((count - 1) % 3 === 2 ? 1 : 0));
     expect(((prompt['4'] as JsonObject).inputs as JsonObject).image).toEqual(['2', 0]);
   });
+
+  it('walks a long Reroute chain once however many inputs it feeds (50,000 Reroutes, 50,000 consumers)', () => {
+    const half = 50_000;
+    const nodes: JsonObject[] = [node(0, 'LoadImage', { outputs: ['IMAGE', 'MASK'], values: ['in.png', 'alpha'] })];
+    const links: LinkRow[] = [];
+    for (let i = 1; i <= half; i += 1) {
+      nodes.push(node(i, 'Reroute', { inputs: [['', '*', i]], outputs: ['*'] }));
+      links.push([i, i - 1, 0, i, 0, 'IMAGE']);
+    }
+    for (let i = half + 1; i <= 2 * half; i += 1) {
+      nodes.push(node(i, 'Save', { inputs: [['images', 'IMAGE', i]], values: [`s${i}`] }));
+      links.push([i, half, 0, i, 0, 'IMAGE']);
+    }
+    // Walking the chain once per consumer would be 2.5e9 steps: this test would time out.
+    const { prompt } = convertUiWorkflow(graph(nodes, links), defs);
+    expect(Object.keys(prompt)).toHaveLength(half + 1);
+    expect(((prompt[String(2 * half)] as JsonObject).inputs as JsonObject).images).toEqual(['0', 0]);
+  });
 });

@@ -9,7 +9,7 @@ import { expandDynamicPrompt } from './dynamic-prompts';
 import { UiConversionError } from './errors';
 import { expandGraph } from './expand';
 import { MODE_BYPASS, MODE_MUTED, type FlatNode } from './model';
-import { resolveInput } from './resolve';
+import { resolveInput, type ResolutionMemo } from './resolve';
 import { assignWidgetValues, slotsFromFile, widgetSlots, type WidgetSlot } from './widgets';
 
 export interface UiConversion {
@@ -52,6 +52,7 @@ export function convertUiWorkflow(graph: JsonObject, definitions: NodeDefinition
   if (missing.size > 0) throw missingClassesError(missing);
 
   const prompt: Workflow = {};
+  const memo: ResolutionMemo = new Map();
   for (const id of order) {
     const node = nodes.get(id)!;
     const slots = slotsOf.get(id);
@@ -60,7 +61,7 @@ export function convertUiWorkflow(graph: JsonObject, definitions: NodeDefinition
     assignWidgetValues(slots, node.widgetsValues, inputs);
     for (const input of node.inputs) {
       if (!input.source) continue;
-      const resolved = resolveInput(nodes, node, input, definitions);
+      const resolved = resolveInput(nodes, node, input, definitions, memo);
       switch (resolved.kind) {
         case 'link':
           inputs[input.name] = [resolved.nodeId, resolved.slot];
