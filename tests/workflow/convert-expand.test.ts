@@ -55,6 +55,14 @@ describe('subgraphs', () => {
     expect(inputsOf(prompt, '12:5').text).toBe('promoted text');
   });
 
+  it('uses promoted widget values listed as properties.proxyWidgets', () => {
+    const g = withInstance(encodeSubgraph.id as string, { values: ['proxied text'] }, [encodeSubgraph]);
+    const instance = (g.nodes as JsonObject[])[1]!;
+    instance.properties = { proxyWidgets: [['5', 'text']] };
+    instance.inputs = [{ name: 'clip', type: 'CLIP', link: 1 }];
+    expect(inputsOf(convertUiWorkflow(g, defs).prompt, '12:5')).toEqual({ text: 'proxied text', clip: ['1', 1] });
+  });
+
   it('expands nested subgraphs with ids PARENT:CHILD:INNER', () => {
     const outer: JsonObject = {
       id: '0d4c6f3e-2222-4a4a-9c9c-000000000002',

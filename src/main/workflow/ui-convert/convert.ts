@@ -59,6 +59,9 @@ export function convertUiWorkflow(graph: JsonObject, definitions: NodeDefinition
     if (!slots) continue;
     const inputs: JsonObject = {};
     assignWidgetValues(slots, node.widgetsValues, inputs);
+    if (node.widgetOverrides) {
+      for (const slot of slots) if (slot.role === 'value' && slot.name in node.widgetOverrides) inputs[slot.name] = node.widgetOverrides[slot.name]!;
+    }
     for (const input of node.inputs) {
       if (!input.source) continue;
       const resolved = resolveInput(nodes, node, input, definitions, memo);

@@ -7,7 +7,7 @@ import type { NodeDefinitions } from '../../service/object-info';
 import { UiConversionError } from './errors';
 import { expandGroupNode, groupNodeDefinition } from './group-nodes';
 import { MODE_BYPASS, MODE_MUTED, NOTE_TYPES, type FlatInput, type FlatNode, type FlatNodeKind, type InputSource } from './model';
-import { readLinks, readNodes, type RawLink, type RawNode } from './read-graph';
+import { idKey, readLinks, readNodes, type RawLink, type RawNode } from './read-graph';
 
 /** Guard against a file whose subgraphs multiply into an unbounded number of nodes. */
 export const MAX_EXPANDED_NODES = 2_000_000;
@@ -32,6 +32,8 @@ interface Scope {
   boundary: ((slot: number) => InputSource | null) | null;
   /** Subgraph ids this scope is inside of, to refuse a subgraph that contains itself. */
   ancestry: readonly string[];
+  /** Promoted widget values for this scope's nodes, by inner node id. */
+  overrides: Map<string, JsonObject> | null;
 }
 
 export interface FlatGraph {
@@ -91,6 +93,28 @@ function promotedValue(instance: RawNode, slot: number): JsonValue | undefined {
   return stored[position];
 }
 
+/**
+ * The promoted widgets an instance lists as `properties.proxyWidgets` ([[inner node id, widget
+ * name], ...], the form some editor versions saved), each with the instance's widget value at the
+ * same position: these replace the inner widgets' own values.
+ */
+function proxyOverrides(instance: RawNode): Map<string, JsonObject> | null {
+  const properties = instance.raw.properties;
+  const proxies = isJsonObject(properties) && Array.isArray(properties.proxyWidgets) ? properties.proxyWidgets : null;
+  const values = instance.widgetsValues;
+  if (!proxies || !Array.isArray(values)) return null;
+  const overrides = new Map<string, JsonObject>();
+  proxies.forEach((entry, position) => {
+    if (!Array.isArray(entry) || entry.length < 2 || typeof entry[1] !== 'string' || position >= values.length) return;
+    const target = idKey(entry[0]);
+    if (target === null || target === '-1') return;
+    const forNode = overrides.get(target) ?? {};
+    forNode[entry[1]] = values[position]!;
+    overrides.set(target, forNode);
+  });
+  return overrides;
+}
+
 export function expandGraph(graph: JsonObject, definitions: NodeDefinitions): FlatGraph {
   const subgraphs = readSubgraphs(graph);
   const groupNodes = isJsonObject(graph.extra) && isJsonObject(graph.extra.groupNodes) ? graph.extra.groupNodes : {};
@@ -103,14 +127,15 @@ export function expandGraph(graph: JsonObject, definitions: NodeDefinitions): Fl
     order.push(node.id);
   };
 
-  const work: Scope[] = [{ prefix: '', where: '', nodes: readNodes(graph.nodes, ''), links: readLinks(graph.links, ''), boundary: null, ancestry: [] }];
+  const work: Scope[] = [{ prefix: '', where: '', nodes: readNodes(graph.nodes, ''), links: readLinks(graph.links, ''), boundary: null, ancestry: [], overrides: null }];
   while (work.length > 0) {
     const scope = work.pop()!;
     for (const node of scope.nodes) {
       // A subgraph's own input and output nodes only carry links across its edge.
       if (scope.boundary && (node.id === SUBGRAPH_INPUT_NODE || node.id === SUBGRAPH_OUTPUT_NODE)) continue;
       const id = scope.prefix + node.id;
-      const flat = (kind: FlatNodeKind, inputs: FlatInput[]): FlatNode => ({ id, type: node.type, kind, mode: node.mode, title: node.title, inputs, outputCount: node.outputCount, widgetsValues: node.widgetsValues });
+      const widgetOverrides = scope.overrides?.get(node.id) ?? null;
+      const flat = (kind: FlatNodeKind, inputs: FlatInput[]): FlatNode => ({ id, type: node.type, kind, mode: node.mode, title: node.title, inputs, outputCount: node.outputCount, widgetsValues: node.widgetsValues, widgetOverrides });
       const subgraph = subgraphs.size > 0 ? subgraphs.get(node.type) : undefined;
       const group = subgraph || !node.type.startsWith('workflow') ? null : groupNodeDefinition(groupNodes, node.type);
       // A muted or bypassed instance is not opened: it behaves as one node with its own sockets.
@@ -120,16 +145,19 @@ export function expandGraph(graph: JsonObject, definitions: NodeDefinitions): Fl
           throw new UiConversionError(`${scope.where}node ${id}: subgraph "${subgraph.name}" contains itself.`, [], id);
         }
         const outer = flatInputs(scope, node);
+        const overrides = proxyOverrides(node);
         const inner: Scope = {
           prefix: `${id}:`,
           where: `subgraph "${subgraph.name}" (node ${id}): `,
           nodes: subgraph.nodes,
           links: subgraph.links,
           ancestry: [...scope.ancestry, subgraph.id],
+          overrides,
           boundary: (slot) => {
             const input = outer[slot];
             if (input?.source) return input.source;
-            const promoted = promotedValue(node, slot);
+            // With proxyWidgets the instance's values belong to those, not to its sockets.
+            const promoted = overrides ? undefined : promotedValue(node, slot);
             return promoted === undefined ? null : { kind: 'value', value: promoted };
           },
         };

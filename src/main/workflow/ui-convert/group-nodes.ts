@@ -94,7 +94,7 @@ export function expandGroupNode(instance: RawNode, id: string, outer: FlatInput[
       const own = node.widgetsValues;
       widgetsValues = Array.isArray(own) || own === null ? values : { ...own, ...values };
     }
-    nodes.push({ id: innerId, type: node.type, mode: node.mode, title: node.title, inputs, outputCount: node.outputCount, widgetsValues });
+    nodes.push({ id: innerId, type: node.type, mode: node.mode, title: node.title, inputs, outputCount: node.outputCount, widgetsValues, widgetOverrides: null });
     for (let slot = 0; slot < Math.max(node.outputCount, 0); slot += 1) {
       const key = `${node.id}:${slot}`;
       if (used.has(key) && !external.has(key)) continue;

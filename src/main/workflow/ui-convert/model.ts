@@ -36,6 +36,8 @@ export interface FlatNode {
   /** Output count as the file records it (-1 when the file lists none). */
   outputCount: number;
   widgetsValues: JsonValue[] | JsonObject | null;
+  /** Widget values set from outside, by widget name: a subgraph instance's promoted widgets (`properties.proxyWidgets`). */
+  widgetOverrides: JsonObject | null;
 }
 
 export const MODE_MUTED = 2;
