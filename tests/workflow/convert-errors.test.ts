@@ -81,6 +81,7 @@ describe('graphs no server can run', () => {
     expect(conversionError(graph([node(1, 'Save'), node(1, 'Save')], [])).message).toContain('node id 1 is used twice');
     expect(conversionError(graph([node(1, 'Save')], [['x', 1] as unknown as LinkRow])).message).toContain('links[0]');
     expect(conversionError({ nodes: 'no', links: [] }).message).toBe('"nodes" is not a list.');
+    expect(conversionError(graph([node(1, 'Save')], [[1, 1, 1e9, 1, 0, 'IMAGE']])).message).toContain('slot numbers (0 to 65535)');
   });
 
   it('converts a 100,000-node chain without recursion trouble', () => {

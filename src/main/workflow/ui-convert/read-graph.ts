@@ -44,8 +44,11 @@ export function idKey(value: JsonValue | undefined): string | null {
   return null;
 }
 
+/** No real node has this many sockets; a larger slot number is a damaged file (and would make huge sparse lists). */
+const MAX_SLOT = 65_535;
+
 function slotNumber(value: JsonValue | undefined): number | null {
-  if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return value;
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_SLOT) return value;
   return null;
 }
 
@@ -115,7 +118,7 @@ function readLink(value: JsonValue, position: number, where: string): RawLink {
   const os = slotNumber(originSlot);
   const ts = slotNumber(targetSlot);
   if (key === null || origin === null || target === null || os === null || ts === null) {
-    throw new UiConversionError(`${where}links[${position}] (id ${key ?? '?'}) is malformed: it needs an id, origin and target nodes and slot numbers.`, [], target);
+    throw new UiConversionError(`${where}links[${position}] (id ${key ?? '?'}) is malformed: it needs an id, origin and target nodes and slot numbers (0 to ${MAX_SLOT}).`, [], target);
   }
   return { id: key, originId: origin, originSlot: os, targetId: target, targetSlot: ts, type: typeName(type) };
 }
