@@ -1,5 +1,5 @@
 // Opening workflows: the file picker, drag and drop onto the window, the recent list; a UI-format
-// export explained, invalid JSON and unknown node classes reported before anything is submitted;
+// workflow that cannot be converted explained, invalid JSON and unknown node classes reported before anything is submitted;
 // an image input filled by an upload (with its thumbnail) and run.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -7,11 +7,12 @@ import { test, expect } from './fixtures/index';
 import { ROOT } from './fixtures/harness';
 import { field, newestJob, openWorkflow, property, runButton, TEXT_TO_IMAGE, waitConnected } from './ui-helpers';
 
-test('a UI-format export is recognised and explained', async ({ appPage: page }) => {
-  await openWorkflow(page, { name: 'ui-export.json', text: JSON.stringify({ last_node_id: 2, nodes: [{ id: 1, type: 'KSampler' }], links: [] }) });
-  const notice = page.getByRole('status').filter({ hasText: 'This is a UI-format export' });
-  await expect(notice).toBeVisible();
-  await expect(notice).toContainText(/API/);
+test('a UI-format workflow that cannot be converted says so, and opens no form', async ({ appPage: page }) => {
+  // Its node's class is not on the server, and the file names none of its widgets.
+  const graph = { last_node_id: 1, nodes: [{ id: 1, type: 'NoSuchCustomNode', mode: 0, inputs: [], outputs: [], widgets_values: [7, 'x'] }], links: [], version: 0.4 };
+  await openWorkflow(page, { name: 'ui-export.json', text: JSON.stringify(graph) });
+  const alert = page.getByRole('alert').filter({ hasText: 'The UI-format workflow could not be converted' });
+  await expect(alert).toBeVisible();
   await expect(page.getByRole('form', { name: 'Workflow inputs' })).toHaveCount(0);
 });
 

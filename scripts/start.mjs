@@ -5,6 +5,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { electronProblem } from './start-messages.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const require = createRequire(import.meta.url);
@@ -18,9 +19,7 @@ function electronBinary() {
   });
   const path = probe.status === 0 ? probe.stdout.trim() : '';
   if (path && existsSync(path)) return { path };
-  const lines = (probe.stderr || probe.stdout || '').split('\n').map((l) => l.trim());
-  const reason = lines.filter((l) => /error|failed|ENOTFOUND|ECONNREFUSED/i.test(l) && !l.startsWith('at ') && !l.startsWith('throw ')).join(' ') || 'the Electron package could not provide its binary';
-  return { reason };
+  return { reason: electronProblem(`${probe.stdout ?? ''}\n${probe.stderr ?? ''}`) };
 }
 
 const electron = electronBinary();

@@ -71,7 +71,14 @@ async function main(): Promise<void> {
     allowAnyPath: true,
     log,
   });
-  await core.start();
+  try {
+    await core.start();
+  } catch (error) {
+    // A data folder that cannot be used (a store that could not even be set aside): a sentence, not a stack.
+    await core.dispose().catch(() => undefined);
+    process.stderr.write(`harness: could not start: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  }
   let server;
   try {
     server = await startHarnessServer({ core, rendererDir, port, log: (line) => log('warn', line) });

@@ -2,6 +2,7 @@
 import { ServiceError } from '../main/service/errors';
 import { SecretStoreUnavailableError } from '../main/config/secrets';
 import { WorkflowEditError } from '../main/workflow/edit';
+import { StoreError } from '../main/jobs/store';
 
 export const ExitCode = {
   ok: 0,
@@ -10,6 +11,7 @@ export const ExitCode = {
   auth: 3, // key missing or rejected (401)
   account: 4, // credits or subscription (402, 429)
   server: 5, // server or network failure
+  store: 6, // the local data store cannot be used (damaged and could not be moved aside, or cannot be opened)
 } as const;
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
@@ -42,6 +44,7 @@ export function exitCodeFor(error: unknown): ExitCodeValue {
   if (error instanceof MissingKeyError) return ExitCode.auth;
   if (error instanceof JobFailedError) return ExitCode.jobFailed;
   if (error instanceof SecretStoreUnavailableError) return ExitCode.auth;
+  if (error instanceof StoreError) return ExitCode.store;
   if (error instanceof ServiceError) {
     switch (error.kind) {
       case 'unauthorized':

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // The flowdeck command: the same core as the app, headless.
+import { StoreError } from '../main/jobs/store';
 import { redactSecret } from '../main/service/errors';
 import { defaultEnvironment } from './connection';
 import { exitCodeFor, ExitCode, messageFor, UsageError } from './errors';
@@ -35,7 +36,9 @@ FLOWDECK_LIBRARY_DIR (in dated folders, each file once).
 The API key is read from FLOWDECK_API_KEY first, then from the OS keychain.
 All state lives in one data folder: FLOWDECK_DATA_DIR, or the OS's per-user app data folder.
 Exit codes: 0 success; 1 the job failed, was cancelled or rejected; 2 usage error or unreadable
-input file; 3 key missing or rejected; 4 credits or subscription; 5 server or network failure.
+input file; 3 key missing or rejected; 4 credits or subscription; 5 server or network failure;
+6 the local data store cannot be used (a damaged store is moved aside to
+flowdeck.sqlite.corrupt-<time> and a fresh one started, with a warning; 6 only when even that fails).
 `;
 
 function waitForSignal(): Promise<void> {
@@ -93,5 +96,7 @@ main(process.argv.slice(2)).then(
     const message = redactSecret(messageFor(error), process.env.FLOWDECK_API_KEY);
     process.stderr.write(`flowdeck: ${message}\n`);
     process.exitCode = exitCodeFor(error);
+    // Failures before a command's own --json reporting begins (the store) still give a JSON object.
+    if (error instanceof StoreError && process.argv.includes('--json')) process.stdout.write(`${JSON.stringify({ status: 'error', error: message, exit_code: process.exitCode })}\n`);
   },
 );

@@ -2,9 +2,8 @@
 // journal in the data folder, opened together and closed together.
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { dataPaths } from '../main/config/data-dir';
 import { JobStore } from '../main/jobs/job-store';
-import { Store } from '../main/jobs/store';
+import type { Store } from '../main/jobs/store';
 import { JobTimeoutError, JobTracker } from '../main/jobs/tracker';
 import { Library, resolveLibraryDir } from '../main/library';
 import type { JobSnapshot } from '../main/jobs/types';
@@ -12,6 +11,7 @@ import { ServiceClient } from '../main/service/client';
 import { EventsSocket } from '../main/service/events-socket';
 import { safeBaseName } from '../main/service/filenames';
 import type { ImageMime, JobPhase, OutputFile, ServerProfile, Workflow } from '../main/service/types';
+import { openCliStore } from './open-store';
 import type { ProgressView } from './progress';
 
 export interface JobOutcome {
@@ -98,7 +98,7 @@ export async function openSession(server: ServerProfile, key: string | null, dat
   const apiKey = (): string | null => key;
   const api = new ServiceClient(server, { apiKey });
   const events = new EventsSocket(server, { apiKey });
-  const store = await Store.open(dataPaths(dataDir).database);
+  const store = await openCliStore(dataDir, options.warn ?? ((line) => process.stderr.write(`${line}\n`)));
   const jobs = await JobStore.open(store);
   const tracker = new JobTracker({ api, events, jobs });
   const library = await openLibrary(store, api, server, dataDir, options);

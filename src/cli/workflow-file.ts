@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { parseJsonExact, type JsonObject, type JsonValue } from '../shared/json';
 import type { NodeDefinitions } from '../main/service/object-info';
 import type { Workflow } from '../main/service/types';
+import { checkUploadFile, LocalFileError } from '../main/files/local-input';
 import { convertUiWorkflow, isUiWorkflow, UiConversionError } from '../main/workflow/convert-ui';
 import { EmbeddedWorkflowError, imageFormatOf, readEmbeddedWorkflow } from '../main/workflow/embedded-workflow';
 import { interpretWorkflow, UI_FORMAT_EXPLANATION } from '../main/workflow/parse';
@@ -57,6 +58,12 @@ export class WorkflowConversionError extends UsageError {
 
 export async function readWorkflowFile(path: string, definitions?: DefinitionsSource): Promise<WorkflowFile> {
   let bytes: Buffer;
+  try {
+    checkUploadFile(path, 'workflow file'); // a folder, a pipe (which would block the read forever), an empty file
+  } catch (error) {
+    if (error instanceof LocalFileError) throw new UsageError(error.message);
+    throw error;
+  }
   try {
     bytes = await readFile(path);
   } catch (error) {

@@ -171,11 +171,12 @@ describe('app core against a real demo service', () => {
     expect(defs.classes.SaveImage?.outputNode).toBe(true);
   });
 
-  it('parses workflows: API format exactly, UI format explained, bad JSON located, unknown classes listed', async () => {
+  it('parses workflows: API format exactly, UI format converted, bad JSON located, unknown classes listed', async () => {
     const api = await r.ok('workflow.parse', { text: samplerWorkflow({ seed: MAX_SEED }) });
     expect(api).toMatchObject({ format: 'api', nodeCount: 2, unknownClasses: [] });
     if (api.format === 'api') expect(api.workflowJson).toContain(`"seed":${MAX_SEED}`);
-    expect(await r.ok('workflow.parse', { text: '{"nodes": [], "links": []}' })).toMatchObject({ format: 'ui', message: expect.stringContaining('API') });
+    // A UI-format graph is converted now; an empty one has nothing to run.
+    expect(await r.ok('workflow.parse', { text: '{"nodes": [], "links": []}' })).toMatchObject({ format: 'conversion_failed', missingClasses: [] });
     expect(await r.ok('workflow.parse', { text: '{\n  "3": {\n    "class_type": "X",\n  }\n}' })).toMatchObject({
       format: 'invalid_json',
       position: { line: 4, column: expect.any(Number) },

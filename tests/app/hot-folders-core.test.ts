@@ -224,6 +224,9 @@ describe('hot folders in the app core', () => {
     expect(await failure(core, 'hotFolders.save', { ...base, bind: '2.image' })).toMatchObject({ code: 'invalid_input', message: expect.stringMatching(/connected to node 1's output/) });
     expect(await failure(core, 'hotFolders.save', { ...base, outputDir: inDir })).toMatchObject({ code: 'invalid_input', message: expect.stringMatching(/output folder must differ/) });
     expect(await failure(core, 'hotFolders.save', { ...base, inputDir: 'relative/in' })).toMatchObject({ code: 'invalid_input', message: expect.stringMatching(/absolute path/) });
+    // System folders are refused with the reason, as input and as output.
+    expect(await failure(core, 'hotFolders.save', { ...base, inputDir: '/' })).toMatchObject({ code: 'invalid_input', message: expect.stringMatching(/^The input folder: \/ is the root of the file system/) });
+    expect(await failure(core, 'hotFolders.save', { ...base, outputDir: '/etc/flowdeck-out' })).toMatchObject({ code: 'invalid_input', message: expect.stringMatching(/^The output folder: \/etc\/flowdeck-out is a system folder/) });
     expect(await failure(core, 'hotFolders.save', { ...base, id: 'nope' })).toMatchObject({ code: 'not_found' });
 
     const folder = await saveFolder(core);

@@ -53,8 +53,23 @@ describe('interpretParse', () => {
     expect(((doc as OpenDocument).workflow['3'] as { inputs: { seed: unknown } }).inputs.seed).toBe(18446744073709551615n);
   });
 
-  it('explains a UI-format export and reports invalid JSON with its position', () => {
-    expect(interpretParse('ui.json', null, { format: 'ui', message: 'Use Export (API).' })).toEqual({ tone: 'info', title: 'This is a UI-format export', message: 'Use Export (API).' });
+  it('opens a converted UI workflow or an image with the editor graph kept for the run', () => {
+    const graph = '{"nodes":[],"links":[]}';
+    for (const format of ['ui', 'image'] as const) {
+      const doc = interpretParse('w', null, { format, workflowJson: '{"1":{"class_type":"X","inputs":{}}}', nodeCount: 1, unknownClasses: null, uiWorkflowJson: graph, warnings: [] });
+      expect(doc).toBeInstanceOf(OpenDocument);
+      expect((doc as OpenDocument).uiWorkflowJson).toBe(graph);
+    }
+    const api = interpretParse('w', null, { format: 'api', workflowJson: '{"1":{"class_type":"X","inputs":{}}}', nodeCount: 1, unknownClasses: null });
+    expect((api as OpenDocument).uiWorkflowJson).toBeNull();
+  });
+
+  it('says plainly why a UI workflow did not convert, and reports invalid JSON with its position', () => {
+    expect(interpretParse('ui.json', null, { format: 'conversion_failed', message: 'Missing: Foo, Bar.', missingClasses: ['Foo', 'Bar'], nodeId: null })).toEqual({
+      tone: 'error',
+      title: 'The UI-format workflow could not be converted',
+      message: 'Missing: Foo, Bar.',
+    });
     expect(interpretParse('b.json', null, { format: 'invalid_json', message: 'Unexpected }', position: { offset: 9, line: 2, column: 4 } })).toEqual({
       tone: 'error',
       title: 'Not valid JSON',

@@ -95,10 +95,10 @@ describe('choosing a workflow file', () => {
     expect(workflowChoiceFrom(await open(path))).toMatchObject({ kind: 'chosen', unknownClasses: ['2 (NoSuchNode)'] });
   });
 
-  it('explains a UI-format export, invalid JSON, and a closed dialog', async () => {
+  it('explains a UI-format workflow that cannot be converted, invalid JSON, and a closed dialog', async () => {
     const ui = join(dataDir, 'ui.json');
-    writeFileSync(ui, JSON.stringify({ nodes: [{ id: 1, type: 'LoadImage' }], links: [], version: 0.4 }));
-    expect(workflowChoiceFrom(await open(ui))).toMatchObject({ kind: 'problem', message: expect.stringMatching(/^This is a UI-format export: .*API/i) });
+    writeFileSync(ui, JSON.stringify({ nodes: [{ id: 1, type: 'NoSuchCustomNode', mode: 0, inputs: [], outputs: [], widgets_values: [7, 'x'] }], links: [], version: 0.4 }));
+    expect(workflowChoiceFrom(await open(ui))).toMatchObject({ kind: 'problem', message: expect.stringMatching(/^The UI-format workflow could not be converted: /) });
     const broken = join(dataDir, 'broken.json');
     writeFileSync(broken, '{\n  "1": {"class_type": }\n}');
     expect(workflowChoiceFrom(await open(broken))).toMatchObject({ kind: 'problem', message: expect.stringMatching(/^Not valid JSON: .*\(line 2, column \d+\)$/) });

@@ -199,3 +199,24 @@ describe('flowdeck watch and the outputs library', () => {
     }
   });
 });
+
+describe('two flowdeck watch --once started together on one folder', () => {
+  it('sends every file exactly once: one takes the folder, the other says it is taken', async () => {
+    const files: Record<string, Buffer> = {};
+    for (let i = 0; i < 20; i += 1) files[`pair${String(i).padStart(2, '0')}.png`] = makePng(1100 + i);
+    const dir = folderWith('pair', files);
+    const out = join(work, 'pair-out');
+    const pairEnv = { FLOWDECK_DATA_DIR: join(work, 'data-pair') };
+    const args = ['watch', dir, '--workflow', join(work, 'invert.json'), '--bind', '1.image', '--server', demo.url, '--local', '--out', out, '--once', '--settle', '100', '--concurrency', '4'];
+    const before = new Map(demo.stats.submissions);
+    const [first, second] = await Promise.all([runCli(args, { env: pairEnv, timeoutMs: 60_000 }), runCli(args, { env: pairEnv, timeoutMs: 60_000 })]);
+    const codes = [first.code, second.code].sort();
+    const submitted = newSubmissions(before);
+    expect(submitted.length, `${first.stderr}\n---\n${second.stderr}`).toBe(20);
+    expect(submitted.every(([, count]) => count === 1)).toBe(true);
+    // Either the second found the folder taken (exit 2, naming the owner) or it came after and found all done.
+    if (codes[1] === 2) expect([first, second].find((r) => r.code === 2)!.stderr).toMatch(/Another Flowdeck process \(pid \d+\) is already watching/);
+    expect(codes[0]).toBe(0);
+    expect(readdirSync(out).filter((n) => n.endsWith('.png')).length).toBe(20);
+  }, 90_000);
+});

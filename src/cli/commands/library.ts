@@ -1,10 +1,9 @@
 // flowdeck library list|search: the outputs library from the command line (the same index the app
 // shows). Read-only: it downloads nothing, so it needs no server and no key.
 import { stringifyJsonExact } from '../../shared/json';
-import { dataPaths } from '../../main/config/data-dir';
-import { Store } from '../../main/jobs/store';
 import { Library, MEDIA_KINDS, resolveLibraryDir, type LibraryItem, type ListFilter, type MediaKind } from '../../main/library';
 import { parseCommandArgs } from '../args';
+import { openCliStore } from '../open-store';
 import type { CliEnvironment } from '../connection';
 import { ExitCode, UsageError } from '../errors';
 import type { CliIo } from './run';
@@ -121,7 +120,7 @@ export async function libraryCommand(argv: string[], io: CliIo, environment: Cli
     status: values.all ? undefined : 'done',
   };
 
-  const store = await Store.open(dataPaths(environment.dataDir).database);
+  const store = await openCliStore(environment.dataDir, (line) => io.stderr.write(`${line}\n`));
   try {
     // No downloads from here: the source is never available, and the library is not started.
     const library = await Library.open({ store, root: resolveLibraryDir(environment.dataDir, environment.env), source: () => null });

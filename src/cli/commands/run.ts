@@ -5,6 +5,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, extname, join, resolve } from 'node:path';
+import { checkUploadFile, LocalFileError } from '../../main/files/local-input';
+import { sweepStalePartials } from '../../main/files/partial-files';
 import { prepareMaskPng, MaskFileError } from '../../main/images/mask-file';
 import type { ServiceApi } from '../../main/service/ports';
 import { copyOutOfLibrary, resolveLibraryDir, type LibraryItem } from '../../main/library';
@@ -40,26 +42,50 @@ export function uploadedInputValue(result: UploadResult, kind: ServerKind): stri
   return kind === 'local' && result.subfolder ? `${result.subfolder}/${result.name}` : result.name;
 }
 
-function requireReadableFile(path: string, what: string): string {
-  const full = resolve(path);
-  if (!existsSync(full)) throw new UsageError(`The ${what} ${path} does not exist.`);
-  return full;
+/** Leftovers of a run killed while writing into `dir` (see partial-files.ts), removed and counted. */
+export async function removeStalePartials(dir: string, log: (m: string) => void): Promise<void> {
+  const removed = await sweepStalePartials(dir);
+  if (removed.length > 0) log(`removed ${removed.length} partial file${removed.length === 1 ? '' : 's'} left by an interrupted run in ${dir}`);
 }
 
-async function applyUploads(api: ServiceApi, workflow: Workflow, uploads: string[], masks: string[], kind: ServerKind, log: (m: string) => void): Promise<void> {
-  for (const spec of uploads) {
-    const { ref, value } = parseAssignment(spec);
-    const file = requireReadableFile(value, 'file to upload');
+/** A regular, non-empty, readable file (its absolute path); anything else is a usage problem, exit 2. */
+function requireReadableFile(path: string, what: string): string {
+  try {
+    return checkUploadFile(path, what);
+  } catch (error) {
+    if (error instanceof LocalFileError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+interface UploadPlan {
+  uploads: { ref: InputRef; file: string }[];
+  masks: { ref: InputRef; image: string; mask: string }[];
+}
+
+/** Parses --upload and --mask and checks every file they name, before any connection is made. */
+function planUploads(uploads: string[], masks: string[]): UploadPlan {
+  return {
+    uploads: uploads.map((spec) => {
+      const { ref, value } = parseAssignment(spec);
+      return { ref, file: requireReadableFile(value, 'file to upload') };
+    }),
+    masks: masks.map((spec) => {
+      const { ref, value } = parseAssignment(spec);
+      const parts = value.split(',');
+      if (parts.length !== 2 || !parts[0] || !parts[1]) throw new UsageError(`--mask ${spec}: expected NODE.INPUT=IMAGE,MASK.`);
+      return { ref, image: requireReadableFile(parts[0], 'image'), mask: requireReadableFile(parts[1], 'mask') };
+    }),
+  };
+}
+
+async function applyUploads(api: ServiceApi, workflow: Workflow, plan: UploadPlan, kind: ServerKind, log: (m: string) => void): Promise<void> {
+  for (const { ref, file } of plan.uploads) {
     const result = await api.uploadImage(file, { type: 'input' });
     setInput(workflow, ref, uploadedInputValue(result, kind));
     log(`uploaded ${basename(file)} as ${uploadedInputValue(result, kind)} -> ${ref.nodeId}.${ref.input}`);
   }
-  for (const spec of masks) {
-    const { ref, value } = parseAssignment(spec);
-    const parts = value.split(',');
-    if (parts.length !== 2 || !parts[0] || !parts[1]) throw new UsageError(`--mask ${spec}: expected NODE.INPUT=IMAGE,MASK.`);
-    await uploadWithMask(api, workflow, ref, requireReadableFile(parts[0], 'image'), requireReadableFile(parts[1], 'mask'), kind, log);
-  }
+  for (const { ref, image, mask } of plan.masks) await uploadWithMask(api, workflow, ref, image, mask, kind, log);
 }
 
 async function uploadWithMask(api: ServiceApi, workflow: Workflow, ref: InputRef, image: string, mask: string, kind: ServerKind, log: (m: string) => void): Promise<void> {
@@ -162,6 +188,7 @@ export async function runCommand(argv: string[], io: CliIo, environment: CliEnvi
     const { ref, value } = parseAssignment(spec);
     setInput(workflow, ref, parseCliValue(value));
   }
+  const uploadPlan = planUploads(values.upload ?? [], values.mask ?? []);
   const outDir = resolve(values.out ?? 'flowdeck-output');
   const json = values.json === true;
   const progress = createProgressReporter(io.stderr);
@@ -182,7 +209,8 @@ export async function runCommand(argv: string[], io: CliIo, environment: CliEnvi
   };
   process.once('SIGINT', onSigint);
   try {
-    await applyUploads(session.api, workflow, values.upload ?? [], values.mask ?? [], resolved.server.kind, log);
+    await removeStalePartials(outDir, log);
+    await applyUploads(session.api, workflow, uploadPlan, resolved.server.kind, log);
     const previewDir = values['save-previews'] ? join(outDir, 'previews') : null;
     if (previewDir) await mkdir(previewDir, { recursive: true });
     const submittedAt = Date.now();

@@ -7,20 +7,21 @@
 import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { dataPaths } from '../../main/config/data-dir';
 import { JobStore } from '../../main/jobs/job-store';
-import { Store } from '../../main/jobs/store';
+import type { Store } from '../../main/jobs/store';
 import { JobTracker } from '../../main/jobs/tracker';
 import { Library, resolveLibraryDir } from '../../main/library';
 import { ServiceClient } from '../../main/service/client';
 import { EventsSocket } from '../../main/service/events-socket';
 import { HotFolderConfigError, HotFolderService, librarySink, trackerFollower, type HotFileRow, type HotFolderConfig, type HotFolderEvent, type PauseKind } from '../../main/watch';
+import { systemFolderReason } from '../../main/files/system-folders';
 import { isInside } from '../../main/watch/config';
 import { acquireFolderLock, FolderLockedError } from '../../main/watch/lock';
 import { parseCommandArgs } from '../args';
+import { openCliStore } from '../open-store';
 import { requireKey, resolveServer, type CliEnvironment } from '../connection';
 import { ExitCode, UsageError } from '../errors';
-import type { CliIo } from './run';
+import { removeStalePartials, type CliIo } from './run';
 import { readWorkflowFile } from '../workflow-file';
 
 export const WATCH_USAGE = `flowdeck watch DIR --workflow WF.json --bind NODE.INPUT [--server URL] [--local] [--out DIR]
@@ -68,7 +69,8 @@ export async function watchCommand(argv: string[], io: CliIo, environment: CliEn
   if (!values.workflow) throw new UsageError(`--workflow WF.json is required.\nUsage: ${WATCH_USAGE}`);
   if (!values.bind) throw new UsageError(`--bind NODE.INPUT is required (the input that receives each file, e.g. 1.image).\nUsage: ${WATCH_USAGE}`);
   const inputDir = resolve(positionals[0]!);
-  if (!existsSync(inputDir) || !statSync(inputDir).isDirectory()) throw new UsageError(`The folder ${positionals[0]} does not exist.`);
+  if (!existsSync(inputDir)) throw new UsageError(`The folder ${positionals[0]} does not exist.`);
+  if (!statSync(inputDir).isDirectory()) throw new UsageError(`${inputDir} is a file, not a folder. Give the folder to watch.`);
   const workflowPath = resolve(values.workflow);
   const { prompt: workflow } = await readWorkflowFile(workflowPath);
   const concurrency = parseCount('concurrency', values.concurrency, 1, 64);
@@ -76,13 +78,18 @@ export async function watchCommand(argv: string[], io: CliIo, environment: CliEn
   const once = values.once === true;
   const json = values.json === true;
   const outputDir = resolve(values.out ?? join(inputDir, 'output'));
+  // Checked again with the whole configuration; here too, so nothing connects or locks first.
+  for (const [what, folder] of [['input', inputDir], ['output', outputDir]] as const) {
+    const system = systemFolderReason(folder);
+    if (system) throw new UsageError(`The ${what} folder: ${system}`);
+  }
 
   const resolved = resolveServer({ server: values.server, local: values.local }, environment);
   const key = await requireKey(resolved, environment);
   const folderId = folderIdFor(inputDir);
   let release: () => void;
   try {
-    release = acquireFolderLock(join(environment.dataDir, 'watch-locks', `${folderId}.lock`), inputDir);
+    release = await acquireFolderLock(join(environment.dataDir, 'watch-locks', `${folderId}.lock`), inputDir);
   } catch (error) {
     if (error instanceof FolderLockedError) throw new UsageError(error.message);
     throw error;
@@ -98,7 +105,7 @@ export async function watchCommand(argv: string[], io: CliIo, environment: CliEn
   const apiKey = (): string | null => key;
   const api = new ServiceClient(resolved.server, { apiKey });
   const events = new EventsSocket(resolved.server, { apiKey });
-  const store = await Store.open(dataPaths(environment.dataDir).database);
+  const store = await openCliStore(environment.dataDir, note);
   let hot: HotFolderService | null = null;
   let tracker: JobTracker | null = null;
   let library: Library | null = null;
@@ -183,6 +190,7 @@ export async function watchCommand(argv: string[], io: CliIo, environment: CliEn
       const count = await hot.retryFailed(folderId);
       if (!json) note(`retrying ${count} failed file${count === 1 ? '' : 's'}`);
     }
+    await removeStalePartials(outputDir, note);
     if (!json) note(`watching ${inputDir} -> ${outputDir} on ${resolved.server.baseUrl}${once ? ' (once)' : '; Ctrl+C stops'}`);
 
     if (once) {

@@ -5,13 +5,14 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CallHandlers, ConnectionStateView, Envelope, KeyStatus, ProfileView, ProfilesState } from '../../shared/ipc/contract';
+import type { CallHandlers, ConnectionStateView, Envelope, EventPayload, KeyStatus, ProfileView, ProfilesState } from '../../shared/ipc/contract';
 import { dataPaths } from '../config/data-dir';
 import type { SecretStore } from '../config/secrets';
 import { normaliseBaseUrl, type Profile, type SettingsStore } from '../config/settings';
 import { clientSideError } from '../jobs/error-explanations';
 import { JobStore } from '../jobs/job-store';
 import { Store } from '../jobs/store';
+import { storeResetNotice } from '../jobs/store-reset';
 import { ServiceError } from '../service/errors';
 import type { ServiceApi } from '../service/ports';
 import type { ServerProfile } from '../service/types';
@@ -99,6 +100,8 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
   const version = deps.version ?? '0.0.0';
   const vault = new KeyVault(deps.secrets);
   const log = (level: LogLevel, message: string): void => deps.log?.(level, vault.redact(message));
+  /** Notices from start-up, repeated to each renderer that becomes ready (it may open later). */
+  const notices: EventPayload<'app.notice'>[] = [];
   const hub = new EventHub((error) => log('error', `event listener failed: ${describe(error)}`));
   const previews = new PreviewGate((frame) => hub.emit('job.preview', frame));
   const paths = dataPaths(deps.dataDir);
@@ -448,7 +451,7 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
       return { profileId: profile.id, classes: nodeDefinitionsView(definitions) };
     },
 
-    ...createWorkflowHandlers({ settings: deps.settings, dialogs: deps.dialogs ?? null, allowAnyPath: deps.allowAnyPath === true, session: () => session }),
+    ...createWorkflowHandlers({ settings: deps.settings, dialogs: deps.dialogs ?? null, allowAnyPath: deps.allowAnyPath === true, session: () => session, requireLibrary }),
     ...createJobHandlers({ now, log, session: () => session, requireSession, requireJobs, withServerApi, outputs }),
     ...createUploadHandlers({
       requireSession,
@@ -467,6 +470,7 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
       // A new renderer holds no frames: release what waits, and tell it the connection state.
       previews.reset();
       hub.emit('connection.state', lastConnection);
+      for (const notice of notices) hub.emit('app.notice', notice);
       return { version };
     },
   };
@@ -485,6 +489,12 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
       if (started) return;
       mkdirSync(deps.dataDir, { recursive: true });
       store = await Store.open(paths.database);
+      if (store.reset) {
+        const notice = { level: 'warning' as const, message: storeResetNotice(store.reset) };
+        log('warn', notice.message);
+        notices.push(notice);
+        hub.emit('app.notice', notice);
+      }
       jobs = await JobStore.open(store, { now });
       await settleDemoJobs(jobs);
       // Every output of every job is kept in the library (downloads resume after a restart).

@@ -55,6 +55,8 @@ export function eventKey(event: AppEvent): string | null {
       return `hot-folder:${event.payload.id}`;
     case 'hotFolders.file':
       return `hot-file:${event.payload.folderId}:${event.payload.path}`;
+    case 'app.notice':
+      return `notice:${event.payload.message}`;
     case 'library.changed':
     case 'hotFolders.drained':
       // Each one matters (items added or removed, a batch finished): none replaces another.

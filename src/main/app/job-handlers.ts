@@ -3,7 +3,7 @@
 // (output.fetch, only files a job really produced; input.fetch).
 import { randomUUID } from 'node:crypto';
 import type { CallHandlers, JobSnapshotView } from '../../shared/ipc/contract';
-import { parseJsonExact } from '../../shared/json';
+import { isJsonObject, parseJsonExact, type JsonObject } from '../../shared/json';
 import type { JobRecord, JobStore } from '../jobs/job-store';
 import { isTerminalPhase } from '../jobs/types';
 import { ServiceError } from '../service/errors';
@@ -64,6 +64,22 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/**
+ * extra_data carrying the editor graph the run came from, as the editor sends it: a local server
+ * writes extra_pnginfo into its PNG outputs, so they open again in its editor. The cloud is not sent it.
+ */
+function editorGraphExtraData(uiWorkflowJson: string | undefined): JsonObject | undefined {
+  if (uiWorkflowJson === undefined) return undefined;
+  let graph: unknown;
+  try {
+    graph = parseJsonExact(uiWorkflowJson);
+  } catch (error) {
+    throw new AppFailure('invalid_input', `The editor graph sent with the workflow is not valid JSON: ${describe(error)}`);
+  }
+  if (!isJsonObject(graph)) throw new AppFailure('invalid_input', 'The editor graph sent with the workflow is not a JSON object.');
+  return { extra_pnginfo: { workflow: graph } };
+}
+
 export function createJobHandlers(ctx: JobHandlerContext): Pick<CallHandlers, JobCallName> {
   /** The freshest view of a job: the live tracker's when it follows it, else the journal's. */
   const findJob = async (promptId: string): Promise<{ view: JobSnapshotView; record: JobRecord | null }> => {
@@ -83,7 +99,7 @@ export function createJobHandlers(ctx: JobHandlerContext): Pick<CallHandlers, Jo
   };
 
   return {
-    'run.submit': async ({ workflowJson, repeat, label }) => {
+    'run.submit': async ({ workflowJson, repeat, label, uiWorkflowJson }) => {
       let value: unknown;
       try {
         value = parseJsonExact(workflowJson);
@@ -96,6 +112,7 @@ export function createJobHandlers(ctx: JobHandlerContext): Pick<CallHandlers, Jo
       const store = ctx.requireJobs();
       const workflow = parsed.workflow;
       const server = active.server;
+      const extraData = server.kind === 'local' ? editorGraphExtraData(uiWorkflowJson) : undefined;
       const promptIds: string[] = [];
       for (let i = 0; i < (repeat ?? 1); i += 1) {
         // Locally the client picks the prompt_id and journals it first, so a crash between
@@ -105,7 +122,7 @@ export function createJobHandlers(ctx: JobHandlerContext): Pick<CallHandlers, Jo
         if (chosen) await store.recordSubmitting({ ...base, promptId: chosen });
         let result;
         try {
-          result = await active.api.submit(workflow, { clientId: active.events.clientId, ...(chosen ? { promptId: chosen } : {}) });
+          result = await active.api.submit(workflow, { clientId: active.events.clientId, ...(chosen ? { promptId: chosen } : {}), ...(extraData ? { extraData } : {}) });
         } catch (error) {
           if (chosen) await store.remove(chosen);
           if (error instanceof ServiceError && error.kind === 'subscription_inactive') active.subscriptionActive = false;

@@ -8,6 +8,7 @@ import { isAbsolute, resolve } from 'node:path';
 import type { SettingsStore } from '../config/settings';
 import { resolveLibraryDir } from '../library';
 import { AppFailure } from './errors';
+import { systemFolderReason } from '../files/system-folders';
 
 export interface LibraryFolderContext {
   dataDir: string;
@@ -32,6 +33,8 @@ function reason(error: unknown): string {
 async function usableFolder(requested: string): Promise<string> {
   if (!isAbsolute(requested.trim())) throw new AppFailure('invalid_input', `Give the library folder as a full path (such as /home/me/Pictures/Flowdeck), not "${requested}".`);
   const folder = resolve(requested.trim());
+  const system = systemFolderReason(folder);
+  if (system) throw new AppFailure('invalid_input', system);
   const existing = await stat(folder).catch(() => null);
   if (existing && !existing.isDirectory()) throw new AppFailure('invalid_input', `${folder} is a file, not a folder. Choose a folder for the library.`);
   if (!existing) {

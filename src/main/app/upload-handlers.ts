@@ -2,7 +2,7 @@
 // the page read (drop, mask painter) or from the library, uploaded to the active server.
 import { mkdirSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { basename, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { CallHandlers, UploadView } from '../../shared/ipc/contract';
 import type { Library } from '../library';
 import type { ServerProfile, UploadResult } from '../service/types';
@@ -10,6 +10,7 @@ import type { FileDialogs } from './core';
 import { AppFailure } from './errors';
 import type { ProfileSession } from './session';
 import { thumbnailDataUrl } from './thumbnail';
+import { checkUploadFile, LocalFileError, uploadNameProblem } from '../files/local-input';
 
 export interface UploadHandlerContext {
   requireSession(): Promise<ProfileSession>;
@@ -34,27 +35,29 @@ export function uploadView(result: UploadResult, server: ServerProfile, bytes: U
   };
 }
 
-/** A file to upload, read once for its thumbnail; a missing or oversized file is named plainly. */
+/** A file to upload, read once for its thumbnail; a missing, empty, unreadable, oversized or non-regular file is named plainly. */
 async function readUploadFile(path: string): Promise<Uint8Array> {
-  const full = resolve(path);
+  let full: string;
   try {
-    const info = await stat(full);
-    if (!info.isFile()) throw new AppFailure('invalid_input', `${full} is not a file.`);
-    if (info.size > MAX_UPLOAD_BYTES) throw new AppFailure('invalid_input', `${full} is larger than 100 MB.`);
+    full = checkUploadFile(path, 'image');
   } catch (error) {
-    if (error instanceof AppFailure) throw error;
-    throw new AppFailure('not_found', `The file ${full} does not exist or cannot be read.`);
+    if (error instanceof LocalFileError) throw new AppFailure(error.code === 'missing' ? 'not_found' : 'invalid_input', error.message);
+    throw error;
   }
+  if ((await stat(full)).size > MAX_UPLOAD_BYTES) throw new AppFailure('invalid_input', `${full} is larger than 100 MB.`);
   return new Uint8Array(await readFile(full));
 }
 
 export function createUploadHandlers(ctx: UploadHandlerContext): Pick<CallHandlers, 'upload.image' | 'upload.mask'> {
   /** Writes page-supplied bytes to a private temporary file, runs `use`, removes it. */
   const withTempFile = async <T>(name: string, bytes: Uint8Array, use: (path: string) => Promise<T>): Promise<T> => {
+    // The name becomes a path below: one plain file name only (the contract checks it too).
+    const problem = uploadNameProblem(name);
+    if (problem) throw new AppFailure('invalid_input', problem);
     mkdirSync(ctx.uploadsDir, { recursive: true });
     const dir = await mkdtemp(join(ctx.uploadsDir, 'u-'));
     try {
-      const path = join(dir, basename(name));
+      const path = join(dir, name);
       await writeFile(path, bytes);
       return await use(path);
     } finally {

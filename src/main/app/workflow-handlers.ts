@@ -1,50 +1,94 @@
-// workflow.open / parse / recent: reading a workflow file (dialog, recent list, dropped text, or
-// any path in the harness) and saying what it is, with the classes the server does not know.
-import type { CallHandlers } from '../../shared/ipc/contract';
+// workflow.open / parse / recent: reading a workflow (dialog, recent list, dropped file, a library
+// item, or any path in the harness) and saying what it is: API JSON, UI JSON (converted with the
+// active server's definitions) or an image carrying its workflow, with the classes the server lacks.
+import type { CallHandlers, WorkflowParseView } from '../../shared/ipc/contract';
 import type { SettingsStore } from '../config/settings';
+import type { Library } from '../library/library';
 import type { FileDialogs } from './core';
 import { AppFailure } from './errors';
 import type { ProfileSession } from './session';
-import { isRecentWorkflow, parseWorkflowView, readWorkflowFile, recentWorkflows, rememberWorkflow } from './workflow-files';
+import {
+  fixedDefinitions,
+  isRecentWorkflow,
+  readWorkflowFile,
+  recentWorkflows,
+  rememberWorkflow,
+  workflowViewOfBytes,
+  workflowViewOfText,
+  workflowViewOfValue,
+  type DefinitionsSource,
+} from './workflow-files';
 
 /** How long workflow.parse waits for node definitions to list unknown classes. */
 const DEFINITIONS_WAIT_MS = 3000;
+/** How long opening a UI-format workflow waits for them: it cannot be converted without. */
+const CONVERSION_DEFINITIONS_WAIT_MS = 15_000;
 
 export interface WorkflowHandlerContext {
   settings: SettingsStore;
   dialogs: FileDialogs | null;
   /** Accept any path the renderer names (harness, tests); otherwise only the recent list's. */
   allowAnyPath: boolean;
-  /** The active session, if any: its node definitions mark unknown classes. */
+  /** The active session, if any: its node definitions mark unknown classes and convert UI workflows. */
   session(): ProfileSession | null;
+  /** The library, for "Open workflow" on an item (absent: that way of opening is not offered). */
+  requireLibrary?: () => Library;
 }
 
 export function createWorkflowHandlers(ctx: WorkflowHandlerContext): Pick<CallHandlers, 'workflow.open' | 'workflow.parse' | 'workflow.recent'> {
+  const definitions: DefinitionsSource = {
+    cached: () => ctx.session()?.cachedDefinitions() ?? null,
+    wait: async () => (await ctx.session()?.definitionsWithin(CONVERSION_DEFINITIONS_WAIT_MS)) ?? null,
+  };
+
+  /** A library item's workflow: the one its image carries (with the editor graph), else the one recorded. */
+  const openLibraryItem = async (id: number): Promise<{ name: string; parse: WorkflowParseView }> => {
+    if (!ctx.requireLibrary) throw new AppFailure('invalid_input', 'There is no library here.');
+    const library = ctx.requireLibrary();
+    const item = await library.get(id);
+    if (!item) throw new AppFailure('not_found', `There is no library item ${id}.`);
+    const name = item.workflowName ?? item.file.filename;
+    if (item.status === 'done' && item.path && item.mediaKind === 'image') {
+      // A file too large or gone falls back to the recorded workflow; what the file says wins otherwise.
+      const bytes = await readWorkflowFile(item.path).then((f) => f.bytes, () => null);
+      const fromFile = bytes ? await workflowViewOfBytes(bytes, definitions) : null;
+      if (fromFile?.format === 'image') return { name, parse: fromFile };
+    }
+    const recorded = await library.workflow(id);
+    if (recorded === null) throw new AppFailure('not_found', `${item.file.filename} carries no workflow, and none was recorded with it.`);
+    return { name, parse: await workflowViewOfValue(recorded, definitions) };
+  };
+
   return {
     'workflow.open': async (input) => {
-      let file: { path: string | null; name: string; text: string };
+      let file: { path: string | null; name: string; bytes: Uint8Array } | { path: null; name: string; text: string };
       if (input === undefined) {
-        if (!ctx.dialogs) throw new AppFailure('invalid_input', 'No file dialog here: give the workflow as a path or as its text.');
+        if (!ctx.dialogs) throw new AppFailure('invalid_input', 'No file dialog here: give the workflow as a path or as its content.');
         const picked = await ctx.dialogs.openWorkflow();
         if (!picked) return { opened: false, name: null, path: null, parse: null };
         file = await readWorkflowFile(picked);
+      } else if ('libraryId' in input) {
+        const opened = await openLibraryItem(input.libraryId);
+        return { opened: true, name: opened.name, path: null, parse: opened.parse };
       } else if ('path' in input) {
         if (!ctx.allowAnyPath && !isRecentWorkflow(ctx.settings, input.path)) {
           throw new AppFailure('invalid_input', 'Only workflows from the recent list can be opened by path; use the file dialog or drop the file.');
         }
         file = await readWorkflowFile(input.path);
+      } else if ('bytes' in input) {
+        file = { path: null, name: input.name, bytes: input.bytes };
       } else {
         file = { path: null, name: input.name, text: input.text };
       }
       if (file.path) rememberWorkflow(ctx.settings, file.path);
-      const known = ctx.session()?.cachedDefinitions() ?? null;
-      return { opened: true, name: file.name, path: file.path, parse: parseWorkflowView(file.text, known) };
+      const parse = 'text' in file ? await workflowViewOfText(file.text, definitions) : await workflowViewOfBytes(file.bytes, definitions);
+      return { opened: true, name: file.name, path: file.path, parse };
     },
 
     'workflow.parse': async ({ text }) => {
-      // Listing unknown classes needs the server's definitions: wait for them briefly.
+      // Listing unknown classes (and converting a UI workflow) needs the server's definitions: wait for them briefly.
       const known = (await ctx.session()?.definitionsWithin(DEFINITIONS_WAIT_MS)) ?? null;
-      return parseWorkflowView(text, known);
+      return workflowViewOfText(text, fixedDefinitions(known));
     },
 
     'workflow.recent': async () => ({ items: recentWorkflows(ctx.settings) }),

@@ -10,7 +10,11 @@ export function createFileDialogs(getWindow: () => BrowserWindow | null): FileDi
   };
   const pick = (title: string, filters: Electron.FileFilter[]): Promise<string | null> => show({ title, properties: ['openFile'], filters });
   return {
-    openWorkflow: () => pick('Open a workflow (API format)', [{ name: 'Workflow', extensions: ['json'] }, { name: 'All files', extensions: ['*'] }]),
+    openWorkflow: () =>
+      pick('Open a workflow', [
+        { name: 'Workflows and images carrying one', extensions: ['json', 'png', 'webp'] },
+        { name: 'All files', extensions: ['*'] },
+      ]),
     openImage: () => pick('Choose an image', [{ name: 'Images', extensions: ['png', 'jpg', 'jpeg', 'webp', 'gif', 'bmp'] }]),
     pickFolder: (title) => show({ title, properties: ['openDirectory', 'createDirectory'] }),
   };

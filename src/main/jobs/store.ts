@@ -11,6 +11,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import sqlite3 from 'sqlite3';
+import { headerProblem, isCorruptionError, setCorruptStoreAside, type StoreReset } from './store-reset';
 
 /** Values a statement can bind. bigint is deliberately absent: store big integers as JSON text. */
 export type SqlValue = string | number | null | Buffer | boolean;
@@ -57,14 +58,44 @@ export class Store implements Queryable {
   private tail: Promise<unknown> = Promise.resolve();
   private readonly inTransaction = new AsyncLocalStorage<true>();
   private closing: Promise<void> | null = null;
+  /** Set when the file found at `path` was not a sound database and was replaced by a fresh one. */
+  readonly reset: StoreReset | null;
 
-  private constructor(path: string, db: sqlite3.Database) {
+  private constructor(path: string, db: sqlite3.Database, reset: StoreReset | null) {
     this.path = path;
     this.db = db;
+    this.reset = reset;
   }
 
-  /** Opens (creating if needed) the store at `path`, or an in-memory one for ':memory:'. */
+  /**
+   * Opens (creating if needed) the store at `path`, or an in-memory one for ':memory:'. A file
+   * that is not a sound database is moved aside (see store-reset.ts) and a fresh store is opened;
+   * `reset` then says where the damaged file went, so the caller can tell the user.
+   */
   static async open(path: string, options: StoreOptions = {}): Promise<Store> {
+    const memory = path === ':memory:' || path === '';
+    let reason = memory ? null : headerProblem(resolve(path));
+    if (reason === null) {
+      try {
+        return await Store.openOnce(path, options, null);
+      } catch (error) {
+        if (memory || !isCorruptionError(error)) throw error;
+        const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+        reason = cause instanceof Error ? cause.message.replace(/^SQLITE_\w+: /, '') : String(cause);
+      }
+    }
+    const full = resolve(path);
+    let corruptCopy: string;
+    try {
+      corruptCopy = setCorruptStoreAside(full);
+    } catch (moveError) {
+      const why = moveError instanceof Error ? moveError.message : String(moveError);
+      throw new StoreError(`The data store at ${full} is damaged (${reason}) and could not be moved aside (${why}). Move it away by hand to start afresh.`, { cause: moveError });
+    }
+    return Store.openOnce(path, options, { corruptCopy, reason });
+  }
+
+  private static async openOnce(path: string, options: StoreOptions, reset: StoreReset | null): Promise<Store> {
     const memory = path === ':memory:' || path === '';
     const full = memory ? ':memory:' : resolve(path);
     if (!memory) mkdirSync(dirname(full), { recursive: true });
@@ -74,7 +105,7 @@ export class Store implements Queryable {
         else ok(opened);
       });
     });
-    const store = new Store(full, db);
+    const store = new Store(full, db, reset);
     try {
       const busy = Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000));
       db.configure('busyTimeout', busy);
@@ -89,6 +120,8 @@ export class Store implements Queryable {
            PRIMARY KEY (module, version)
          )`,
       );
+      // Reading the schema catches a damaged file whose header still looks right.
+      await store.get('SELECT count(*) AS n FROM sqlite_master');
     } catch (error) {
       await store.close();
       throw error instanceof StoreError ? error : new StoreError(`Cannot prepare the data store at ${full}: ${String(error)}`, { cause: error });

@@ -1,10 +1,10 @@
 // Copies a library file into another folder (`flowdeck run --out`): a real copy, not a link, so
 // editing the copy never changes the library; written under a temporary name and renamed, so the
 // folder never shows a half-copied file. Copy-on-write where the file system offers it.
-import { randomBytes } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
+import { partialPathFor } from '../files/partial-files';
 import { safeBaseName } from '../service/filenames';
 
 export async function copyOutOfLibrary(source: string, destDir: string, name: string): Promise<string> {
@@ -12,7 +12,7 @@ export async function copyOutOfLibrary(source: string, destDir: string, name: st
   const safe = safeBaseName(name, 'output');
   const target = path.join(dir, safe);
   await fs.mkdir(dir, { recursive: true });
-  const temp = path.join(dir, `${safe}.part-${randomBytes(6).toString('hex')}`);
+  const temp = partialPathFor(target);
   try {
     await fs.copyFile(source, temp, fsConstants.COPYFILE_EXCL | fsConstants.COPYFILE_FICLONE);
     await fs.rename(temp, target);

@@ -9,6 +9,7 @@ import { parseInputRef } from '../workflow/edit';
 import { checkOutputNameRule } from './naming';
 import { checkMaskRule } from './mask-rule';
 import { normalisePatterns } from './patterns';
+import { systemFolderReason } from '../files/system-folders';
 
 export const DEFAULT_PATTERNS = ['*.png', '*.jpg', '*.jpeg', '*.webp'] as const;
 export const DEFAULT_MASK_RULE = '{stem}.mask.png';
@@ -84,6 +85,10 @@ export function resolveHotFolderConfig(input: unknown, makeId: () => string): Ho
   if (!isAbsolute(value.outputDir)) throw new HotFolderConfigError(`The output folder must be an absolute path (got "${value.outputDir}").`);
   const inputDir = resolve(value.inputDir);
   const outputDir = resolve(value.outputDir);
+  for (const [what, folder] of [['input', inputDir], ['output', outputDir]] as const) {
+    const system = systemFolderReason(folder);
+    if (system) throw new HotFolderConfigError(`The ${what} folder: ${system}`);
+  }
   if (inputDir === outputDir) throw new HotFolderConfigError('The output folder must differ from the input folder, or outputs would be taken as new inputs.');
   if (isInside(inputDir, outputDir)) throw new HotFolderConfigError('The input folder must not lie inside the output folder.');
 

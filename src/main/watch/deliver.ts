@@ -13,6 +13,7 @@ import type { HotFolderConfig } from './config';
 import type { EntryRecord } from './journal';
 import { nameValues, renderOutputName } from './naming';
 import type { FinishedOutput, OutputProvenance, OutputSink } from './types';
+import { partialPathFor } from '../files/partial-files';
 
 export const SIDECAR_SUFFIX = '.json';
 
@@ -69,7 +70,7 @@ async function chooseDestination(dest: string, reserved: Set<string>, promptId: 
 }
 
 export async function writeAtomically(path: string, text: string): Promise<void> {
-  const temp = `${path}.part-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  const temp = partialPathFor(path);
   await writeFile(temp, text);
   await rename(temp, path);
 }

@@ -70,6 +70,8 @@ export type ExactNumber = z.infer<typeof exactNumberSchema>;
 
 const bytesSchema = z.custom<Uint8Array>((value) => value instanceof Uint8Array, 'expected bytes (a Uint8Array)');
 const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
+/** Largest workflow file (JSON or image) workflow.open reads. */
+export const MAX_WORKFLOW_FILE_BYTES = 50 * 1024 * 1024;
 const id = z.string().min(1).max(200);
 /** Calls that act on "the active profile" unless told otherwise. */
 const profileTarget = z.object({ profileId: id.optional() }).strict().optional();
@@ -166,23 +168,44 @@ export type NodeDefinitionsView = z.infer<typeof nodeDefinitionsSchema>;
 // ---------------------------------------------------------------------------------------------
 // Workflows
 
+/** A workflow that can run: its API prompt, and where it came from. */
+const runnableWorkflowShape = {
+  /** The API-format workflow as exact JSON text (parse it with parseJsonExact). */
+  workflowJson: z.string(),
+  nodeCount: z.number().int(),
+  /** Classes the active profile's server does not define; null when definitions are not loaded. */
+  unknownClasses: z.array(z.object({ nodeId: z.string(), classType: z.string() })).nullable(),
+  /**
+   * The editor graph (UI format) the prompt came from, as exact JSON text: a UI file, or an image's
+   * `workflow` chunk. run.submit sends it on to a local server so the outputs open in its editor.
+   */
+  uiWorkflowJson: z.string().nullable().optional(),
+  /** What the conversion from the UI format would have done silently (a Reroute that ends nowhere, ...). */
+  warnings: z.array(z.string()).optional(),
+};
+
 export const workflowParseSchema = z.discriminatedUnion('format', [
+  /** An API-format JSON file. */
+  z.object({ format: z.literal('api'), ...runnableWorkflowShape }),
+  /** A UI-format JSON file (the editor graph), converted with the active server's node definitions. */
+  z.object({ format: z.literal('ui'), ...runnableWorkflowShape }),
+  /** A PNG or WebP output carrying its workflow: the `prompt` that ran (else its converted `workflow`). */
+  z.object({ format: z.literal('image'), ...runnableWorkflowShape }),
+  /** A UI-format workflow that cannot be converted for the active server. */
   z.object({
-    format: z.literal('api'),
-    /** The API-format workflow as exact JSON text (parse it with parseJsonExact). */
-    workflowJson: z.string(),
-    nodeCount: z.number().int(),
-    /** Classes the active profile's server does not define; null when definitions are not loaded. */
-    unknownClasses: z.array(z.object({ nodeId: z.string(), classType: z.string() })).nullable(),
+    format: z.literal('conversion_failed'),
+    message: z.string(),
+    /** Node classes neither the server nor the file describes (custom nodes missing on the server). */
+    missingClasses: z.array(z.string()),
+    nodeId: z.string().nullable(),
   }),
-  /** A UI-format export (editor graph): recognised, with how to export the API format instead. */
-  z.object({ format: z.literal('ui'), message: z.string() }),
   z.object({
     format: z.literal('invalid_json'),
     message: z.string(),
     /** 1-based line and column of the error, when the parser told where. */
     position: z.object({ offset: z.number().int(), line: z.number().int(), column: z.number().int() }).nullable(),
   }),
+  /** Not a workflow at all, including an image that carries none (the message says which). */
   z.object({ format: z.literal('not_a_workflow'), message: z.string() }),
 ]);
 export type WorkflowParseView = z.infer<typeof workflowParseSchema>;
@@ -276,7 +299,7 @@ const fileName = z
   .string()
   .min(1)
   .max(255)
-  .refine((s) => !/[\\/\0]/.test(s), 'a file name, not a path');
+  .refine((s) => !/[\\/\0]/.test(s) && s.trim() !== '' && s !== '.' && s !== '..', 'a file name, not a path');
 
 // ---------------------------------------------------------------------------------------------
 // The calls
@@ -325,6 +348,10 @@ export const calls = {
         z.object({ path: z.string().min(1).max(4096) }).strict(),
         /** A file the page already read (drag and drop). */
         z.object({ name: fileName, text: z.string().max(50 * 1024 * 1024) }).strict(),
+        /** A file the page read as bytes: JSON (API or UI format), or a PNG/WebP carrying a workflow. */
+        z.object({ name: fileName, bytes: bytesSchema.refine((b) => b.byteLength <= MAX_WORKFLOW_FILE_BYTES, 'at most 50 MB') }).strict(),
+        /** The workflow of a library item: the one its image carries, else the one recorded with it. */
+        z.object({ libraryId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER) }).strict(),
       ])
       /** No input: the native file dialog (Electron). */
       .optional(),
@@ -339,6 +366,8 @@ export const calls = {
         workflowJson: z.string().min(2).max(50 * 1024 * 1024),
         repeat: z.number().int().min(1).max(100).optional(),
         label: z.string().max(255).optional(),
+        /** The editor graph the workflow came from (workflow.open's uiWorkflowJson): sent on local servers only. */
+        uiWorkflowJson: z.string().min(2).max(50 * 1024 * 1024).optional(),
       })
       .strict(),
     result: z.object({ promptIds: z.array(z.string()) }),
@@ -391,6 +420,9 @@ export const calls = {
   ...hotFolderCalls,
 } as const satisfies { [N in CallName]: { input: z.ZodType; result: z.ZodType } };
 
+/** Something the user should know that no call asked about (a damaged store was reset at start). */
+export const appNoticeSchema = z.object({ level: z.enum(['warning']), message: z.string().max(4000) });
+
 export const events = {
   'connection.state': connectionStateSchema,
   'job.update': jobSnapshotSchema,
@@ -399,6 +431,7 @@ export const events = {
   'profiles.changed': profilesStateSchema,
   ...libraryEvents,
   ...hotFolderEvents,
+  'app.notice': appNoticeSchema,
 } as const satisfies { [E in EventName]: z.ZodType };
 
 // ---------------------------------------------------------------------------------------------

@@ -59,6 +59,7 @@ export const EVENT_NAMES = [
   'hotFolders.changed',
   'hotFolders.file',
   'hotFolders.drained',
+  'app.notice',
 ] as const;
 
 export type CallName = (typeof CALL_NAMES)[number];

@@ -40,6 +40,18 @@ describe('SaveImage and PreviewImage', () => {
     expect(readTextChunks(bytes).prompt).toBe('{"3":{"class_type":"DemoSampler","inputs":{"seed":18446744073709551615}}}');
   });
 
+  it('writes each extra_pnginfo entry (the editor graph as "workflow") into a text chunk of its name, as the real node does', async () => {
+    const prompt = { '3': { class_type: 'DemoSampler', inputs: { seed: 1 } } };
+    const workflow = { nodes: [{ id: 3, type: 'DemoSampler', title: 'Phare à l’aube' }], links: [], version: 0.4 };
+    const result = await createSaveImageNode().run(ctx, { images: picture, filename_prefix: 'x', prompt, extra_pnginfo: { workflow } } as never);
+    const chunks = readTextChunks(await readFile(ctx.pathOf((result.ui?.images as SavedFile[])[0]!)));
+    expect(Object.keys(chunks).sort()).toEqual(['prompt', 'workflow']);
+    // Not Latin-1 (the typographic apostrophe): written as UTF-8 iTXt and read back intact.
+    expect(JSON.parse(chunks.workflow!)).toEqual(workflow);
+    const plain = await createSaveImageNode().run(ctx, { images: picture, filename_prefix: 'y', prompt, extra_pnginfo: null } as never);
+    expect(Object.keys(readTextChunks(await readFile(ctx.pathOf((plain.ui?.images as SavedFile[])[0]!))))).toEqual(['prompt']);
+  });
+
   it('refuses a prefix that leaves the output folder', async () => {
     for (const prefix of ['../evil', '/abs/x', 'a/../../b']) {
       await expect(createSaveImageNode().run(ctx, { images: picture, filename_prefix: prefix })).rejects.toMatchObject({

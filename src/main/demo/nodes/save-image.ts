@@ -1,6 +1,8 @@
 // SaveImage (type output) and PreviewImage (type temp): encode the IMAGE as PNG and store it through
 // the context, which names it like the real server (<prefix>_00001_.png). When the executor passes
-// the hidden `prompt` input, the workflow JSON goes into a `prompt` text chunk, as the real node does.
+// the hidden `prompt` input, the workflow JSON goes into a `prompt` text chunk, and every entry of the
+// hidden `extra_pnginfo` (the editor sends its graph as `workflow`) into a chunk of its own name, as
+// the real node does: that is what lets an output open again in the editor.
 import { randomInt } from 'node:crypto';
 import { stringifyJsonExact } from '../../../shared/json';
 import type { DemoNode, DemoNodeContext, RgbaImage, SavedFile } from '../node-api';
@@ -61,9 +63,23 @@ function promptText(value: unknown): string | null {
   return null;
 }
 
-async function savePng(context: DemoNodeContext, image: RgbaImage, prefix: string, type: 'output' | 'temp', prompt: unknown): Promise<SavedFile> {
+/** The text chunks of an output: `prompt`, then each extra_pnginfo entry (keys PNG can name). */
+function textChunks(prompt: unknown, extraPnginfo: unknown): Record<string, string> {
+  const chunks: Record<string, string> = {};
   const text = promptText(prompt);
-  const bytes = encodePng(image, { compressionLevel: type === 'temp' ? 1 : 4, ...(text === null ? {} : { text: { prompt: text } }) });
+  if (text !== null) chunks.prompt = text;
+  if (typeof extraPnginfo === 'object' && extraPnginfo !== null && !Array.isArray(extraPnginfo) && !ArrayBuffer.isView(extraPnginfo)) {
+    for (const [key, value] of Object.entries(extraPnginfo)) {
+      const entry = promptText(value);
+      if (entry !== null && /^[\x20-\x7e]{1,79}$/.test(key)) chunks[key] = entry;
+    }
+  }
+  return chunks;
+}
+
+async function savePng(context: DemoNodeContext, image: RgbaImage, prefix: string, type: 'output' | 'temp', prompt: unknown, extraPnginfo: unknown): Promise<SavedFile> {
+  const text = textChunks(prompt, extraPnginfo);
+  const bytes = encodePng(image, { compressionLevel: type === 'temp' ? 1 : 4, text });
   return context.saveFile(prefix, 'png', bytes, type);
 }
 
@@ -73,7 +89,7 @@ export function createSaveImageNode(): DemoNode {
     async run(context, inputs) {
       const { images, filename_prefix } = readNodeInputs(saveShape, inputs);
       checkPrefix('SaveImage', filename_prefix);
-      const saved = await savePng(context, images, filename_prefix, 'output', inputs.prompt);
+      const saved = await savePng(context, images, filename_prefix, 'output', inputs.prompt, inputs.extra_pnginfo);
       return { outputs: [], ui: { images: [saved] } };
     },
   };
@@ -86,7 +102,7 @@ export function createPreviewImageNode(): DemoNode {
       const { images } = readNodeInputs(previewShape, inputs);
       // The real node appends "_temp_" and five random letters so previews never collide.
       const letters = Array.from({ length: 5 }, () => 'abcdefghijklmnopqrstuvwxyz'[randomInt(26)]).join('');
-      const saved = await savePng(context, images, `Flowdeck_temp_${letters}`, 'temp', inputs.prompt);
+      const saved = await savePng(context, images, `Flowdeck_temp_${letters}`, 'temp', inputs.prompt, inputs.extra_pnginfo);
       return { outputs: [], ui: { images: [saved] } };
     },
   };

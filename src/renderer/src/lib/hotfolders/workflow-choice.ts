@@ -15,7 +15,7 @@ export function workflowChoiceFrom(result: CallResult<'workflow.open'>): Workflo
   if (!result.opened || !result.parse) return { kind: 'cancelled' };
   const name = (result.name ?? 'workflow').slice(0, MAX_NAME);
   const parse = result.parse;
-  if (parse.format === 'api') {
+  if (parse.format === 'api' || parse.format === 'ui' || parse.format === 'image') {
     const unknownClasses = (parse.unknownClasses ?? []).map((u) => `${u.nodeId} (${u.classType})`);
     return { kind: 'chosen', workflowJson: parse.workflowJson, name, unknownClasses };
   }

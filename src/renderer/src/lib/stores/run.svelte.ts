@@ -1,7 +1,7 @@
 // The Run view's controller: opening a workflow file, the form built from it, uploads into image
 // inputs, and submitting with a repeat count. Problems are reported where the user acts: in the
 // form (aria-invalid + message), in a notice, or at the key field (401).
-import type { CallResult, UploadView } from '../../../../shared/ipc/contract';
+import { MAX_WORKFLOW_FILE_BYTES, type CallResult, type UploadView } from '../../../../shared/ipc/contract';
 import type { MaskSaveResult } from '../mask/upload';
 import { isJsonObject, parseJsonExact, stringifyJsonExact, type JsonValue } from '../../../../shared/json';
 import { messageOf, type Api } from '../api';
@@ -13,9 +13,12 @@ import type { DefinitionsStore } from './definitions.svelte';
 import type { JobsStore } from './jobs.svelte';
 import type { Navigation } from './navigation.svelte';
 import type { RecentStore } from './recent.svelte';
-import { interpretParse, OpenDocument, type Notice } from './workflow.svelte';
+import { interpretParse, OpenDocument, openedNotice, type Notice } from './workflow.svelte';
 
 const UINT64_MAX = 18446744073709551615n;
+/** What "Open workflow" and a drop accept: JSON (API or UI format) and the images that carry a workflow. */
+const WORKFLOW_FILE_NAME = /\.(json|png|webp)$/i;
+const WORKFLOW_FILE_TYPES = ['application/json', 'image/png', 'image/webp'];
 
 export class RunStore {
   doc = $state.raw<OpenDocument | null>(null);
@@ -48,13 +51,28 @@ export class RunStore {
     return this.doc ? buildForm(this.doc.workflow, this.definitions.classes) : [];
   }
 
-  /** A file picked in the dialog or dropped on the window. */
+  /** A file picked in the dialog or dropped on the window: a workflow (.json) or an image carrying one. */
   async openFile(file: File): Promise<void> {
-    if (!/\.json$/i.test(file.name) && file.type !== 'application/json') {
-      this.notice = { tone: 'error', title: 'Not a workflow file', message: `"${file.name}" is not a .json file. Open a workflow exported in API format (.json).` };
+    if (!WORKFLOW_FILE_NAME.test(file.name) && !WORKFLOW_FILE_TYPES.includes(file.type)) {
+      this.notice = {
+        tone: 'error',
+        title: 'Not a workflow file',
+        message: `"${file.name}" is neither a workflow (.json) nor an image that can carry one (.png, .webp).`,
+      };
       return;
     }
-    await this.#open(async () => this.#api.call('workflow.open', { name: file.name, text: await file.text() }));
+    if (file.size > MAX_WORKFLOW_FILE_BYTES) {
+      this.notice = { tone: 'error', title: 'Not a workflow file', message: `"${file.name}" is larger than 50 MB; that is not a workflow.` };
+      return;
+    }
+    // Main tells the kinds apart by content (an image's chunks, API or UI JSON).
+    await this.#open(async () => this.#api.call('workflow.open', { name: file.name, bytes: new Uint8Array(await file.arrayBuffer()) }));
+  }
+
+  /** "Open workflow" on a library item: the workflow its image carries, else the one recorded with it. */
+  openLibraryItem(libraryId: number): Promise<void> {
+    this.#nav.go('run');
+    return this.#open(() => this.#api.call('workflow.open', { libraryId }));
   }
 
   /** The system file dialog (desktop app): the file is opened by path and remembered as recent. */
@@ -76,7 +94,7 @@ export class RunStore {
       if (outcome instanceof OpenDocument) {
         this.doc?.dispose();
         this.doc = outcome;
-        this.notice = null;
+        this.notice = openedNotice(outcome.name, result.parse);
       } else {
         this.notice = outcome;
       }
@@ -199,7 +217,8 @@ export class RunStore {
       return null;
     }
     try {
-      const { promptIds } = await this.#api.call('run.submit', { workflowJson: stringifyJsonExact(workflow), repeat, label: doc.name });
+      const ui = doc.uiWorkflowJson === null ? {} : { uiWorkflowJson: doc.uiWorkflowJson };
+      const { promptIds } = await this.#api.call('run.submit', { workflowJson: stringifyJsonExact(workflow), repeat, label: doc.name, ...ui });
       const nodeNames = Object.fromEntries(this.groups.map((g) => [g.id, g.displayName]));
       for (const id of promptIds) this.#jobs.remember(id, { nodeNames });
       return promptIds;

@@ -32,10 +32,17 @@ export class OpenDocument {
   readonly nodeErrors = new SvelteMap<string, string>();
   readonly uploads = new SvelteMap<string, UploadedImage>();
 
-  constructor(name: string, path: string | null, workflow: JsonObject) {
+  /**
+   * The editor graph the workflow came from (a UI file, an image's workflow chunk), as exact JSON
+   * text: sent with the run so a local server's outputs open again in its editor.
+   */
+  readonly uiWorkflowJson: string | null;
+
+  constructor(name: string, path: string | null, workflow: JsonObject, uiWorkflowJson: string | null = null) {
     this.name = name;
     this.path = path;
     this.workflow = workflow;
+    this.uiWorkflowJson = uiWorkflowJson;
   }
 
   setDraft(nodeId: string, input: string, draft: Draft): void {
@@ -58,18 +65,33 @@ export class OpenDocument {
 /** What opening a file led to: a document, or a notice explaining why not. */
 export function interpretParse(name: string, path: string | null, parse: WorkflowParseView): OpenDocument | Notice {
   switch (parse.format) {
-    case 'api': {
+    case 'api':
+    case 'ui':
+    case 'image': {
       const value = parseJsonExact(parse.workflowJson);
       if (!isJsonObject(value)) return { tone: 'error', title: 'Not a workflow', message: 'The file does not hold a workflow object.' };
-      return new OpenDocument(name, path, value);
+      return new OpenDocument(name, path, value, parse.uiWorkflowJson ?? null);
     }
-    case 'ui':
-      return { tone: 'info', title: 'This is a UI-format export', message: parse.message };
+    case 'conversion_failed':
+      return { tone: 'error', title: 'The UI-format workflow could not be converted', message: parse.message };
     case 'invalid_json': {
-      const where = parse.position ? ` (line ${parse.position.line}, column ${parse.position.column})` : '';
+      // Main's message already says where when it knows.
+      const where = parse.position && !parse.message.includes(`line ${parse.position.line}`) ? ` (line ${parse.position.line}, column ${parse.position.column})` : '';
       return { tone: 'error', title: 'Not valid JSON', message: `${parse.message}${where}` };
     }
     case 'not_a_workflow':
       return { tone: 'error', title: 'Not a workflow', message: parse.message };
   }
+}
+
+/** What to tell the user about a workflow that opened: where it came from, and the conversion's warnings. */
+export function openedNotice(name: string, parse: WorkflowParseView): Notice | null {
+  if (parse.format !== 'ui' && parse.format !== 'image') return null;
+  const warnings = parse.warnings ?? [];
+  const origin =
+    parse.format === 'image'
+      ? `The workflow was read from the image "${name}".`
+      : `"${name}" is a UI-format workflow; it was converted with the active server's node definitions.`;
+  const message = warnings.length > 0 ? `${origin}\n${warnings.join('\n')}` : origin;
+  return { tone: 'info', title: warnings.length > 0 ? 'Opened, with warnings' : 'Workflow opened', message };
 }

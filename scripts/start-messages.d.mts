@@ -1,0 +1,2 @@
+// Types for start-messages.mjs (imported by its tests).
+export function electronProblem(output: string): string;
