@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DemoService } from '../../src/main/demo';
-import { withTextChunks } from '../../src/main/demo/nodes/png-text';
+import { readTextChunks, withTextChunks } from '../../src/main/demo/nodes/png-text';
 import { parseJsonExact, stringifyJsonExact, type JsonObject } from '../../src/shared/json';
 import { runCli } from '../support/cli';
 import { basicGraph, graph, node, OBJECT_INFO } from '../workflow/ui-fixtures';
@@ -148,6 +148,11 @@ describe('flowdeck run with a UI-format workflow', () => {
     expect(run.code, run.stderr).toBe(0);
     const paths = run.stdout.trim().split('\n');
     expect(paths).toHaveLength(1);
-    expect(PNG.sync.read(readFileSync(paths[0]!)).width).toBe(32);
+    const output = readFileSync(paths[0]!);
+    expect(PNG.sync.read(output).width).toBe(32);
+    // The local server got the editor graph as extra_pnginfo.workflow and wrote it into the PNG.
+    const chunks = readTextChunks(output);
+    expect(JSON.parse(chunks.workflow!)).toMatchObject({ nodes: [{ id: 1, type: 'DemoSampler' }, { type: 'Reroute' }, { type: 'SaveImage' }, { type: 'Note' }] });
+    expect(Object.keys(JSON.parse(chunks.prompt!) as object).sort()).toEqual(['1', '3']);
   });
 });
