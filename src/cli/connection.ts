@@ -6,6 +6,8 @@ import { ConfSettingsStore } from '../main/config/conf-settings';
 import { resolveDataDir } from '../main/config/data-dir';
 import { KeytarSecretStore, SecretStoreUnavailableError, type SecretStore } from '../main/config/secrets';
 import { DEFAULT_CLOUD_URL, DEFAULT_LOCAL_URL, normaliseBaseUrl, type Profile, type SettingsStore } from '../main/config/settings';
+import { ServiceClient } from '../main/service/client';
+import type { NodeDefinitions } from '../main/service/object-info';
 import type { ServerProfile } from '../main/service/types';
 import { capabilitiesFor } from '../main/service/capabilities';
 import { MissingKeyError, UsageError } from './errors';
@@ -95,4 +97,10 @@ export async function requireKey(resolved: ResolvedServer, environment: CliEnvir
   if (key || !capabilitiesFor(resolved.server.kind).needsApiKey) return key;
   const base = `No API key for ${resolved.server.baseUrl}. Set FLOWDECK_API_KEY, or store one in the OS keychain with "flowdeck login --server ${resolved.server.baseUrl}".`;
   throw new MissingKeyError(problem ? `${base}\n${problem}` : base);
+}
+
+/** The server's node definitions (GET /api/object_info), asked with the key it needs (exit 3 without one for the cloud). */
+export async function fetchNodeDefinitions(resolved: ResolvedServer, environment: CliEnvironment): Promise<NodeDefinitions> {
+  const key = await requireKey(resolved, environment);
+  return new ServiceClient(resolved.server, { apiKey: () => key }).getNodeDefinitions();
 }

@@ -4,6 +4,7 @@ import { StoreError } from '../main/jobs/store';
 import { redactSecret } from '../main/service/errors';
 import { defaultEnvironment } from './connection';
 import { exitCodeFor, ExitCode, messageFor, UsageError } from './errors';
+import { convertCommand, CONVERT_USAGE } from './commands/convert';
 import { demoCommand, DEMO_USAGE } from './commands/demo';
 import { loginCommand, logoutCommand } from './commands/login';
 import { cancelCommand, interruptCommand, queueCommand } from './commands/queue';
@@ -15,6 +16,7 @@ const HELP = `flowdeck: run node-graph workflows on the cloud service, a local s
 
 Usage:
   ${RUN_USAGE}
+  ${CONVERT_USAGE}
   ${DEMO_USAGE}
   ${WATCH_USAGE}
   flowdeck login [--server URL] [--no-verify]     store the API key in the OS keychain (read from stdin)
@@ -25,6 +27,10 @@ Usage:
                                                   local: stops job ID; cloud: stops ALL running jobs
                                                   of the account (--all needed when more than one runs)
   ${LIBRARY_USAGE}
+
+WORKFLOW may be API-format JSON, a UI-format workflow (the editor's graph; converted with the
+server's node definitions) or an output image that carries its workflow. flowdeck convert prints
+the API prompt such a file becomes; it exits 2, listing them, when the server lacks node classes.
 
 Every output of flowdeck run is also kept in the outputs library: <data folder>/library, or
 FLOWDECK_LIBRARY_DIR (in dated folders, each file once).
@@ -61,6 +67,8 @@ async function main(argv: string[]): Promise<number> {
       return command === undefined ? ExitCode.usage : ExitCode.ok;
     case 'run':
       return runCommand(rest, io, defaultEnvironment());
+    case 'convert':
+      return convertCommand(rest, io, defaultEnvironment());
     case 'demo':
       return demoCommand(rest, io, waitForSignal);
     case 'watch':

@@ -11,6 +11,7 @@ import { ServiceClient } from '../main/service/client';
 import { EventsSocket } from '../main/service/events-socket';
 import { safeBaseName } from '../main/service/filenames';
 import type { ImageMime, JobPhase, OutputFile, ServerProfile, Workflow } from '../main/service/types';
+import type { JsonObject } from '../shared/json';
 import { openCliStore } from './open-store';
 import type { ProgressView } from './progress';
 
@@ -44,7 +45,8 @@ export interface CliSession {
   /** The outputs library (downloads of this server only); null when it could not be opened. */
   readonly library: Library | null;
   readonly profileId: string | null;
-  submit(workflow: Workflow, workflowName: string): Promise<string>;
+  /** `extraData` goes along as the request's extra_data (e.g. the editor graph as extra_pnginfo). */
+  submit(workflow: Workflow, workflowName: string, extraData?: JsonObject): Promise<string>;
   follow(promptId: string, options: FollowOptions): Promise<JobOutcome>;
   safeName(serverName: string): string;
   close(): Promise<void>;
@@ -126,13 +128,13 @@ export async function openSession(server: ServerProfile, key: string | null, dat
     api,
     library,
     profileId: options.profileId ?? null,
-    async submit(workflow, workflowName) {
+    async submit(workflow, workflowName, extraData) {
       // Locally the client picks the prompt_id, so a crash between sending and reading the answer
       // can be reconciled from the journal; the cloud assigns its own.
       const chosen = api.capabilities.clientPromptId ? randomUUID() : undefined;
       const base = { serverKind: server.kind, baseUrl: server.baseUrl, clientId: events.clientId, workflow, workflowName, origin: 'cli' as const };
       if (chosen) await jobs.recordSubmitting({ ...base, promptId: chosen });
-      const result = await api.submit(workflow, { clientId: events.clientId, ...(chosen ? { promptId: chosen } : {}) }).catch(async (error: unknown) => {
+      const result = await api.submit(workflow, { clientId: events.clientId, ...(chosen ? { promptId: chosen } : {}), ...(extraData ? { extraData } : {}) }).catch(async (error: unknown) => {
         if (chosen) await jobs.remove(chosen);
         throw error;
       });

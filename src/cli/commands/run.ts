@@ -16,7 +16,7 @@ import { extensionForMime } from '../../shared/media-types';
 import type { OutputFile, ServerProfile, Workflow } from '../../main/service/types';
 import { parseAssignment, parseCliValue, setInput, unknownInputProblem, type InputRef } from '../../main/workflow/edit';
 import { parseCommandArgs, parsePositiveNumber } from '../args';
-import { requireKey, resolveServer, type CliEnvironment } from '../connection';
+import { fetchNodeDefinitions, requireKey, resolveServer, type CliEnvironment } from '../connection';
 import { ExitCode, JobFailedError, UsageError } from '../errors';
 import { createProgressReporter } from '../progress';
 import { openSession, type CliSession, type JobOutcome } from '../session';
@@ -211,7 +211,10 @@ export async function runCommand(argv: string[], io: CliIo, environment: CliEnvi
   const runDeadline = timeoutSeconds === undefined ? null : Date.now() + timeoutSeconds * 1000;
   const deadlineSignal = timeoutSeconds === undefined ? undefined : AbortSignal.timeout(timeoutSeconds * 1000);
   const workflowPath = requireReadableFile(positionals[0]!, 'workflow file');
-  const workflow = await readWorkflowFile(workflowPath);
+  const resolved = resolveServer({ server: values.server, local: values.local }, environment);
+  // A UI graph (or an image carrying only one) is converted with this server's node definitions.
+  const file = await readWorkflowFile(workflowPath, () => fetchNodeDefinitions(resolved, environment));
+  const workflow = file.prompt;
   const setRefs: InputRef[] = [];
   for (const spec of values.set ?? []) {
     const { ref, value } = parseAssignment(spec);
@@ -223,8 +226,8 @@ export async function runCommand(argv: string[], io: CliIo, environment: CliEnvi
   const json = values.json === true;
   const progress = createProgressReporter(io.stderr);
   const log = (message: string): void => progress.line(message);
+  for (const warning of file.warnings) log(`warning: ${warning}`);
 
-  const resolved = resolveServer({ server: values.server, local: values.local }, environment);
   const key = await requireKey(resolved, environment);
   const session = await openSession(resolved.server, key, environment.dataDir, {
     libraryDir: resolveLibraryDir(environment.dataDir, environment.env),
@@ -246,7 +249,10 @@ export async function runCommand(argv: string[], io: CliIo, environment: CliEnvi
     const previewDir = values['save-previews'] ? join(outDir, 'previews') : null;
     if (previewDir) await mkdir(previewDir, { recursive: true });
     const submittedAt = Date.now();
-    const submitted = await session.submit(workflow, basename(workflowPath));
+    // A local server writes the editor graph into its outputs (extra_pnginfo), so they open again in
+    // its editor, as when the editor queues; the cloud is not sent it.
+    const editorGraph = session.api.capabilities.embedsEditorGraph && file.uiWorkflow ? { extra_pnginfo: { workflow: file.uiWorkflow } } : undefined;
+    const submitted = await session.submit(workflow, basename(workflowPath), editorGraph);
     promptId = submitted;
     log(`submitted job ${promptId} to ${resolved.server.baseUrl}`);
     outcome = await session.follow(promptId, {

@@ -105,7 +105,7 @@ export async function watchCommand(argv: string[], io: CliIo, environment: CliEn
   if (!existsSync(inputDir)) throw new UsageError(`The folder ${positionals[0]} does not exist.`);
   if (!statSync(inputDir).isDirectory()) throw new UsageError(`${inputDir} is a file, not a folder. Give the folder to watch.`);
   const workflowPath = resolve(values.workflow);
-  const workflow = await readWorkflowFile(workflowPath);
+  const { prompt: workflow } = await readWorkflowFile(workflowPath);
   const concurrency = parseCount('concurrency', values.concurrency, 1, 64);
   const settleMs = parseCount('settle', values.settle, 0, 600_000);
   const once = values.once === true;

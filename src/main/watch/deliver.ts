@@ -69,7 +69,7 @@ async function chooseDestination(dest: string, reserved: Set<string>, promptId: 
   }
 }
 
-async function writeAtomically(path: string, text: string): Promise<void> {
+export async function writeAtomically(path: string, text: string): Promise<void> {
   const temp = partialPathFor(path);
   await writeFile(temp, text);
   await rename(temp, path);

@@ -1,0 +1,95 @@
+// UI graph -> API prompt, in the editor's order of work: flatten group nodes and subgraphs, map
+// each node's widget values onto its definition's inputs, resolve every link past virtual, muted
+// and bypassed nodes, then refuse a prompt the server could not run (missing classes, a cycle).
+import type { JsonObject } from '../../../shared/json';
+import type { NodeDefinitions } from '../../service/object-info';
+import type { Workflow } from '../../service/types';
+import { assertAcyclic } from './cycles';
+import { expandDynamicPrompt } from './dynamic-prompts';
+import { UiConversionError } from './errors';
+import { expandGraph } from './expand';
+import { MODE_BYPASS, MODE_MUTED, type FlatNode } from './model';
+import { resolveInput, type ResolutionMemo } from './resolve';
+import { assignWidgetValues, slotsFromFile, widgetSlots, type WidgetSlot } from './widgets';
+
+export interface UiConversion {
+  /** {id: {class_type, inputs, _meta: {title}}} */
+  prompt: Workflow;
+  /** Things the editor would have done silently but a user may want to know (a Reroute chain that ends nowhere, ...). */
+  warnings: string[];
+}
+
+function runs(node: FlatNode): boolean {
+  return node.kind === 'normal' && node.mode !== MODE_MUTED && node.mode !== MODE_BYPASS;
+}
+
+function missingClassesError(missing: Map<string, string[]>): UiConversionError {
+  const classes = [...missing.keys()].sort();
+  const listed = classes.map((c) => `${c} (node${missing.get(c)!.length === 1 ? '' : 's'} ${missing.get(c)!.slice(0, 5).join(', ')}${missing.get(c)!.length > 5 ? ', ...' : ''})`);
+  const firstNode = missing.get(classes[0]!)![0]!;
+  return new UiConversionError(
+    `The server does not have ${classes.length === 1 ? 'this node class' : `these ${classes.length} node classes`}, and the file does not name their widgets: ${listed.join('; ')}. ` +
+      'Install the custom nodes that provide them on the server, or convert against a server that has them.',
+    classes,
+    firstNode,
+  );
+}
+
+export function convertUiWorkflow(graph: JsonObject, definitions: NodeDefinitions): UiConversion {
+  const { nodes, order } = expandGraph(graph, definitions);
+  const warnings: string[] = [];
+
+  const slotsOf = new Map<string, WidgetSlot[]>();
+  const missing = new Map<string, string[]>();
+  for (const id of order) {
+    const node = nodes.get(id)!;
+    if (!runs(node)) continue;
+    const definition = definitions.get(node.type);
+    const slots = definition ? widgetSlots(definition, node.inputs) : slotsFromFile(node.inputs, node.widgetsValues);
+    if (slots) slotsOf.set(id, slots);
+    else missing.set(node.type, [...(missing.get(node.type) ?? []), id]);
+  }
+  if (missing.size > 0) throw missingClassesError(missing);
+
+  const prompt: Workflow = {};
+  const memo: ResolutionMemo = new Map();
+  for (const id of order) {
+    const node = nodes.get(id)!;
+    const slots = slotsOf.get(id);
+    if (!slots) continue;
+    const inputs: JsonObject = {};
+    assignWidgetValues(slots, node.widgetsValues, inputs);
+    if (node.widgetOverrides) {
+      for (const slot of slots) if (slot.role === 'value' && slot.name in node.widgetOverrides) inputs[slot.name] = node.widgetOverrides[slot.name]!;
+    }
+    for (const input of node.inputs) {
+      if (!input.source) continue;
+      const resolved = resolveInput(nodes, node, input, definitions, memo);
+      switch (resolved.kind) {
+        case 'link':
+          inputs[input.name] = [resolved.nodeId, resolved.slot];
+          break;
+        case 'value':
+          inputs[input.widgetName ?? input.name] = resolved.value;
+          break;
+        case 'removed':
+          delete inputs[input.name];
+          break;
+        case 'none':
+          if (resolved.danglingReroute !== null) {
+            warnings.push(`Node ${id} (${node.type}): input "${input.name}" comes through Reroute ${resolved.danglingReroute}, which has no input; it is left unconnected.`);
+          }
+          break;
+      }
+    }
+    const definition = definitions.get(node.type);
+    for (const spec of definition?.inputs ?? []) {
+      const value = inputs[spec.name];
+      if (spec.kind === 'string' && spec.config.dynamicPrompts === true && typeof value === 'string') inputs[spec.name] = expandDynamicPrompt(value);
+    }
+    const title = node.title ?? definition?.displayName ?? node.type;
+    prompt[id] = { inputs, class_type: node.type, _meta: { title } };
+  }
+  assertAcyclic(prompt);
+  return { prompt, warnings };
+}
