@@ -13,6 +13,8 @@ import { ProfilesStore } from './stores/profiles.svelte';
 import { QueueStore } from './stores/queue.svelte';
 import { RecentStore } from './stores/recent.svelte';
 import { RunStore } from './stores/run.svelte';
+import { NoticeCentre } from './ui/notices.svelte';
+import { ThemeStore } from './ui/theme.svelte';
 
 export interface AppState {
   api: Api;
@@ -26,6 +28,8 @@ export interface AppState {
   run: RunStore;
   library: LibraryStore;
   hotFolders: HotFoldersStore;
+  notices: NoticeCentre;
+  theme: ThemeStore;
 }
 
 export function createAppState(bridge: FlowdeckApi): AppState {
@@ -34,6 +38,7 @@ export function createAppState(bridge: FlowdeckApi): AppState {
   const definitions = new DefinitionsStore(api);
   const jobs = new JobsStore(api);
   const recent = new RecentStore(api);
+  const notices = new NoticeCentre();
   return {
     api,
     nav,
@@ -45,7 +50,9 @@ export function createAppState(bridge: FlowdeckApi): AppState {
     recent,
     run: new RunStore(api, definitions, jobs, nav, recent),
     library: new LibraryStore(api),
-    hotFolders: new HotFoldersStore(api),
+    hotFolders: new HotFoldersStore(api, notices),
+    notices,
+    theme: new ThemeStore(),
   };
 }
 
