@@ -45,7 +45,9 @@ export class ConnectionProblems {
     if (name === 'connection.test') {
       if (answer.ok) after = (answer.value as ConnectionTest).problem ?? null;
     } else if (!answer.ok) {
-      after = problemOfCode(answer.error.code) ?? before;
+      const found = problemOfCode(answer.error.code);
+      // Refused for want of a key is still "no key", not a rejected one.
+      after = found === 'key_rejected' && before === 'no_key' ? before : (found ?? before);
     } else if (name === 'run.submit') {
       // An accepted submit proves key, subscription and credits; reachability too.
       after = null;

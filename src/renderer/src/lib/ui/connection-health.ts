@@ -60,8 +60,10 @@ export function healthOf(input: { coreLost: boolean; known: boolean; hasServer: 
     return { health: 'no-server', label: 'No server', tone: 'warning', detail: 'No server is active. Add one, or choose one in Servers.', action: { label: 'Choose server', kind: 'servers' } };
   }
   const problem = input.state.problem ?? null;
-  // A key or billing problem outranks the socket's state: the socket can be up while runs fail.
-  if (problem && problem !== 'unreachable' && problem !== 'not_workflow_server') return PROBLEMS[problem];
+  // A known problem outranks the socket's state (the socket can be up while runs fail), except
+  // an old "unreachable" once the live connection is up again.
+  const live = input.state.state === 'connected' || input.state.state === 'polling';
+  if (problem && !(problem === 'unreachable' && live)) return PROBLEMS[problem];
   switch (input.state.state) {
     case 'connecting':
       return { health: 'connecting', label: 'Connecting…', tone: 'busy', detail: 'Connecting to the server.', action: null };
@@ -72,6 +74,6 @@ export function healthOf(input: { coreLost: boolean; known: boolean; hasServer: 
     case 'connected':
       return { health: 'connected', label: 'Connected', tone: 'ok', detail: 'The server answers and runs workflows.', action: null };
     case 'offline':
-      return problem ? PROBLEMS[problem] : { ...PROBLEMS.unreachable, detail: input.state.message ?? PROBLEMS.unreachable.detail };
+      return { ...PROBLEMS.unreachable, detail: input.state.message ?? PROBLEMS.unreachable.detail };
   }
 }
