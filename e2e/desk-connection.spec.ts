@@ -122,8 +122,9 @@ test('a dismissed server notice stays dismissed when the active server changes',
 });
 
 test('removing the active server asks first and never makes a keyless server active', async ({ appPage: page }) => {
-  await waitConnected(page);
   await page.getByRole('link', { name: 'Servers' }).click();
+  await page.getByRole('radio', { name: 'Demo' }).check();
+  await waitConnected(page);
   // Leave two cloud servers: one with a key (active), one without.
   for (const name of ['Keyless', 'Cloud', 'Router', 'Gone']) {
     const remove = page.getByRole('button', { name: `Remove ${name}` });
