@@ -21,7 +21,7 @@ export function bridgeScript(): string {
   var url = (location.protocol === 'https:' ? 'wss:' : 'ws:') + '//' + location.host + ${JSON.stringify(SOCKET_PATH)} + '?token=' + encodeURIComponent(token || '');
   var codec = { encode: (${encodeWire.toString()}), decode: (${decodeWire.toString()}) };
   // The page learns at once when the core is gone (the renderer's ConnectionStore listens).
-  var onLink = function (up) { window.dispatchEvent(new CustomEvent(${JSON.stringify(CORE_LINK_EVENT)}, { detail: { up: up } })); };
+  var onLink = function (up) { if (typeof window.dispatchEvent === 'function' && typeof CustomEvent === 'function') window.dispatchEvent(new CustomEvent(${JSON.stringify(CORE_LINK_EVENT)}, { detail: { up: up } })); };
   var transport = (${createSocketTransport.toString()})(url, WebSocket, codec, ${JSON.stringify(READY_CALL)}, onLink);
   var api = (${buildFlowdeckApi.toString()})(transport, ${names});
   Object.defineProperty(window, 'flowdeck', { value: api, writable: false, configurable: false, enumerable: true });

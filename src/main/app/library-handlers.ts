@@ -125,8 +125,8 @@ export function createLibraryHandlers(ctx: LibraryHandlerContext): Pick<CallHand
       for (const id of new Set(ids)) {
         try {
           const result = await library.delete(id);
-          if (result.removed) removed += 1;
           if (result.removed && result.sharedBy) keptShared += 1;
+          if (result.removed) removed += 1;
           else failed.push({ id, message: `There is no library item ${id}; it may have been deleted already.` });
         } catch (error) {
           failed.push({ id, message: `Could not delete library item ${id}: ${describe(error)}` });
