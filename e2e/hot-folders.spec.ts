@@ -163,6 +163,8 @@ test('a hot folder added in the UI runs dropped images, shows them done, and put
   await expect(counter(card, 'failed')).toHaveText('1 failed');
   await expect(counter(card, 'done')).toHaveText('3 done');
   await expect(page.getByRole('status', { name: 'Hot folder notices' })).toContainText('Hot folder Scans: 3 done, 1 failed');
+  // One notice per folder: the new batch's summary replaced the earlier one instead of piling up.
+  await expect(page.getByRole('status', { name: 'Hot folder notices' })).not.toContainText('3 done, 0 failed');
   const retry = card.getByRole('button', { name: 'Retry failed (1)' });
   await expect(retry).toBeEnabled();
   await retry.click();

@@ -34,11 +34,13 @@ test('profiles are added, edited, selected and removed', async ({ appPage: page 
   // Choose it, then go back to the demo, then remove it.
   await page.getByRole('radio', { name: 'Studio box' }).check();
   await expect(page.getByRole('heading', { name: 'API key for Studio box' })).toBeVisible();
-  await expect(page.getByRole('banner')).toContainText('Studio box');
+  await expect(page.getByRole('contentinfo', { name: 'Status bar' })).toContainText('Studio box');
   await page.getByRole('radio', { name: 'Demo' }).check();
   await expect(page.getByRole('heading', { name: 'API key for Demo' })).toBeVisible();
   await expect(page.getByText('The built-in demo service uses its own key')).toBeVisible();
+  // Removing asks first.
   await page.getByRole('button', { name: 'Remove Studio box' }).click();
+  await page.getByRole('dialog', { name: 'Remove server?' }).getByRole('button', { name: 'Remove server' }).click();
   await expect(page.getByRole('radio', { name: 'Studio box' })).toHaveCount(0);
-  await expect(page.getByRole('status', { name: 'Connection' })).toHaveText(/connected/, { timeout: 20_000 });
+  await expect(page.getByRole('status', { name: 'Connection' })).toHaveText(/Connected/, { timeout: 20_000 });
 });

@@ -44,7 +44,7 @@ export async function runOpenWorkflow(page: Page): Promise<Locator> {
 
 /** Waits until the active server is connected (the indicator is always in the header). */
 export async function waitConnected(page: Page): Promise<void> {
-  await expect(page.getByRole('status', { name: 'Connection' })).toHaveText(/connected/, { timeout: 20_000 });
+  await expect(page.getByRole('status', { name: 'Connection' })).toHaveText(/Connected/, { timeout: 20_000 });
 }
 
 /** The text-to-image workflow with some inputs replaced (node 3 is the DemoSampler). */

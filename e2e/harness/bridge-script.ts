@@ -2,7 +2,7 @@
 // functions the preload uses (buildFlowdeckApi) over a WebSocket transport. The functions are
 // self-contained, so their source text runs in the browser unchanged.
 import { buildFlowdeckApi } from '../../src/shared/ipc/bridge';
-import { CALL_NAMES, EVENT_NAMES, PREVIEW_ACK_CALL, PREVIEW_EVENT, READY_CALL } from '../../src/shared/ipc/names';
+import { CALL_NAMES, CORE_LINK_EVENT, EVENT_NAMES, PREVIEW_ACK_CALL, PREVIEW_EVENT, READY_CALL } from '../../src/shared/ipc/names';
 import { createSocketTransport, decodeWire, encodeWire } from '../../src/shared/ipc/wire';
 
 export const BRIDGE_PATH = '/__flowdeck/bridge.js';
@@ -20,7 +20,9 @@ export function bridgeScript(): string {
   if (!token) token = new URLSearchParams(location.search).get('token');
   var url = (location.protocol === 'https:' ? 'wss:' : 'ws:') + '//' + location.host + ${JSON.stringify(SOCKET_PATH)} + '?token=' + encodeURIComponent(token || '');
   var codec = { encode: (${encodeWire.toString()}), decode: (${decodeWire.toString()}) };
-  var transport = (${createSocketTransport.toString()})(url, WebSocket, codec, ${JSON.stringify(READY_CALL)});
+  // The page learns at once when the core is gone (the renderer's ConnectionStore listens).
+  var onLink = function (up) { if (typeof window.dispatchEvent === 'function' && typeof CustomEvent === 'function') window.dispatchEvent(new CustomEvent(${JSON.stringify(CORE_LINK_EVENT)}, { detail: { up: up } })); };
+  var transport = (${createSocketTransport.toString()})(url, WebSocket, codec, ${JSON.stringify(READY_CALL)}, onLink);
   var api = (${buildFlowdeckApi.toString()})(transport, ${names});
   Object.defineProperty(window, 'flowdeck', { value: api, writable: false, configurable: false, enumerable: true });
 })();

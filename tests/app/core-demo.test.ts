@@ -147,7 +147,9 @@ describe('app core against a real demo service', () => {
     expect(profile).toEqual({ id: expect.any(String), name: 'Test cloud', kind: 'cloud', baseUrl: service.url });
     await r.waitFor('profiles.changed', (p) => p.activeProfileId === cloudId);
     expect(await r.ok('key.status')).toEqual({ isSet: false, last4: null, storage: null });
-    expect(await r.ok('connection.test')).toMatchObject({ reachable: false, keyAccepted: false, message: expect.stringContaining('No API key') });
+    // Without a key the test still checks what it can (the server answers) and names what it skipped.
+    expect(await r.ok('connection.test')).toMatchObject({ reachable: true, keyAccepted: null, problem: 'no_key', message: expect.stringContaining('No API key'), skipped: expect.arrayContaining([expect.stringContaining('key check')]) });
+    await r.waitFor('connection.state', (s) => s.profileId === cloudId && s.problem === 'no_key');
 
     const status = await r.ok('key.save', { key: KEY });
     expect(status).toEqual({ isSet: true, last4: KEY.slice(-4), storage: 'session' });
@@ -279,10 +281,25 @@ describe('app core against a real demo service', () => {
 
   it('a key the server does not accept gives unauthorized', async () => {
     await r.ok('key.save', { key: WRONG_KEY });
-    expect(await r.ok('connection.test')).toMatchObject({ reachable: true, keyAccepted: false });
+    expect(await r.ok('connection.test')).toMatchObject({ reachable: true, keyAccepted: false, problem: 'key_rejected' });
     const error = await r.fails('run.submit', { workflowJson: samplerWorkflow() });
     expect(error.code).toBe('unauthorized');
+    await r.waitFor('connection.state', (s) => s.profileId === cloudId && s.problem === 'key_rejected');
     await r.ok('key.save', { key: KEY });
+  });
+
+  it('removing the active server never makes a keyless cloud server active; hot folders say why they paused', async () => {
+    const keyless = await r.ok('profiles.save', { name: 'No key yet', kind: 'cloud', baseUrl: service.url });
+    const state = await r.ok('profiles.list');
+    const demo = state.profiles.find((p) => p.kind === 'demo');
+    await r.ok('profiles.remove', { id: demo!.id });
+    expect((await r.ok('profiles.list')).activeProfileId).toBe(cloudId);
+    const folder = await r.ok('hotFolders.save', { name: 'Scans', inputDir: join(r.dataDir, 'in'), outputDir: join(r.dataDir, 'out'), workflowJson: readFileSync(join(import.meta.dirname, '../../resources/workflows/invert-image.json'), 'utf8'), bind: '1.image' });
+    const after = await r.ok('profiles.remove', { id: cloudId });
+    // The only server left has no key: it stays inactive rather than silently failing every run.
+    expect(after.profiles.map((p) => p.id)).toEqual([keyless.id]);
+    expect(after.activeProfileId).toBeNull();
+    await r.waitFor('hotFolders.changed', (f) => f.id === folder.id && f.status.paused && /"Test cloud" was removed/.test(f.status.pauseReason ?? ''));
   });
 
   it('never lets a key out: no answer, event or log line contains one', () => {

@@ -155,7 +155,7 @@ describe.each(['local', 'cloud'] as const)('a job on the %s demo service', (flav
     const trashed: string[] = [];
     const lib2 = await Library.open({ store, root: join(dir, 'library'), source: () => null, trash: async (p) => void trashed.push(p) });
     cleanups.push(() => lib2.dispose());
-    expect(await lib2.delete(a.id)).toEqual({ removed: true, trash: null });
+    expect(await lib2.delete(a.id)).toEqual({ removed: true, trash: null, sharedBy: 1 });
     expect((await stat(b.path!)).isFile()).toBe(true);
     expect(trashed).toEqual([]);
   });

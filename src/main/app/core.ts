@@ -27,6 +27,7 @@ import { ProfileSession, type ConnectFactory } from './session';
 import { Library, resolveLibraryDir, type TrashFunction } from '../library';
 import type { JobSnapshot } from '../jobs/types';
 import { createInvoke } from './envelope';
+import { ConnectionProblems, problemOfServiceError, testWithoutKey } from './connection-problem';
 import { createJobHandlers } from './job-handlers';
 import { createHistoryHandlers } from './history-handlers';
 import { createUploadHandlers } from './upload-handlers';
@@ -175,9 +176,10 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
 
   // ---- the active session --------------------------------------------------------------------
 
+  const problems = new ConnectionProblems();
   const emitConnection = (state: ConnectionStateView): void => {
-    lastConnection = state;
-    hub.emit('connection.state', state);
+    lastConnection = { ...state, problem: problems.get(state.profileId) };
+    hub.emit('connection.state', lastConnection);
   };
 
   const activate = async (profileId: string | null): Promise<void> => {
@@ -192,6 +194,10 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
     }
     const profile = deps.settings.read().profiles.find((p) => p.id === profileId);
     if (!profile) return;
+    // A cloud server without a key cannot run anything: say so rather than only "connected".
+    const keyless = profile.kind === 'cloud' && !(await keyFor(profile));
+    if (keyless) problems.set(profile.id, 'no_key');
+    else if (problems.get(profile.id) === 'no_key') problems.set(profile.id, null);
     let server: ServerProfile;
     try {
       server = await serverFor(profile);
@@ -375,12 +381,27 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
     'profiles.remove': async ({ id }) => {
       const profile = findProfile(id);
       const wasActive = deps.settings.read().activeProfileId === id;
+      // The active server's successor must be able to run workflows: a cloud server without a
+      // key never becomes active silently; with none usable, no server is active.
+      let successor: string | null = null;
+      if (wasActive) {
+        for (const p of deps.settings.read().profiles) {
+          if (p.id !== id && (p.kind !== 'cloud' || (await keyFor(p)))) {
+            successor = p.id;
+            break;
+          }
+        }
+      }
       const next = deps.settings.update((s) => {
         const profiles = s.profiles.filter((p) => p.id !== id);
-        return { ...s, profiles, activeProfileId: s.activeProfileId === id ? (profiles[0]?.id ?? null) : s.activeProfileId };
+        return { ...s, profiles, activeProfileId: s.activeProfileId === id ? successor : s.activeProfileId };
       });
       if (profile.kind !== 'demo') await vault.remove(id);
-      if (wasActive) await switchTo(next.activeProfileId);
+      problems.set(id, null);
+      if (wasActive) {
+        if (!next.activeProfileId) hotFolders?.setOfflineReason(`The server "${profile.name}" was removed: choose a server in Servers and the folder runs again.`);
+        await switchTo(next.activeProfileId);
+      }
       emitProfiles();
       return profilesState();
     },
@@ -403,6 +424,8 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
       const profile = targetProfile(profileId);
       if (profile.kind === 'demo') throw new AppFailure('invalid_input', 'The demo profile uses the built-in service\'s own key; it needs none from you.');
       const status = await vault.save(profile.id, key, sessionOnly === true);
+      // A new key: what the old one met (rejected, no credits) is not known of this one.
+      problems.set(profile.id, null);
       // The events socket authenticates when it connects: reconnect with the new key.
       if (session?.profileId === profile.id) await switchTo(profile.id);
       return status;
@@ -412,6 +435,7 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
       const profile = targetProfile(input?.profileId);
       if (profile.kind === 'demo') throw new AppFailure('invalid_input', 'The demo profile\'s key belongs to the built-in service and cannot be removed.');
       const status = await vault.remove(profile.id);
+      problems.set(profile.id, profile.kind === 'cloud' ? 'no_key' : null);
       if (session?.profileId === profile.id) await switchTo(profile.id);
       return status;
     },
@@ -420,9 +444,8 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
       const profile = targetProfile(input?.profileId);
       const needsKey = capabilitiesFor(serverKindOf(profile)).needsApiKey;
       const key = await keyFor(profile);
-      if (needsKey && !key) {
-        return { reachable: false, keyAccepted: false, subscriptionActive: null, nodeCount: null, message: 'No API key is set for this profile. Paste your key first.' };
-      }
+      // Without a key, what a keyless request can show: the server answers, and is a workflow server.
+      if (needsKey && !key) return withApi(profile, (api) => testWithoutKey(api));
       return withApi(profile, async (api, active) => {
         const subscriptionActive = active?.subscriptionActive ?? null;
         try {
@@ -433,19 +456,21 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
             keyAccepted: needsKey ? true : null,
             subscriptionActive,
             nodeCount: definitions.size,
+            problem: null,
+            skipped: subscriptionActive === null && needsKey ? ['the subscription and credits check: only running a workflow shows them'] : [],
             message: `Connected to ${api.profile.baseUrl}: ${definitions.size} node types available${needsKey ? ', key accepted' : ''}.`,
           };
         } catch (error) {
           if (!(error instanceof ServiceError)) throw error;
           switch (error.kind) {
             case 'unauthorized':
-              return { reachable: true, keyAccepted: false, subscriptionActive, nodeCount: null, message: error.message };
+              return { reachable: true, keyAccepted: false, subscriptionActive, nodeCount: null, problem: 'key_rejected', message: error.message };
             case 'subscription_inactive':
-              return { reachable: true, keyAccepted: true, subscriptionActive: false, nodeCount: null, message: error.message };
+              return { reachable: true, keyAccepted: true, subscriptionActive: false, nodeCount: null, problem: 'subscription_inactive', message: error.message };
             case 'network':
-              return { reachable: false, keyAccepted: null, subscriptionActive, nodeCount: null, message: error.message };
+              return { reachable: false, keyAccepted: null, subscriptionActive, nodeCount: null, problem: 'unreachable', message: error.message };
             default:
-              return { reachable: true, keyAccepted: null, subscriptionActive, nodeCount: null, message: error.message };
+              return { reachable: true, keyAccepted: null, subscriptionActive, nodeCount: null, problem: problemOfServiceError(error), message: error.message };
           }
         }
       });
@@ -482,7 +507,14 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
     },
   };
 
-  const invoke = createInvoke(handlers, vault.redact.bind(vault), log);
+  const answer = createInvoke(handlers, vault.redact.bind(vault), log);
+  // Every answer about the active server updates what the indicator knows is wrong with it.
+  const invoke: typeof answer = async (name, input) => {
+    const result = await answer(name, input);
+    const target = typeof input === 'object' && input !== null && typeof (input as { profileId?: unknown }).profileId === 'string' ? (input as { profileId: string }).profileId : deps.settings.read().activeProfileId;
+    if (problems.note(String(name), target, result) && target === lastConnection.profileId) emitConnection(lastConnection);
+    return result;
+  };
 
   return {
     handlers,

@@ -52,8 +52,8 @@ export function folderView(config: HotFolderConfig, status: Omit<HotFolderStatus
 }
 
 /** The status of a saved folder while no server is connected. */
-export function offlineStatus(counters: HotFolderCounters, pausedByUser: boolean): Omit<HotFolderStatus, 'id' | 'name'> {
-  return { counters, paused: true, pauseKind: pausedByUser ? 'user' : null, pauseReason: NO_SERVER_REASON, scanned: false, idle: true };
+export function offlineStatus(counters: HotFolderCounters, pausedByUser: boolean, reason: string | null = null): Omit<HotFolderStatus, 'id' | 'name'> {
+  return { counters, paused: true, pauseKind: pausedByUser ? 'user' : null, pauseReason: reason ?? NO_SERVER_REASON, scanned: false, idle: true };
 }
 
 /** Overall share of a running job done: finished nodes plus the current node's steps. Null when unknown. */

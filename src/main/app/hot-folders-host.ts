@@ -71,6 +71,8 @@ export class HotFoldersHost {
   private readonly fileEvents: LatestWins<HotFileView>;
   private readonly folderEvents: LatestWins<HotFolderView>;
   private disposed = false;
+  /** Why folders are paused while no session runs (a removed server says so); null: no server. */
+  private offlineReason: string | null = null;
 
   constructor(deps: HotFoldersHostDeps) {
     this.deps = deps;
@@ -87,6 +89,7 @@ export class HotFoldersHost {
 
   /** Starts the saved folders on this session's connection. */
   attach(session: ProfileSession): Promise<void> {
+    this.offlineReason = null;
     return this.serially(async () => {
       await this.stopLive();
       if (this.disposed) return;
@@ -111,6 +114,11 @@ export class HotFoldersHost {
       await service.start();
       for (const { config, status } of service.list()) this.folderEvents.offer(config.id, folderView(config, status));
     });
+  }
+
+  /** The reason folders show while no server runs them, until the next attach. */
+  setOfflineReason(reason: string): void {
+    this.offlineReason = reason;
   }
 
   /** Stops the folders before their session goes (uploads under way finish); their configurations stay. */
@@ -336,7 +344,7 @@ export class HotFoldersHost {
 
   private async offlineView(journal: WatchJournal, config: HotFolderConfig, paused?: boolean): Promise<HotFolderView> {
     const pausedByUser = paused ?? (await journal.listFolders()).find((f) => f.id === config.id)?.paused ?? false;
-    return folderView(config, offlineStatus(countersOfStates(await journal.stateCounts(config.id)), pausedByUser));
+    return folderView(config, offlineStatus(countersOfStates(await journal.stateCounts(config.id)), pausedByUser, this.offlineReason));
   }
 
   // ---- plumbing -----------------------------------------------------------------------------------

@@ -119,18 +119,20 @@ export function createLibraryHandlers(ctx: LibraryHandlerContext): Pick<CallHand
     'library.delete': async ({ ids }) => {
       const library = ctx.library();
       let removed = 0;
+      let keptShared = 0;
       const failed: { id: number; message: string }[] = [];
       // One after another: the library serialises file moves anyway, and a failure stays per id.
       for (const id of new Set(ids)) {
         try {
           const result = await library.delete(id);
+          if (result.removed && result.sharedBy) keptShared += 1;
           if (result.removed) removed += 1;
           else failed.push({ id, message: `There is no library item ${id}; it may have been deleted already.` });
         } catch (error) {
           failed.push({ id, message: `Could not delete library item ${id}: ${describe(error)}` });
         }
       }
-      return { removed, failed };
+      return { removed, failed, keptShared };
     },
 
     'library.retry': async ({ id }) => {

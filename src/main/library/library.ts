@@ -55,6 +55,8 @@ export interface DeleteResult {
   removed: boolean;
   /** Where the file went: the OS trash, the library's .trash folder, or nowhere (still used by another item, or none). */
   trash: TrashPlace | null;
+  /** Present when the file stayed because this many other items still use it. */
+  sharedBy?: number;
 }
 
 export const DEFAULT_LIBRARY_RETRY: LibraryRetryPolicy = { maxAttempts: 8, baseMs: 2_000, maxMs: 10 * 60_000, random: Math.random };
@@ -286,7 +288,12 @@ export class Library {
       const row = await this.index.get(id);
       if (!row) return { removed: false, trash: null };
       let trash: TrashPlace | null = null;
-      if (row.status === 'done' && row.path !== null && (await this.index.pathReferences(row.root, row.path, this.root)) <= 1) {
+      const references = row.status === 'done' && row.path !== null ? await this.index.pathReferences(row.root, row.path, this.root) : 0;
+      if (references > 1) {
+        const removed = await this.index.remove(id);
+        return { removed, trash, sharedBy: references - 1 };
+      }
+      if (row.status === 'done' && row.path !== null) {
         const file = rowFilePath(row, this.root);
         const exists = file !== null && (await fs.access(file).then(() => true, () => false));
         if (file && exists) trash = await moveToTrash(file, row.root ?? this.root, this.trash, this.log);

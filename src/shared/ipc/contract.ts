@@ -105,6 +105,13 @@ export const keyStatusSchema = z.object({
 });
 export type KeyStatus = z.infer<typeof keyStatusSchema>;
 
+/**
+ * Why the active server cannot run workflows, when known: each has its own words and action in the
+ * renderer. null: nothing wrong is known.
+ */
+export const connectionProblemSchema = z.enum(['unreachable', 'not_workflow_server', 'no_key', 'key_rejected', 'subscription_inactive', 'no_credits']);
+export type ConnectionProblem = z.infer<typeof connectionProblemSchema>;
+
 export const connectionTestSchema = z.object({
   reachable: z.boolean(),
   /** null when the server needs no key (local) or could not be reached. */
@@ -113,6 +120,10 @@ export const connectionTestSchema = z.object({
   subscriptionActive: z.boolean().nullable(),
   nodeCount: z.number().int().nullable(),
   message: z.string(),
+  /** What the test found wrong, if anything. */
+  problem: connectionProblemSchema.nullable().optional(),
+  /** Checks the test could not make, in words ("the key check: no API key is set"). */
+  skipped: z.array(z.string()).optional(),
 });
 export type ConnectionTest = z.infer<typeof connectionTestSchema>;
 
@@ -120,6 +131,8 @@ export const connectionStateSchema = z.object({
   profileId: z.string().nullable(),
   state: z.enum(['connecting', 'connected', 'reconnecting', 'polling', 'offline']),
   message: z.string().nullable(),
+  /** What is known to stop this server from running workflows (a rejected key, no credits, ...). */
+  problem: connectionProblemSchema.nullable().optional(),
 });
 export type ConnectionStateView = z.infer<typeof connectionStateSchema>;
 

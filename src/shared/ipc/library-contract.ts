@@ -121,7 +121,12 @@ export const libraryCalls = {
   /** Moves the files to the OS trash and forgets the items. */
   'library.delete': {
     input: z.object({ ids: z.array(itemId).min(1).max(10_000) }).strict(),
-    result: z.object({ removed: z.number().int(), failed: z.array(z.object({ id: z.number().int(), message: z.string() })) }),
+    result: z.object({
+      removed: z.number().int(),
+      failed: z.array(z.object({ id: z.number().int(), message: z.string() })),
+      /** Of the removed items, how many kept their file because another item uses the same file. */
+      keptShared: z.number().int().optional(),
+    }),
   },
   /** Tries a failed download again now. */
   'library.retry': { input: z.object({ id: itemId }).strict(), result: libraryItemSchema },

@@ -89,3 +89,6 @@ export function isCallName(value: unknown): value is CallName {
 export function isEventName(value: unknown): value is EventName {
   return typeof value === 'string' && (EVENT_NAMES as readonly string[]).includes(value);
 }
+
+/** Browser harness: the window event its socket transport raises when the link to the core drops or returns ({ up }). */
+export const CORE_LINK_EVENT = 'flowdeck:core-link';

@@ -75,8 +75,16 @@ export function createSocketTransport(
   WebSocketImpl: WebSocketFactory,
   codec: { encode: (value: unknown) => string; decode: (text: string) => unknown },
   readyCall: string,
+  /** Told when the link to the host drops (false) and when it is back (true), once per change. */
+  onLink?: (up: boolean) => void,
 ): SocketTransport {
   const OPEN = 1;
+  let linkUp = false;
+  const setLink = (up: boolean): void => {
+    if (up === linkUp) return;
+    linkUp = up;
+    if (onLink) onLink(up);
+  };
   let socket: WebSocketLike | null = null;
   let closed = false;
   let nextId = 1;
@@ -93,6 +101,7 @@ export function createSocketTransport(
     socket = ws;
     ws.onopen = () => {
       attempt = 0;
+      setLink(true);
       if (readyAnnounced) {
         // A reconnect: the host holds events for a connection until it says it is ready.
         const id = nextId++;
@@ -120,6 +129,7 @@ export function createSocketTransport(
     ws.onerror = () => undefined;
     ws.onclose = () => {
       socket = null;
+      if (!closed) setLink(false);
       for (const [id, resolve] of pending) {
         pending.delete(id);
         resolve(networkFailure('The connection to the app was lost; try again.'));

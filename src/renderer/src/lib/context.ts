@@ -14,6 +14,8 @@ import { QueueStore } from './stores/queue.svelte';
 import { RecentStore } from './stores/recent.svelte';
 import { RunStore } from './stores/run.svelte';
 import { ViewerStore } from './viewer/viewer.svelte';
+import { NoticeCentre } from './ui/notices.svelte';
+import { ThemeStore } from './ui/theme.svelte';
 
 export interface AppState {
   api: Api;
@@ -28,6 +30,8 @@ export interface AppState {
   library: LibraryStore;
   hotFolders: HotFoldersStore;
   viewer: ViewerStore;
+  notices: NoticeCentre;
+  theme: ThemeStore;
 }
 
 export function createAppState(bridge: FlowdeckApi): AppState {
@@ -36,6 +40,7 @@ export function createAppState(bridge: FlowdeckApi): AppState {
   const definitions = new DefinitionsStore(api);
   const jobs = new JobsStore(api);
   const recent = new RecentStore(api);
+  const notices = new NoticeCentre();
   return {
     api,
     nav,
@@ -47,8 +52,10 @@ export function createAppState(bridge: FlowdeckApi): AppState {
     recent,
     run: new RunStore(api, definitions, jobs, nav, recent),
     library: new LibraryStore(api),
-    hotFolders: new HotFoldersStore(api),
+    hotFolders: new HotFoldersStore(api, notices),
     viewer: new ViewerStore(),
+    notices,
+    theme: new ThemeStore(),
   };
 }
 

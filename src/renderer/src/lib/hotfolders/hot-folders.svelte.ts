@@ -6,11 +6,11 @@ import type { HotFileView, HotFolderSaveInput, HotFolderView } from '../../../..
 import { messageOf, type Api } from '../api';
 import { mergeFileRow, sortedFileRows } from './file-rows';
 import { drainedText } from './folder-text';
+import type { NoticeCentre } from '../ui/notices.svelte';
 
-export interface DrainedNotice {
-  id: number;
-  folderId: string;
-  text: string;
+/** The notice subject of a hot folder's batch summaries. */
+export function hotFolderSubject(folderId: string): string {
+  return `hot-folder:${folderId}`;
 }
 
 export class HotFoldersStore {
@@ -24,17 +24,17 @@ export class HotFoldersStore {
   error = $state<string | null>(null);
   /** Folder ids with an action under way (buttons disabled meanwhile). */
   readonly busy = new SvelteMap<string, true>();
-  drained = $state<DrainedNotice[]>([]);
 
   selected = $derived(this.folders.find((f) => f.id === this.selectedId) ?? null);
   fileRows = $derived(sortedFileRows(this.files.values()));
 
   readonly #api: Api;
-  #noticeId = 0;
+  readonly #notices: NoticeCentre;
   #filesGeneration = 0;
 
-  constructor(api: Api) {
+  constructor(api: Api, notices: NoticeCentre) {
     this.#api = api;
+    this.#notices = notices;
   }
 
   attach(): () => void {
@@ -121,10 +121,6 @@ export class HotFoldersStore {
     return (await this.#api.call('dialog.pickFolder', { title })).path;
   }
 
-  dismissDrained(id: number): void {
-    this.drained = this.drained.filter((n) => n.id !== id);
-  }
-
   async #act(id: string, action: () => Promise<void>): Promise<void> {
     this.busy.set(id, true);
     this.error = null;
@@ -150,9 +146,8 @@ export class HotFoldersStore {
   }
 
   #notifyDrained(folderId: string, text: string): void {
-    this.#noticeId += 1;
-    // The newest few are enough; older ones are history the counters already tell.
-    this.drained = [{ id: this.#noticeId, folderId, text }, ...this.drained].slice(0, 5);
+    // One notice per folder: a new batch's summary replaces the previous one.
+    this.#notices.post({ subject: hotFolderSubject(folderId), tone: 'success', title: text });
     // In the desktop app main shows the system notification itself; in a browser (the harness) the
     // page shows one, only where the user already allowed them: never prompt from here.
     const desktop = /\bElectron\//.test(navigator.userAgent);

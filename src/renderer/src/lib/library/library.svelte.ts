@@ -8,6 +8,7 @@ import { libraryMediaUrl } from '../../../../shared/library-media';
 import { messageOf, type Api } from '../api';
 import { dateRangeProblem, NO_FILTERS, toListFilter, type LibraryFilters } from './filters';
 import { LibraryResults } from './results';
+import { deleteMessage } from './delete-message';
 
 type Facets = { workflows: { name: string; count: number }[]; servers: { server: string; label: string; count: number }[] };
 type Info = { libraryDir: string; mediaBase: string; canReveal: boolean; nextLibraryDir: string; fromEnvironment: boolean };
@@ -157,7 +158,7 @@ export class LibraryStore {
         return false;
       }
       if (this.detail && ids.includes(this.detail.id)) this.detail = null;
-      this.actionMessage = { tone: 'info', text: result.removed === 1 ? 'Moved 1 output to the trash.' : `Moved ${result.removed} outputs to the trash.` };
+      this.actionMessage = { tone: 'info', text: deleteMessage(result.removed, result.keptShared ?? 0) };
       // The event removes the tiles; asking again covers a window that missed it.
       this.#scheduleStaleRefresh();
       return true;

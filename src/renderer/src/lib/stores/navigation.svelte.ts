@@ -31,7 +31,14 @@ export interface KeyPrompt {
 export class Navigation {
   view = $state<View>('run');
   keyPrompt = $state<KeyPrompt | null>(null);
+  /** Ctrl/Cmd+O asked for the workflow file chooser; the Run view's "Open workflow" answers it. */
+  openRequested = $state(false);
   #nonce = 0;
+
+  requestOpenWorkflow(): void {
+    this.openRequested = true;
+    this.go('run');
+  }
 
   go(view: View): void {
     this.view = view;

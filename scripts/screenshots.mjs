@@ -1,0 +1,142 @@
+// `npm run screenshots`: starts the BUILT browser harness (out/main/harness.js, so run
+// `npm run build` first) on its demo service with a fresh data folder, and saves a PNG of each
+// view at 1280×800 and 800×600, in dark and light, into screenshots/ (ignored by git). Uses
+// Debian's Chromium (CHROMIUM_PATH to change it), like the e2e specs.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chromium } from '@playwright/test';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const ENTRY = join(ROOT, 'out/main/harness.js');
+const OUT = join(ROOT, 'screenshots');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SIZES = [
+  { name: '1280x800', width: 1280, height: 800 },
+  { name: '800x600', width: 800, height: 600 },
+];
+const THEMES = ['dark', 'light'];
+
+if (!existsSync(ENTRY)) {
+  console.error(`${ENTRY} is missing: run \`npm run build\` first.`);
+  process.exit(2);
+}
+
+/** Starts the harness; resolves with its address line and a stop function. */
+function startHarness() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'flowdeck-shots-'));
+  const child = spawn(process.execPath, [ENTRY, '--demo-time-scale', '0.05'], {
+    cwd: ROOT,
+    env: { ...process.env, FLOWDECK_DATA_DIR: dataDir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));
+  const exited = new Promise((done) => child.once('exit', done));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((done) => setTimeout(done, 5000))]);
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  const url = new Promise((done, fail) => {
+    let out = '';
+    const timer = setTimeout(() => fail(new Error(`The harness printed no address within 30 s.\n${stderr}`)), 30_000);
+    child.stdout.setEncoding('utf8').on('data', (chunk) => {
+      out += chunk;
+      const newline = out.indexOf('\n');
+      if (newline >= 0) {
+        clearTimeout(timer);
+        done(out.slice(0, newline).trim());
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      fail(new Error(`The harness exited (${code}) before printing its address.\n${stderr}`));
+    });
+  });
+  return { url, stop };
+}
+
+async function go(page, view) {
+  await page.evaluate((hash) => (location.hash = hash), `#/${view}`);
+  await page.getByRole('link', { name: view === 'hot-folders' ? 'Hot folders' : view[0].toUpperCase() + view.slice(1), exact: true }).waitFor();
+  await page.waitForTimeout(400);
+}
+
+async function main() {
+  mkdirSync(OUT, { recursive: true });
+  const harness = startHarness();
+  const browser = await chromium.launch({
+    ...(existsSync(CHROMIUM) ? { executablePath: CHROMIUM } : {}),
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  let saved = 0;
+  try {
+    const url = await harness.url;
+    const page = await browser.newPage({ viewport: SIZES[0] });
+    await page.goto(url);
+    page.on('pageerror', (error) => console.error(`page error: ${error.message}`));
+    await page.getByRole('status', { name: 'Connection' }).filter({ hasText: /Connected/ }).waitFor({ timeout: 30_000 }).catch(async (error) => {
+      await page.screenshot({ path: join(OUT, 'failed-to-connect.png') });
+      throw error;
+    });
+
+    const shoot = async (name, size, theme) => {
+      await page.screenshot({ path: join(OUT, `${name}-${size.name}-${theme}.png`) });
+      saved += 1;
+    };
+
+    // The empty Run view first, in every size and theme.
+    for (const size of SIZES) {
+      await page.setViewportSize(size);
+      for (const theme of THEMES) {
+        await page.emulateMedia({ colorScheme: theme });
+        await go(page, 'run');
+        await shoot('run-empty', size, theme);
+      }
+    }
+
+    // A finished job: the sample workflow, run once.
+    await page.setViewportSize(SIZES[0]);
+    await page.getByRole('button', { name: 'Open sample: Text to image' }).click();
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await page.getByText('Status: done').first().waitFor({ timeout: 60_000 });
+
+    for (const size of SIZES) {
+      await page.setViewportSize(size);
+      for (const theme of THEMES) {
+        await page.emulateMedia({ colorScheme: theme });
+        await go(page, 'run');
+        await shoot('run-job', size, theme);
+        for (const view of ['queue', 'library', 'hot-folders', 'servers']) {
+          await go(page, view);
+          await shoot(view, size, theme);
+        }
+        await go(page, 'servers');
+        await page.getByRole('button', { name: 'Add server' }).click();
+        await page.getByRole('dialog', { name: 'Add server' }).waitFor();
+        await page.waitForTimeout(200);
+        await shoot('dialog-add-server', size, theme);
+        await page.keyboard.press('Escape');
+        await go(page, 'run');
+        await page.keyboard.press('?');
+        await page.getByRole('dialog', { name: 'Keyboard shortcuts' }).waitFor();
+        await shoot('dialog-shortcuts', size, theme);
+        await page.keyboard.press('Escape');
+      }
+    }
+  } finally {
+    await browser.close();
+    await harness.stop();
+  }
+  console.log(`${saved} screenshots in ${OUT}`);
+}
+
+main().catch((error) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

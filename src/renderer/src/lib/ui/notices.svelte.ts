@@ -1,0 +1,52 @@
+// The notification centre: every notice the app raised, newest first. A notice is about a
+// subject (a hot folder, the connection, ...): a new notice on the same subject replaces the
+// earlier one instead of piling up. Dismissing hides it from the strip but keeps it in the
+// history; the same words on the same subject later do not bring a dismissed notice back (a
+// server switch re-announcing an old state is not news).
+export type NoticeTone = 'info' | 'success' | 'warning' | 'error';
+
+export interface AppNotice {
+  id: number;
+  subject: string;
+  tone: NoticeTone;
+  title: string;
+  message: string;
+  at: number;
+  dismissed: boolean;
+}
+
+/** Enough history to look back over a session; older notices are dropped. */
+const HISTORY_LIMIT = 50;
+
+export class NoticeCentre {
+  items = $state<AppNotice[]>([]);
+  /** Notices posted since the centre was last opened. */
+  unread = $state(0);
+  #nextId = 0;
+
+  /** The notices still showing in the strip, newest first. */
+  active = $derived(this.items.filter((n) => !n.dismissed));
+
+  post(notice: { subject: string; tone: NoticeTone; title: string; message?: string }): void {
+    const message = notice.message ?? '';
+    const earlier = this.items.find((n) => n.subject === notice.subject);
+    if (earlier && earlier.dismissed && earlier.title === notice.title && earlier.message === message) return;
+    this.#nextId += 1;
+    const fresh: AppNotice = { id: this.#nextId, subject: notice.subject, tone: notice.tone, title: notice.title, message, at: Date.now(), dismissed: false };
+    this.items = [fresh, ...this.items.filter((n) => n.subject !== notice.subject)].slice(0, HISTORY_LIMIT);
+    this.unread += 1;
+  }
+
+  dismiss(id: number): void {
+    this.items = this.items.map((n) => (n.id === id ? { ...n, dismissed: true } : n));
+  }
+
+  markRead(): void {
+    this.unread = 0;
+  }
+
+  clear(): void {
+    this.items = [];
+    this.unread = 0;
+  }
+}
