@@ -1,7 +1,7 @@
 // The History view (issue 13): past jobs from the app's journal, newest first with their outputs
 // (opening the image viewer), paged, and "Open in Run" restoring the workflow and its inputs exactly
-// (a seed of 2^64-1 keeps every digit). The built-in demo server is a cloud-flavoured one, whose
-// own job list is not wired yet: the view says so instead of showing nothing.
+// (a seed of 2^64-1 keeps every digit). The server's own list comes from the built-in demo, a
+// cloud-flavoured server: its GET /api/jobs, paged, with the same exact workflows.
 import { test, expect } from './fixtures/index';
 import { field, openWorkflow, runOpenWorkflow, textToImage, waitConnected } from './ui-helpers';
 
@@ -61,10 +61,23 @@ test('past jobs are listed with outputs, paged, and open in Run exactly as they 
   await expect(field(page, '3 DemoSampler', 'seed')).toHaveValue(MAX_SEED);
   await expect(field(page, '3 DemoSampler', 'prompt')).toHaveValue('the newest one');
 
-  // The server's own list: the demo (a cloud) says why it has none to show.
+  // The server's own list: the demo (a cloud) answers GET /api/jobs; the newest job is there, as it ran.
   await page.getByRole('link', { name: 'History' }).click();
+  // The page on show stays until the next one has come (the list is busy meanwhile).
+  const settled = (): Promise<void> => expect(view.locator('[aria-busy]')).toHaveAttribute('aria-busy', 'false');
   await view.getByRole('button', { name: "The server's history" }).click();
-  await expect(view.getByRole('status').filter({ hasText: /cloud/ })).toBeVisible();
+  await settled();
+  await expect(rows).toHaveCount(20);
+  await expect(rows.first().getByText(/from this window/)).toBeVisible();
+  await pages.getByRole('button', { name: 'Older' }).click();
+  await settled();
+  await expect(rows).toHaveCount(1);
+  await pages.getByRole('button', { name: 'Newer' }).click();
+  await settled();
+  await expect(rows).toHaveCount(20);
+  await rows.first().getByRole('button', { name: /^Open .* in Run$/ }).click();
+  await expect(field(page, '3 DemoSampler', 'seed')).toHaveValue(MAX_SEED);
+  await page.getByRole('link', { name: 'History' }).click();
   await page.setViewportSize({ width: 800, height: 600 });
   await view.getByRole('button', { name: 'Sent from this app' }).click();
   await expect(rows).toHaveCount(20);
