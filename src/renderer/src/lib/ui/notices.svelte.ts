@@ -3,6 +3,8 @@
 // earlier one instead of piling up. Dismissing hides it from the strip but keeps it in the
 // history; the same words on the same subject later do not bring a dismissed notice back (a
 // server switch re-announcing an old state is not news).
+import type { Api } from '../api';
+
 export type NoticeTone = 'info' | 'success' | 'warning' | 'error';
 
 export interface AppNotice {
@@ -35,6 +37,15 @@ export class NoticeCentre {
     const fresh: AppNotice = { id: this.#nextId, subject: notice.subject, tone: notice.tone, title: notice.title, message, at: Date.now(), dismissed: false };
     this.items = [fresh, ...this.items.filter((n) => n.subject !== notice.subject)].slice(0, HISTORY_LIMIT);
     this.unread += 1;
+  }
+
+  /**
+   * What main tells the user outside any view (e.g. a damaged store moved aside and started afresh).
+   * Main repeats its notices when a window becomes ready; the text is the subject, so a repeat
+   * replaces the notice instead of stacking, and a dismissed one stays dismissed.
+   */
+  attach(api: Api): () => void {
+    return api.on('app.notice', (notice) => this.post({ subject: `app:${notice.message}`, tone: notice.level, title: 'Flowdeck', message: notice.message }));
   }
 
   dismiss(id: number): void {
