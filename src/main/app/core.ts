@@ -11,6 +11,7 @@ import type { SecretStore } from '../config/secrets';
 import { normaliseBaseUrl, type Profile, type SettingsStore } from '../config/settings';
 import { clientSideError } from '../jobs/error-explanations';
 import { JobStore } from '../jobs/job-store';
+import { outputRouteOf } from '../jobs/output-route';
 import { Store } from '../jobs/store';
 import { storeResetNotice } from '../jobs/store-reset';
 import { ServiceError } from '../service/errors';
@@ -222,10 +223,7 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
           if (session === next) emitConnection(state);
         },
         job: (snapshot) => hub.emit('job.update', snapshot),
-        // A hot folder's jobs reach the library through the folder, with their input as provenance.
-        jobEnded: (snapshot) => {
-          if (!hotFolders?.owns(snapshot.promptId)) void recordOutputs(snapshot, profile.id, server);
-        },
+        jobEnded: (snapshot) => void recordOutputs(snapshot, profile.id, server),
         queue: (queue) => hub.emit('queue.changed', queue),
         warn: (message) => log('warn', message),
       },
@@ -236,11 +234,14 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
     void library?.resumePending({ server: profile.id }).catch((error: unknown) => log('warn', `Could not resume library downloads: ${describe(error)}`));
   };
 
-  /** Hands a finished job's outputs to the library, with the workflow from the journal as provenance. */
+  /** Hands a finished job's outputs to the library (when its origin says so), with the workflow from the journal as provenance. */
   const recordOutputs = async (snapshot: JobSnapshot, profileId: string, server: ServerProfile): Promise<void> => {
     if (!library || snapshot.outputs.length === 0) return;
     try {
       const record = await jobs?.get(snapshot.promptId);
+      // Routed by the origin on the job's journal record: a hot folder's jobs reach the library
+      // through the folder, with their input file as provenance.
+      if (outputRouteOf(record?.origin ?? null) !== 'record') return;
       await library.record(snapshot, {
         server: { profileId, kind: server.kind, baseUrl: server.baseUrl },
         ...(record?.workflow ? { workflow: record.workflow } : {}),
