@@ -73,9 +73,14 @@ export async function submitJob(target: SubmitTarget, intent: JobIntent): Promis
   return { promptId: result.promptId, number: result.number };
 }
 
-/** Journals that the server has the job (after its submit answered, or a verdict found it there). */
-export async function recordAccepted(target: SubmitTarget, intent: JobIntent, job: Submitted): Promise<void> {
-  await target.jobs?.recordSubmitted({ ...journalFields(target, intent), promptId: job.promptId, number: job.number });
+/**
+ * Journals that the server has the job (after its submit answered, or a verdict found it there).
+ * `sentEarlier`: the send was an earlier process's, so the record keeps that process's client id
+ * (a local server sends the job's events to it, not to us).
+ */
+export async function recordAccepted(target: SubmitTarget, intent: JobIntent, job: Submitted, sentEarlier = false): Promise<void> {
+  const fields = journalFields(target, intent);
+  await target.jobs?.recordSubmitted({ ...fields, ...(sentEarlier ? { clientId: null } : {}), promptId: job.promptId, number: job.number });
 }
 
 function journalFields(target: SubmitTarget, intent: JobIntent) {

@@ -56,7 +56,7 @@ export class SubmitAndCollect {
       if (verdict.kind === 'unreachable') throw verdict.error;
       if (verdict.kind !== 'unknown') {
         // The send before the crash got through: never send it again.
-        await recordAccepted(this.target(), this.intent(entry.workflow ?? this.rebuildWorkflow(r)), { promptId: r.promptId, number: null });
+        await recordAccepted(this.target(), this.intent(entry.workflow ?? this.rebuildWorkflow(r)), { promptId: r.promptId, number: null }, true);
         await this.deps.book.setState(entry, 'submitted');
         this.deps.host.setPhase(entry, 'following');
         await this.collect(entry, verdict);
