@@ -1,8 +1,8 @@
 // One CLI connection to a server: the REST client, the events socket, the job tracker and the job
 // journal in the data folder, opened together and closed together.
-import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { JobStore } from '../main/jobs/job-store';
+import { submitJob } from '../main/jobs/submit-job';
 import type { Store } from '../main/jobs/store';
 import { JobTimeoutError, JobTracker, ServerUnreachableError } from '../main/jobs/tracker';
 import { Library, resolveLibraryDir } from '../main/library';
@@ -129,18 +129,12 @@ export async function openSession(server: ServerProfile, key: string | null, dat
     library,
     profileId: options.profileId ?? null,
     async submit(workflow, workflowName, extraData) {
-      // Locally the client picks the prompt_id, so a crash between sending and reading the answer
-      // can be reconciled from the journal; the cloud assigns its own.
-      const chosen = api.capabilities.clientPromptId ? randomUUID() : undefined;
-      const base = { serverKind: server.kind, baseUrl: server.baseUrl, clientId: events.clientId, workflow, workflowName, origin: 'cli' as const };
-      if (chosen) await jobs.recordSubmitting({ ...base, promptId: chosen });
-      const result = await api.submit(workflow, { clientId: events.clientId, ...(chosen ? { promptId: chosen } : {}), ...(extraData ? { extraData } : {}) }).catch(async (error: unknown) => {
-        if (chosen) await jobs.remove(chosen);
-        throw error;
-      });
-      await jobs.recordSubmitted({ ...base, promptId: result.promptId, number: result.number });
-      workflows.set(result.promptId, workflow);
-      return result.promptId;
+      const { promptId } = await submitJob(
+        { api, jobs, clientId: events.clientId },
+        { workflow, workflowName, origin: 'cli', extraData },
+      );
+      workflows.set(promptId, workflow);
+      return promptId;
     },
     async follow(promptId, options) {
       const workflow = workflows.get(promptId) ?? {};

@@ -160,6 +160,25 @@ describe('JobTracker.reconcile on a local server', () => {
   });
 });
 
+describe('JobTracker.reconcile and hot folders', () => {
+  it.each(['local', 'cloud'] as const)('leaves a hot folder\'s unconfirmed send on %s to the folder, which may send it again under the same id', async (kind) => {
+    const { jobs, api, tracker, job } = await setup(kind);
+    await jobs.recordSubmitting(job('folder-send', { origin: 'hot-folder' }));
+    await jobs.recordSubmitting(job('window-send', { origin: 'window' }));
+    await jobs.recordSubmitted(job('folder-accepted', { origin: 'hot-folder' }));
+    api.statuses.set('folder-send', notFound());
+    api.statuses.set('window-send', notFound());
+    api.statuses.set('folder-accepted', reading('pending', 'pending'));
+    api.queue = { running: [], pending: [{ promptId: 'folder-accepted', number: 1 }] };
+
+    const results = await tracker.reconcile();
+    expect(results.map((r) => r.promptId).sort()).toEqual(['folder-accepted', 'window-send']);
+    expect(tracker.get('folder-send')).toBeNull();
+    expect(await jobs.get('folder-send')).toMatchObject({ phase: 'submitting', origin: 'hot-folder' });
+    expect(await jobs.get('window-send')).toMatchObject({ phase: 'failed', rawStatus: 'never_submitted' });
+  });
+});
+
 describe('JobTracker journal', () => {
   it('records a followed job and its phase, outputs and error as they happen', async () => {
     const { jobs, events, tracker } = await setup('local');

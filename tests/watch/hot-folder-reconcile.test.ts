@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DemoService } from '../../src/main/demo';
+import { JobStore } from '../../src/main/jobs/job-store';
 import { Store } from '../../src/main/jobs/store';
 import { ServiceClient } from '../../src/main/service/client';
 import { stringifyJsonExact } from '../../src/shared/json';
@@ -112,6 +113,16 @@ describe('restart reconciliation', () => {
       expect(sidecar.job.prompt_id).toBe(ids.finished);
       expect(existsSync(join(work, 'out', 'received_3_1.png'))).toBe(true);
       expect(existsSync(join(work, 'out', 'done_3_1.png'))).toBe(false);
+
+      // the job journal knows each job the folder sent or found as the hot folder's (its origin
+      // decides that the app leaves the outputs to the folder); a send found on the server keeps
+      // no client id of ours (the earlier process's socket had its events)
+      const jobs = await JobStore.open(h.store);
+      for (const name of ['resend', 'received', 'uploading'] as const) {
+        expect(await jobs.get(rows.get(`${name}.png`)!.promptId!), name).toMatchObject({ origin: 'hot-folder', serverKind: 'local' });
+      }
+      expect((await jobs.get(ids.received))?.clientId).toBeNull();
+      expect(await jobs.get(ids.forgotten)).toBeNull();
     } finally {
       await h.close();
     }

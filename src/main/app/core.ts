@@ -11,6 +11,7 @@ import type { SecretStore } from '../config/secrets';
 import { normaliseBaseUrl, type Profile, type SettingsStore } from '../config/settings';
 import { clientSideError } from '../jobs/error-explanations';
 import { JobStore } from '../jobs/job-store';
+import { outputRouteOf } from '../jobs/output-route';
 import { Store } from '../jobs/store';
 import { storeResetNotice } from '../jobs/store-reset';
 import { ServiceError } from '../service/errors';
@@ -166,6 +167,8 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
 
   /** The built-in demo profile speaks the cloud flavour. */
   const serverKindOf = (profile: Profile): ServerKind => (profile.kind === 'demo' ? 'cloud' : profile.kind);
+  /** Whether the profile's server needs an API key (asked of its capabilities, not its kind). */
+  const needsKey = (profile: Profile): boolean => capabilitiesFor(serverKindOf(profile)).needsApiKey;
 
   const serverFor = async (profile: Profile): Promise<ServerProfile> => {
     if (profile.kind === 'demo') return { kind: serverKindOf(profile), baseUrl: (await ensureDemo()).url };
@@ -195,7 +198,7 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
     const profile = deps.settings.read().profiles.find((p) => p.id === profileId);
     if (!profile) return;
     // A cloud server without a key cannot run anything: say so rather than only "connected".
-    const keyless = profile.kind === 'cloud' && !(await keyFor(profile));
+    const keyless = needsKey(profile) && !(await keyFor(profile));
     if (keyless) problems.set(profile.id, 'no_key');
     else if (problems.get(profile.id) === 'no_key') problems.set(profile.id, null);
     let server: ServerProfile;
@@ -222,10 +225,7 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
           if (session === next) emitConnection(state);
         },
         job: (snapshot) => hub.emit('job.update', snapshot),
-        // A hot folder's jobs reach the library through the folder, with their input as provenance.
-        jobEnded: (snapshot) => {
-          if (!hotFolders?.owns(snapshot.promptId)) void recordOutputs(snapshot, profile.id, server);
-        },
+        jobEnded: (snapshot) => void recordOutputs(snapshot, profile.id, server),
         queue: (queue) => hub.emit('queue.changed', queue),
         warn: (message) => log('warn', message),
       },
@@ -236,11 +236,14 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
     void library?.resumePending({ server: profile.id }).catch((error: unknown) => log('warn', `Could not resume library downloads: ${describe(error)}`));
   };
 
-  /** Hands a finished job's outputs to the library, with the workflow from the journal as provenance. */
+  /** Hands a finished job's outputs to the library (when its origin says so), with the workflow from the journal as provenance. */
   const recordOutputs = async (snapshot: JobSnapshot, profileId: string, server: ServerProfile): Promise<void> => {
     if (!library || snapshot.outputs.length === 0) return;
     try {
       const record = await jobs?.get(snapshot.promptId);
+      // Routed by the origin on the job's journal record: a hot folder's jobs reach the library
+      // through the folder, with their input file as provenance.
+      if (outputRouteOf(record?.origin ?? null) !== 'record') return;
       await library.record(snapshot, {
         server: { profileId, kind: server.kind, baseUrl: server.baseUrl },
         ...(record?.workflow ? { workflow: record.workflow } : {}),
@@ -386,7 +389,7 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
       let successor: string | null = null;
       if (wasActive) {
         for (const p of deps.settings.read().profiles) {
-          if (p.id !== id && (p.kind !== 'cloud' || (await keyFor(p)))) {
+          if (p.id !== id && (!needsKey(p) || (await keyFor(p)))) {
             successor = p.id;
             break;
           }
@@ -435,17 +438,17 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
       const profile = targetProfile(input?.profileId);
       if (profile.kind === 'demo') throw new AppFailure('invalid_input', 'The demo profile\'s key belongs to the built-in service and cannot be removed.');
       const status = await vault.remove(profile.id);
-      problems.set(profile.id, profile.kind === 'cloud' ? 'no_key' : null);
+      problems.set(profile.id, needsKey(profile) ? 'no_key' : null);
       if (session?.profileId === profile.id) await switchTo(profile.id);
       return status;
     },
 
     'connection.test': async (input) => {
       const profile = targetProfile(input?.profileId);
-      const needsKey = capabilitiesFor(serverKindOf(profile)).needsApiKey;
+      const keyNeeded = needsKey(profile);
       const key = await keyFor(profile);
       // Without a key, what a keyless request can show: the server answers, and is a workflow server.
-      if (needsKey && !key) return withApi(profile, (api) => testWithoutKey(api));
+      if (keyNeeded && !key) return withApi(profile, (api) => testWithoutKey(api));
       return withApi(profile, async (api, active) => {
         const subscriptionActive = active?.subscriptionActive ?? null;
         try {
@@ -453,12 +456,12 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
           const definitions = active ? await active.nodeDefinitions(true) : await api.getNodeDefinitions();
           return {
             reachable: true,
-            keyAccepted: needsKey ? true : null,
+            keyAccepted: keyNeeded ? true : null,
             subscriptionActive,
             nodeCount: definitions.size,
             problem: null,
-            skipped: subscriptionActive === null && needsKey ? ['the subscription and credits check: only running a workflow shows them'] : [],
-            message: `Connected to ${api.profile.baseUrl}: ${definitions.size} node types available${needsKey ? ', key accepted' : ''}.`,
+            skipped: subscriptionActive === null && keyNeeded ? ['the subscription and credits check: only running a workflow shows them'] : [],
+            message: `Connected to ${api.profile.baseUrl}: ${definitions.size} node types available${keyNeeded ? ', key accepted' : ''}.`,
           };
         } catch (error) {
           if (!(error instanceof ServiceError)) throw error;

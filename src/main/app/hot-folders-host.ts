@@ -27,7 +27,6 @@ import { storedConfigText } from '../watch/service';
 import type { FileDialogs, LogLevel } from './core';
 import type { DesktopActions } from './desktop';
 import { AppFailure } from './errors';
-import { HotFolderJobs } from './hot-folder-jobs';
 import { checkImageBind, checkOverlap, configFromSave, parseSaveWorkflow } from './hot-folder-save';
 import { LatestWins } from './hot-folder-throttle';
 import { countersOfStates, entryRow, fileView, folderView, jobProgress, offlineStatus } from './hot-folder-views';
@@ -60,8 +59,7 @@ interface Live {
 
 export class HotFoldersHost {
   private readonly deps: HotFoldersHostDeps;
-  private readonly jobs = new HotFolderJobs();
-  /** The journal for folders while no service runs (and the ids of jobs sent earlier). */
+  /** The journal for folders while no service runs. */
   private readonly ready: Promise<WatchJournal>;
   private live: Live | null = null;
   /** attach/detach one after another; calls wait for the one under way. */
@@ -78,12 +76,7 @@ export class HotFoldersHost {
     this.deps = deps;
     this.fileEvents = new LatestWins(deps.fileEventMs ?? 100, (view) => deps.emit('hotFolders.file', view));
     this.folderEvents = new LatestWins(deps.folderEventMs ?? 250, (view) => deps.emit('hotFolders.changed', view));
-    // Started at once (before the first session starts reconciling jobs), so owns() knows the
-    // jobs an earlier run's folders sent by the time the tracker reports them ended.
-    this.ready = WatchJournal.open(deps.store).then(async (journal) => {
-      this.jobs.add(await journal.promptIds());
-      return journal;
-    });
+    this.ready = WatchJournal.open(deps.store);
     this.ready.catch((error: unknown) => deps.log('error', `The hot folders' journal cannot be opened: ${describe(error)}`));
   }
 
@@ -98,7 +91,8 @@ export class HotFoldersHost {
         store: this.deps.store,
         api: session.api,
         clientId: () => session.events.clientId,
-        follower: this.jobs.follower(trackerFollower(session.tracker)),
+        follower: trackerFollower(session.tracker),
+        profileId: session.profileId,
         sink: librarySink(() => this.deps.library(), session.profileId),
         now: this.deps.now,
       });
@@ -128,11 +122,6 @@ export class HotFoldersHost {
       if (this.disposed) return;
       for (const view of await this.offlineFolders()) this.folderEvents.offer(view.id, view);
     }).catch((error: unknown) => this.deps.log('error', `Could not stop the hot folders cleanly: ${describe(error)}`));
-  }
-
-  /** Whether a job was submitted by a hot folder (its outputs reach the library through the folder). */
-  owns(promptId: string): boolean {
-    return this.jobs.has(promptId);
   }
 
   handlers(): Pick<CallHandlers, HotFolderCallName> {

@@ -1,10 +1,10 @@
 // Jobs and the queue: run.submit (journaled before and after the server answers), jobs.list (the
 // journal merged with what the live tracker knows), jobs.cancel, queue.*, and the files of jobs
 // (output.fetch, only files a job really produced; input.fetch).
-import { randomUUID } from 'node:crypto';
 import type { CallHandlers, JobSnapshotView } from '../../shared/ipc/contract';
 import { isJsonObject, parseJsonExact, type JsonObject } from '../../shared/json';
 import type { JobRecord, JobStore } from '../jobs/job-store';
+import { submitJob } from '../jobs/submit-job';
 import { isTerminalPhase } from '../jobs/types';
 import { ServiceError } from '../service/errors';
 import type { ServiceApi } from '../service/ports';
@@ -113,20 +113,16 @@ export function createJobHandlers(ctx: JobHandlerContext): Pick<CallHandlers, Jo
       const active = await ctx.requireSession();
       const store = ctx.requireJobs();
       const workflow = parsed.workflow;
-      const server = active.server;
       const extraData = active.api.capabilities.embedsEditorGraph ? editorGraphExtraData(uiWorkflowJson) : undefined;
       const promptIds: string[] = [];
       for (let i = 0; i < (repeat ?? 1); i += 1) {
-        // Locally the client picks the prompt_id and journals it first, so a crash between
-        // sending and reading the answer can be reconciled; the cloud assigns its own.
-        const chosen = active.api.capabilities.clientPromptId ? randomUUID() : undefined;
-        const base = { profileId: active.profileId, serverKind: server.kind, baseUrl: server.baseUrl, clientId: active.events.clientId, workflow, workflowName: label ?? null, origin: 'window' as const };
-        if (chosen) await store.recordSubmitting({ ...base, promptId: chosen });
         let result;
         try {
-          result = await active.api.submit(workflow, { clientId: active.events.clientId, ...(chosen ? { promptId: chosen } : {}), ...(extraData ? { extraData } : {}) });
+          result = await submitJob(
+            { api: active.api, jobs: store, clientId: active.events.clientId, profileId: active.profileId },
+            { workflow, workflowName: label ?? null, origin: 'window', extraData },
+          );
         } catch (error) {
-          if (chosen) await store.remove(chosen);
           if (error instanceof ServiceError && error.kind === 'subscription_inactive') active.subscriptionActive = false;
           // Jobs already accepted go on; report them rather than the failure of a later repeat.
           if (promptIds.length > 0) {
@@ -136,7 +132,6 @@ export function createJobHandlers(ctx: JobHandlerContext): Pick<CallHandlers, Jo
           throw error;
         }
         active.subscriptionActive = true;
-        await store.recordSubmitted({ ...base, promptId: result.promptId, number: result.number });
         active.tracker.track(result.promptId, { workflow, workflowName: label ?? null, origin: 'window' });
         promptIds.push(result.promptId);
       }

@@ -1,54 +1,56 @@
-// Asking the server how a job we are unsure of stands (after a restart of Flowdeck, a status
-// answer of "not found", or an unclassified local status): ended, still in flight, unknown to the
-// server, or not answerable right now. Reads only; what to do with the answer is the tracker's.
+// The one verdict on a job we are unsure of (after a restart, a lost socket, a submit whose answer
+// was lost, a status answer of "not found", or an unclassified local status): ended, still in
+// flight, unknown to the server, or not answerable right now. Used by the job tracker and by hot
+// folders alike. Reads only; what to do with the answer is the caller's.
+//
+// One policy, by the server's capabilities:
+// - a status endpoint (cloud): its answer decides; 404 means the server does not know the job; an
+//   ended job's history is read for its outputs and error (null when it cannot be read yet);
+// - queue and history (local, no status endpoint): the queue first, then the history, so a job
+//   leaving the queue meanwhile is in the history by the time the history is read.
 import { ServiceError } from '../service/errors';
 import type { JobHistory, ServiceApi } from '../service/ports';
 import type { JobStatusReading } from '../service/types';
 import { describe } from './tracker-errors';
 import { isTerminalPhase } from './types';
 
-/** What the server says about a job we are unsure of (used by reconcile and lost-job checks). */
 export type Verdict =
   | { kind: 'ended'; reading: JobStatusReading; history: JobHistory | null }
   | { kind: 'in_flight'; reading: JobStatusReading }
   | { kind: 'unknown' }
-  | { kind: 'unreachable'; reason: string };
+  /** `error` as thrown (a hot folder decides from it whether to pause); `reason` in words. */
+  | { kind: 'unreachable'; reason: string; error: unknown };
 
-/**
- * Whether the server knows a job, and how it stands. The cloud's status endpoint answers 404 for
- * a job it does not know. A local server has no status endpoint (the client derives it), so a job
- * there is known only if its queue or its history holds it.
- */
+/** Whether the server knows a job, and how it stands. Never throws. */
 export async function askServer(api: ServiceApi, promptId: string): Promise<Verdict> {
+  try {
+    return api.capabilities.jobStatus === 'status-endpoint' ? await askStatusEndpoint(api, promptId) : await askQueueAndHistory(api, promptId);
+  } catch (error) {
+    return { kind: 'unreachable', reason: describe(error), error };
+  }
+}
+
+async function askStatusEndpoint(api: ServiceApi, promptId: string): Promise<Verdict> {
   let reading: JobStatusReading;
   try {
     reading = await api.getJobStatus(promptId);
   } catch (error) {
-    if (isNotFound(error)) return api.capabilities.jobStatus === 'queue-and-history' ? askLocal(api, promptId, null) : { kind: 'unknown' };
-    return { kind: 'unreachable', reason: describe(error) };
+    if (isNotFound(error)) return { kind: 'unknown' };
+    throw error;
   }
-  if (isTerminalPhase(reading.phase)) return { kind: 'ended', reading, history: null };
-  if (api.capabilities.jobStatus === 'queue-and-history') return askLocal(api, promptId, reading);
-  return { kind: 'in_flight', reading };
+  if (!isTerminalPhase(reading.phase)) return { kind: 'in_flight', reading };
+  // The status decides the end; the history only adds outputs and error details.
+  return { kind: 'ended', reading, history: await api.getHistory(promptId).catch(() => null) };
 }
 
-async function askLocal(api: ServiceApi, promptId: string, reading: JobStatusReading | null): Promise<Verdict> {
-  try {
-    // Queue first, then history: a job leaving the queue meanwhile is in history by then.
-    const queue = await api.getQueue();
-    if (queue.running.some((e) => e.promptId === promptId)) {
-      return { kind: 'in_flight', reading: reading?.phase === 'running' ? reading : { phase: 'running', raw: 'in_progress', known: true } };
-    }
-    if (queue.pending.some((e) => e.promptId === promptId)) {
-      return { kind: 'in_flight', reading: reading?.phase === 'pending' ? reading : { phase: 'pending', raw: 'pending', known: true } };
-    }
-    const history = await api.getHistory(promptId);
-    if (history && isTerminalPhase(history.reading.phase)) return { kind: 'ended', reading: history.reading, history };
-    if (history) return { kind: 'in_flight', reading: history.reading };
-    return { kind: 'unknown' };
-  } catch (error) {
-    return { kind: 'unreachable', reason: describe(error) };
-  }
+async function askQueueAndHistory(api: ServiceApi, promptId: string): Promise<Verdict> {
+  const queue = await api.getQueue();
+  if (queue.running.some((e) => e.promptId === promptId)) return { kind: 'in_flight', reading: { phase: 'running', raw: 'in_progress', known: true } };
+  if (queue.pending.some((e) => e.promptId === promptId)) return { kind: 'in_flight', reading: { phase: 'pending', raw: 'pending', known: true } };
+  const history = await api.getHistory(promptId);
+  if (history && isTerminalPhase(history.reading.phase)) return { kind: 'ended', reading: history.reading, history };
+  if (history) return { kind: 'in_flight', reading: history.reading };
+  return { kind: 'unknown' };
 }
 
 export function isNotFound(error: unknown): boolean {

@@ -215,7 +215,12 @@ export class JobTracker {
   async reconcile(): Promise<JobSnapshot[]> {
     if (!this.store || this.disposed) return [];
     const records = (await this.store.listInFlight()).filter(
-      (r) => r.serverKind === this.api.profile.kind && sameBaseUrl(r.baseUrl, this.api.profile.baseUrl),
+      (r) =>
+        r.serverKind === this.api.profile.kind &&
+        sameBaseUrl(r.baseUrl, this.api.profile.baseUrl) &&
+        // A hot folder settles its own unconfirmed sends: when the server never got one, the folder
+        // sends it again under the same id, which a "never submitted" end here would contradict.
+        !(r.origin === 'hot-folder' && r.phase === 'submitting'),
     );
     const results: JobSnapshot[] = [];
     for (const record of records) {

@@ -27,10 +27,14 @@ import { PauseGate } from './pause-gate';
 import { reactionTo, retryDelay } from './policy';
 import { CollectError, FileGoneError, StoppedError, type ActivePhase, type Entry } from './runner-entry';
 import { SubmitAndCollect } from './submit-and-collect';
+import type { JobStore } from '../jobs/job-store';
 import type { HotFileRow, HotFolderEvent, HotFolderStatus, JobFollower, OutputSink, PauseKind } from './types';
 
 export interface RunnerDeps {
   journal: WatchJournal;
+  /** The job journal (origin 'hot-folder'); null in tests that run a folder without one. */
+  jobs: JobStore | null;
+  profileId: string | null;
   api: ServiceApi;
   /** The events socket's client id: a local server sends a job's events only to the socket it names. */
   clientId: () => string;
@@ -108,6 +112,8 @@ export class FolderRunner {
       config,
       bindRef: parseInputRef(config.bind),
       api: deps.api,
+      jobs: deps.jobs,
+      profileId: deps.profileId,
       clientId: () => deps.clientId(),
       follower: deps.follower,
       sink: deps.sink,

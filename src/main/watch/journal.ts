@@ -298,13 +298,6 @@ export class WatchJournal {
     return counts;
   }
 
-  /** Every prompt id a hot folder has sent (or is about to send), of every folder. */
-  async promptIds(): Promise<string[]> {
-    await this.flushed();
-    const rows = await this.store.all('SELECT DISTINCT prompt_id FROM watch_entries WHERE prompt_id IS NOT NULL');
-    return rows.flatMap((row) => (typeof row['prompt_id'] === 'string' ? [row['prompt_id']] : []));
-  }
-
   /** Writes the entry's whole row (a snapshot is taken now, so later changes to `entry` do not leak in). */
   saveEntry(e: EntryRecord): Promise<void> {
     return this.enqueue({

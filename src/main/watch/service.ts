@@ -8,6 +8,7 @@ import type { ServiceApi } from '../service/ports';
 import { resolveHotFolderConfig, type HotFolderConfig, type HotFolderInput } from './config';
 import { FolderRunner, type IdleReason } from './folder-runner';
 import { WatchJournal } from './journal';
+import { JobStore } from '../jobs/job-store';
 import type { HotFileRow, HotFolderCounters, HotFolderEvent, HotFolderStatus, JobFollower, OutputSink } from './types';
 
 export interface HotFolderServiceDeps {
@@ -20,6 +21,8 @@ export interface HotFolderServiceDeps {
   now?: () => number;
   newPromptId?: () => string;
   random?: () => number;
+  /** The settings profile of the server, recorded with each job in the job journal. */
+  profileId?: string | null;
 }
 
 export interface AddOptions {
@@ -49,6 +52,8 @@ export class HotFolderService {
   private readonly folders = new Map<string, Hosted>();
   private readonly listeners = new Set<(event: HotFolderEvent) => void>();
   private journal: WatchJournal | null = null;
+  /** The job journal, where each file's job is recorded with origin 'hot-folder' before it is sent. */
+  private jobs: JobStore | null = null;
   private started: Promise<void> | null = null;
   private disposed = false;
 
@@ -64,6 +69,7 @@ export class HotFolderService {
 
   private async doStart(): Promise<void> {
     this.journal = await WatchJournal.open(this.deps.store);
+    this.jobs = await JobStore.open(this.deps.store);
     for (const saved of await this.journal.listFolders()) {
       let config: HotFolderConfig;
       try {
@@ -180,6 +186,8 @@ export class HotFolderService {
       config,
       {
         journal: this.requireJournal(),
+        jobs: this.jobs,
+        profileId: this.deps.profileId ?? null,
         api: this.deps.api,
         clientId: typeof clientId === 'string' ? () => clientId : clientId,
         follower: this.deps.follower,

@@ -2,13 +2,11 @@
 // prompt id, submit; then follow the job (or read how it ended) and deliver its outputs. After a
 // restart it asks the server about a recorded id before sending anything again (see run()).
 // Failures are thrown to the runner, which decides what they mean (FolderRunner.react).
-import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, extname, join } from 'node:path';
 import { prepareMaskPng } from '../images/mask-file';
-import { WorkflowRejectedError } from '../service/errors';
 import { safeBaseName } from '../service/filenames';
 import type { Workflow } from '../service/types';
 import { uploadedInputValue } from '../service/capabilities';
@@ -17,7 +15,8 @@ import type { HotFolderConfig } from './config';
 import { deliverOutputs } from './deliver';
 import type { EntryBook } from './entry-book';
 import type { EntryRecord, FailedPhase } from './journal';
-import { askServer, type ServerVerdict } from './reconcile';
+import { askServer, type Verdict } from '../jobs/server-verdict';
+import { recordAccepted, submitJob, type JobIntent, type SubmitTarget } from '../jobs/submit-job';
 import { CollectError, FileGoneError, StoppedError, type ActivePhase, type Entry } from './runner-entry';
 import type { RunnerDeps } from './folder-runner';
 import type { FinishedOutput, FollowOutcome } from './types';
@@ -32,7 +31,7 @@ export interface SubmitAndCollectHost {
   warn(message: string): void;
 }
 
-export interface SubmitAndCollectDeps extends Pick<RunnerDeps, 'api' | 'clientId' | 'follower' | 'sink' | 'emit' | 'now' | 'newPromptId'> {
+export interface SubmitAndCollectDeps extends Pick<RunnerDeps, 'api' | 'jobs' | 'profileId' | 'clientId' | 'follower' | 'sink' | 'emit' | 'now' | 'newPromptId'> {
   config: HotFolderConfig;
   /** The workflow input the file's upload is bound to. */
   bindRef: InputRef;
@@ -57,6 +56,7 @@ export class SubmitAndCollect {
       if (verdict.kind === 'unreachable') throw verdict.error;
       if (verdict.kind !== 'unknown') {
         // The send before the crash got through: never send it again.
+        await recordAccepted(this.target(), this.intent(entry.workflow ?? this.rebuildWorkflow(r)), { promptId: r.promptId, number: null }, true);
         await this.deps.book.setState(entry, 'submitted');
         this.deps.host.setPhase(entry, 'following');
         await this.collect(entry, verdict);
@@ -80,24 +80,20 @@ export class SubmitAndCollect {
     const workflow = cloneWorkflow(this.deps.config.workflow);
     setInput(workflow, this.deps.bindRef, value);
     entry.workflow = workflow;
-    // A local server takes the id we choose; recorded BEFORE sending, a crash between the send
-    // and the answer can be settled by asking the server. The cloud assigns its own.
-    const chosen = api.capabilities.clientPromptId ? (r.promptId ?? (this.deps.newPromptId ?? randomUUID)()) : null;
-    r.promptId = chosen;
-    r.serverKind = api.profile.kind;
-    r.baseUrl = api.profile.baseUrl;
-    await book.setState(entry, 'submitting');
-    let promptId: string;
-    try {
-      const result = await api.submit(workflow, { clientId: this.deps.clientId(), ...(chosen ? { promptId: chosen } : {}) });
-      promptId = result.promptId;
-    } catch (error) {
-      // "prompt_id already exists": an earlier send of this id got through after all.
-      if (!(chosen && error instanceof WorkflowRejectedError && error.errorType === 'invalid_prompt_id')) throw error;
-      const verdict = await askServer(api, chosen);
-      if (verdict.kind === 'unknown' || verdict.kind === 'unreachable') throw error;
-      promptId = chosen;
-    }
+    // The pipeline's one submit: where the client picks the id, it is recorded here (and in the
+    // job journal, with origin 'hot-folder') BEFORE sending, so a crash between the send and the
+    // answer is settled by asking the server; a resend after a verdict of "unknown" keeps the id.
+    const { promptId } = await submitJob(this.target(), {
+      ...this.intent(workflow),
+      promptId: r.promptId,
+      newPromptId: this.deps.newPromptId,
+      recordIntent: async (chosen) => {
+        r.promptId = chosen;
+        r.serverKind = api.profile.kind;
+        r.baseUrl = api.profile.baseUrl;
+        await book.setState(entry, 'submitting');
+      },
+    });
     r.promptId = promptId;
     entry.sentHere = true;
     await book.setState(entry, 'submitted');
@@ -128,7 +124,7 @@ export class SubmitAndCollect {
   }
 
   /** Follows an accepted job (or reads how it ended), then delivers its outputs. */
-  private async collect(entry: Entry, known: ServerVerdict | null): Promise<void> {
+  private async collect(entry: Entry, known: Verdict | null): Promise<void> {
     const r = entry.record;
     const promptId = r.promptId!;
     const { api, config, book, host } = this.deps;
@@ -154,6 +150,7 @@ export class SubmitAndCollect {
           );
           return;
         case 'ended':
+          await this.recordEnded(promptId, verdict);
           outcome = {
             phase: verdict.reading.phase,
             raw: verdict.reading.raw,
@@ -212,6 +209,22 @@ export class SubmitAndCollect {
     // Stopped meanwhile (a folder being reconfigured): the next runner collects it from the journal.
     if (this.deps.host.isStopping()) throw new StoppedError();
     return outcome;
+  }
+
+  private target(): SubmitTarget {
+    return { api: this.deps.api, jobs: this.deps.jobs, clientId: this.deps.clientId(), profileId: this.deps.profileId };
+  }
+
+  private intent(workflow: Workflow): JobIntent {
+    return { workflow, workflowName: this.deps.config.workflowName, origin: 'hot-folder' };
+  }
+
+  /** A job whose end a verdict read (no tracker followed it): the job journal is told too. */
+  private async recordEnded(promptId: string, verdict: Extract<Verdict, { kind: 'ended' }>): Promise<void> {
+    const jobs = this.deps.jobs;
+    if (!jobs) return;
+    await jobs.updatePhase(promptId, verdict.reading.phase, verdict.reading.raw);
+    await jobs.addOutputs(promptId, verdict.history?.outputs ?? []);
   }
 
   private rebuildWorkflow(r: EntryRecord): Workflow {
