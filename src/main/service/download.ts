@@ -4,7 +4,6 @@
 // destination folder, are fsynced, and only a complete file is renamed to its final, sanitised
 // name, so a crash or failure never leaves a truncated file under a real name.
 import { createHash } from 'node:crypto';
-import { constants as fsConstants } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { Readable, Transform, Writable } from 'node:stream';
@@ -17,7 +16,7 @@ import { assertHttpScheme, discardBody, nodeBodyOf } from './stream-request';
 import { readWebBodyCapped, tooLarge } from './body-read';
 import { formatBytes } from './limits';
 import type { DownloadOptions, DownloadResult, StreamDigest } from './ports';
-import { partialPathFor } from '../files/partial-files';
+import { partialPathFor, publishFile, syncDirectory } from '../files/publish';
 import type { FileRef } from './types';
 
 export interface DownloadRequestOptions extends DownloadOptions {
@@ -47,50 +46,6 @@ function parseLength(value: string | null): number | null {
 
 function isFsError(error: unknown): error is NodeJS.ErrnoException {
   return typeof error === 'object' && error !== null && 'syscall' in error;
-}
-
-/** "name (1).ext", "name (2).ext", ... */
-function numbered(name: string, n: number): string {
-  const dot = name.lastIndexOf('.');
-  return dot > 0 ? `${name.slice(0, dot)} (${n})${name.slice(dot)}` : `${name} (${n})`;
-}
-
-/** Moves the complete temp file to its final name; without `overwrite`, never replaces a file. */
-async function publish(tempPath: string, dir: string, name: string, overwrite: boolean): Promise<string> {
-  if (overwrite) {
-    const target = path.join(dir, name);
-    await fs.rename(tempPath, target);
-    return target;
-  }
-  for (let n = 0; n < 1000; n += 1) {
-    const target = path.join(dir, n === 0 ? name : numbered(name, n));
-    try {
-      // link() fails with EEXIST instead of replacing: an atomic "create if absent".
-      await fs.link(tempPath, target);
-      await fs.unlink(tempPath);
-      return target;
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'EEXIST') continue;
-      // File systems without hard links (FAT, some network shares): check, then rename.
-      if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP' || code === 'ENOSYS' || code === 'EXDEV') {
-        const exists = await fs.access(target, fsConstants.F_OK).then(() => true, () => false);
-        if (exists) continue;
-        await fs.rename(tempPath, target);
-        return target;
-      }
-      throw error;
-    }
-  }
-  throw new Error(`Could not find a free file name for ${name} in ${dir}.`);
-}
-
-async function syncDirectory(dir: string): Promise<void> {
-  // Makes the rename durable on Linux; not possible on Windows, where it is skipped.
-  const handle = await fs.open(dir, 'r').catch(() => null);
-  if (!handle) return;
-  await handle.sync().catch(() => {});
-  await handle.close().catch(() => {});
 }
 
 /** What streamToTemp wrote: the temp file, the tee copies, the byte count and (if asked) the digest. */
@@ -307,7 +262,7 @@ export async function downloadOutput(transport: HttpTransport, ref: FileRef, des
       throw error;
     }
     try {
-      const finalPath = await publish(written.tempPath, dir, name, options.overwrite ?? false);
+      const finalPath = await publishFile(written.tempPath, dir, name, { replace: options.overwrite ?? false });
       if (!options.staging) await syncDirectory(dir);
       const result: DownloadResult = { path: finalPath, bytes: written.bytes, contentType: response.headers.get('content-type'), redirected };
       return written.digest ? { ...result, digest: written.digest } : result;

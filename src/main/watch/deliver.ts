@@ -4,7 +4,7 @@
 // Names are deterministic, so delivering again after a crash overwrites our own earlier file
 // (recognised by its sidecar) instead of leaving "photo_9_1 (1).png" behind.
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
 import { stringifyJsonExact } from '../../shared/json';
 import type { ServiceApi } from '../service/ports';
@@ -13,7 +13,7 @@ import type { HotFolderConfig } from './config';
 import type { EntryRecord } from './journal';
 import { nameValues, renderOutputName } from './naming';
 import type { FinishedOutput, OutputProvenance, OutputSink } from './types';
-import { partialPathFor } from '../files/partial-files';
+import { writeFileAtomically } from '../files/publish';
 
 export const SIDECAR_SUFFIX = '.json';
 
@@ -69,12 +69,6 @@ async function chooseDestination(dest: string, reserved: Set<string>, promptId: 
   }
 }
 
-async function writeAtomically(path: string, text: string): Promise<void> {
-  const temp = partialPathFor(path);
-  await writeFile(temp, text);
-  await rename(temp, path);
-}
-
 export async function deliverOutputs(ctx: DeliverContext): Promise<FinishedOutput[]> {
   const { folder, entry } = ctx;
   const relDir = dirname(entry.relPath);
@@ -120,7 +114,7 @@ export async function deliverOutputs(ctx: DeliverContext): Promise<FinishedOutpu
         sidecarPath,
         finishedAt: at,
       };
-      await writeAtomically(sidecarPath, sidecarText(provenance, result.path, entry.uploadedAs));
+      await writeFileAtomically(sidecarPath, sidecarText(provenance, result.path, entry.uploadedAs));
       const output: FinishedOutput = { path: result.path, provenance };
       delivered.push(output);
       if (ctx.sink) {
