@@ -66,8 +66,8 @@ interface KeyedRow {
 }
 
 async function findByKey(index: LibraryIndex, baseUrl: string, promptId: string, file: OutputFile): Promise<KeyedRow | null> {
-  const raw = await index.transaction((tx) =>
-    tx.get('SELECT id, status, source_file FROM library_items WHERE base_url = ? AND prompt_id = ? AND file_type = ? AND file_subfolder = ? AND file_name = ?', [
+  const raw = await index.single((q) =>
+    q.get('SELECT id, status, source_file FROM library_items WHERE base_url = ? AND prompt_id = ? AND file_type = ? AND file_subfolder = ? AND file_name = ?', [
       baseUrl,
       promptId,
       file.type,
@@ -88,7 +88,7 @@ async function itemOf(ctx: ImportContext, id: number): Promise<LibraryItem> {
 /** Notes the input file on an item that has none yet; returns whether it changed. */
 async function noteSource(ctx: ImportContext, id: number, sourceFile: string | null): Promise<boolean> {
   if (sourceFile === null) return false;
-  const result = await ctx.index.transaction((tx) => tx.run('UPDATE library_items SET source_file = ? WHERE id = ? AND source_file IS NULL', [sourceFile, id]));
+  const result = await ctx.index.single((q) => q.run('UPDATE library_items SET source_file = ? WHERE id = ? AND source_file IS NULL', [sourceFile, id]));
   return result.changes > 0;
 }
 
