@@ -191,7 +191,8 @@ async function downloadOutputs(session: CliSession, outputs: OutputFile[], outDi
   const taken = new Set<string>();
   const destNames = new Map(outputs.map((output) => [outputKey(output), uniqueName(outDir, session.safeName(output.filename), taken)]));
   const tees = new Map<string, string>();
-  const tee = session.library && !(await session.library.canReflinkTo(outDir))
+  // A library whose staging folder cannot even be made fails its own download later, and says why.
+  const tee = session.library && !(await session.library.canReflinkTo(outDir).catch(() => true))
     ? (output: OutputFile): string[] => {
         const partial = partialPathFor(join(outDir, destNames.get(outputKey(output)) ?? 'output'));
         tees.set(outputKey(output), partial);
