@@ -69,6 +69,11 @@ async function chooseDestination(dest: string, reserved: Set<string>, promptId: 
   }
 }
 
+/** A small file (a sidecar) through the one publish step (files/publish.ts); replaces our earlier one. */
+export async function writeAtomically(path: string, text: string): Promise<void> {
+  await writeFileAtomically(path, text);
+}
+
 export async function deliverOutputs(ctx: DeliverContext): Promise<FinishedOutput[]> {
   const { folder, entry } = ctx;
   const relDir = dirname(entry.relPath);
@@ -114,7 +119,7 @@ export async function deliverOutputs(ctx: DeliverContext): Promise<FinishedOutpu
         sidecarPath,
         finishedAt: at,
       };
-      await writeFileAtomically(sidecarPath, sidecarText(provenance, result.path, entry.uploadedAs));
+      await writeAtomically(sidecarPath, sidecarText(provenance, result.path, entry.uploadedAs));
       const output: FinishedOutput = { path: result.path, provenance };
       delivered.push(output);
       if (ctx.sink) {
