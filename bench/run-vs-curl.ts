@@ -5,6 +5,8 @@
 // support/demo-child.ts), so the time is the client's: submit, follow, download, library, --out.
 //   npx tsx bench/run-vs-curl.ts [rounds]          (needs `npm run build` first: out/main/cli.js)
 //   FLOWDECK_BENCH_CPU_PROF=DIR ...                runs the Flowdeck side under node --cpu-prof
+//   FLOWDECK_BENCH_BASELINE_CLI=PATH ...           also runs an earlier build's cli.js each round
+//                                                  (before/after figures from one run, same load)
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -16,8 +18,9 @@ import { signedUrl } from './support/signed-url';
 const GiB = 1024 ** 3;
 const ROUNDS = Math.max(1, Number(process.argv[2] ?? 3));
 const ROOT = resolve(import.meta.dirname, '..');
-const CLI = join(ROOT, 'out/main/cli.js');
+const CLI = process.env.FLOWDECK_BENCH_CLI ? resolve(process.env.FLOWDECK_BENCH_CLI) : join(ROOT, 'out/main/cli.js');
 const CPU_PROF_DIR = process.env.FLOWDECK_BENCH_CPU_PROF;
+const BASELINE_CLI = process.env.FLOWDECK_BENCH_BASELINE_CLI ? resolve(process.env.FLOWDECK_BENCH_BASELINE_CLI) : null;
 
 const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -35,14 +38,14 @@ interface Phases {
   delivered: number;
 }
 
-async function flowdeckRun(work: string, workflowPath: string, url: string, key: string, round: number): Promise<MeasuredRun & { phases: Phases }> {
-  const dataDir = join(work, `data-${round}`);
-  const outDir = join(work, `out-${round}`);
+async function flowdeckRun(work: string, workflowPath: string, url: string, key: string, round: number, cli = CLI): Promise<MeasuredRun & { phases: Phases }> {
+  const dataDir = join(work, `data-${round}${cli === CLI ? '' : '-baseline'}`);
+  const outDir = join(work, `out-${round}${cli === CLI ? '' : '-baseline'}`);
   mkdirSync(dataDir);
   const nodeArgs = CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`, `--cpu-prof-name=run-vs-curl-${round}.cpuprofile`] : [];
   try {
     const phases: Phases = { submitted: NaN, succeeded: NaN, delivered: NaN };
-    const measured = await measureCommand(process.execPath, [...nodeArgs, CLI, 'run', workflowPath, '--server', url, '--out', outDir, '--json'], {
+    const measured = await measureCommand(process.execPath, [...nodeArgs, cli, 'run', workflowPath, '--server', url, '--out', outDir, '--json'], {
       env: { ...process.env, FLOWDECK_DATA_DIR: dataDir, FLOWDECK_API_KEY: key },
       onStderrLine: (line, at) => {
         if (line.startsWith('submitted job')) phases.submitted = at;
@@ -89,6 +92,7 @@ export async function runVsCurlBench(): Promise<Record<string, number>> {
     const flowdeck: (MeasuredRun & { phases: Phases })[] = [];
     const curl: number[] = [];
     const curlSynced: number[] = [];
+    const baseline: MeasuredRun[] = [];
     try {
       const key = cloud.apiKey!;
       const ref = cloud.ref!;
@@ -99,13 +103,19 @@ export async function runVsCurlBench(): Promise<Record<string, number>> {
           curl.push(await curlRun(work, cloud.url, key, ref, false));
           curlSynced.push(await curlRun(work, cloud.url, key, ref, true));
         };
+        const before = async (): Promise<void> => {
+          if (BASELINE_CLI) baseline.push(await flowdeckRun(work, workflowPath, cloud.url, key, round, BASELINE_CLI));
+        };
         if (round % 2 === 0) {
           await ours();
           await theirs();
+          await before();
         } else {
+          await before();
           await theirs();
           await ours();
         }
+        if (BASELINE_CLI) console.log(`  round ${round + 1}: baseline run ${baseline[round]!.seconds.toFixed(2)} s (cpu ${baseline[round]!.cpuSeconds.toFixed(2)} s): ratio curl / baseline ${(curl[round]! / baseline[round]!.seconds).toFixed(2)}x`);
         const f = flowdeck[round]!;
         const p = f.phases;
         console.log(`  round ${round + 1}: flowdeck run ${f.seconds.toFixed(2)} s (cpu ${f.cpuSeconds.toFixed(2)} s, peak RSS ${f.maxRssMb.toFixed(0)} MB); curl -o ${curl[round]!.toFixed(2)} s; curl -o + sync ${curlSynced[round]!.toFixed(2)} s`);
@@ -132,6 +142,10 @@ export async function runVsCurlBench(): Promise<Record<string, number>> {
     console.log(`  curl -o + sync    median ${figures.curlSyncedMedianS.toFixed(2)} s`);
     console.log(`  ratio curl / flowdeck   median ${figures.ratioMedian.toFixed(2)}x, best ${figures.ratioBest.toFixed(2)}x  (to curl + sync: ${figures.ratioSyncedMedian.toFixed(2)}x; target >= 0.9x)`);
     console.log(`  flowdeck peak RSS       ${figures.peakRssMb.toFixed(0)} MB  (VmHWM of the CLI process; target < 200 MB)`);
+    if (BASELINE_CLI) {
+      const ratios = baseline.map((b, i) => curl[i]! / b.seconds);
+      console.log(`  baseline ${BASELINE_CLI}: ratio curl / baseline median ${median(ratios).toFixed(2)}x (rounds ${ratios.map((r) => r.toFixed(2)).join(', ')}; flowdeck rounds ${flowdeckSeconds.map((x, i) => (curl[i]! / x).toFixed(2)).join(', ')}), cpu median ${median(baseline.map((b) => b.cpuSeconds)).toFixed(2)} s`);
+    }
     console.log(`  load average            before ${loadBefore}, after ${load()} (2 cores, shared)`);
     console.log(JSON.stringify(figures));
     return figures;

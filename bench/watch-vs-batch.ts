@@ -18,8 +18,10 @@ const IMAGES = Math.max(1, Number(process.argv[2] ?? 200));
 const ROUNDS = Math.max(1, Number(process.argv[3] ?? 3));
 const CONCURRENCY = 8;
 const ROOT = resolve(import.meta.dirname, '..');
-const CLI = join(ROOT, 'out/main/cli.js');
+const CLI = process.env.FLOWDECK_BENCH_CLI ? resolve(process.env.FLOWDECK_BENCH_CLI) : join(ROOT, 'out/main/cli.js');
 const CPU_PROF_DIR = process.env.FLOWDECK_BENCH_CPU_PROF;
+/** An earlier build's cli.js, run too each round, so before/after figures come from one run (same load). */
+const BASELINE_CLI = process.env.FLOWDECK_BENCH_BASELINE_CLI ? resolve(process.env.FLOWDECK_BENCH_BASELINE_CLI) : null;
 
 const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -59,8 +61,8 @@ function countOutputs(dir: string, pattern: RegExp): number {
   return readdirSync(dir).filter((n) => pattern.test(n)).length;
 }
 
-async function flowdeckSide(work: string, images: string, round: number): Promise<MeasuredRun> {
-  const dir = join(work, `fd-${round}`);
+async function flowdeckSide(work: string, images: string, round: number, cli = CLI): Promise<MeasuredRun> {
+  const dir = join(work, `fd-${round}${cli === CLI ? '' : '-baseline'}`);
   const inDir = join(dir, 'in');
   const outDir = join(dir, 'out');
   const dataDir = join(dir, 'data');
@@ -70,7 +72,7 @@ async function flowdeckSide(work: string, images: string, round: number): Promis
   writeFileSync(workflowPath, JSON.stringify(workflow('bench/watch')));
   const demo = await startDemoChild('local');
   try {
-    const args = [...profileArgs(`watch-${round}`), CLI, 'watch', inDir, '--workflow', workflowPath, '--bind', '1.image', '--server', demo.url, '--local', '--out', outDir, '--concurrency', String(CONCURRENCY), '--once', '--json'];
+    const args = [...profileArgs(`watch-${round}`), cli, 'watch', inDir, '--workflow', workflowPath, '--bind', '1.image', '--server', demo.url, '--local', '--out', outDir, '--concurrency', String(CONCURRENCY), '--once', '--json'];
     const measured = await measureCommand(process.execPath, args, { env: { ...process.env, FLOWDECK_DATA_DIR: dataDir }, quiet: true });
     const pngs = countOutputs(outDir, /\.png$/);
     const sidecars = countOutputs(outDir, /\.json$/);
@@ -111,14 +113,18 @@ export async function watchVsBatchBench(): Promise<Record<string, number>> {
     const client = await bundleBatchClient(work);
     const flowdeck: MeasuredRun[] = [];
     const batch: MeasuredRun[] = [];
+    const baseline: MeasuredRun[] = [];
     for (let round = 0; round < ROUNDS; round += 1) {
       if (round % 2 === 0) {
         flowdeck.push(await flowdeckSide(work, images, round));
         batch.push(await batchSide(work, images, client, round));
+        if (BASELINE_CLI) baseline.push(await flowdeckSide(work, images, round, BASELINE_CLI));
       } else {
+        if (BASELINE_CLI) baseline.push(await flowdeckSide(work, images, round, BASELINE_CLI));
         batch.push(await batchSide(work, images, client, round));
         flowdeck.push(await flowdeckSide(work, images, round));
       }
+      if (BASELINE_CLI) console.log(`  round ${round + 1}: baseline watch ${baseline[round]!.seconds.toFixed(2)} s wall, ${baseline[round]!.cpuSeconds.toFixed(2)} s cpu`);
       const f = flowdeck[round]!;
       const b = batch[round]!;
       console.log(`  round ${round + 1}: flowdeck watch ${f.seconds.toFixed(2)} s wall, ${f.cpuSeconds.toFixed(2)} s cpu, peak RSS ${f.maxRssMb.toFixed(0)} MB; batch client ${b.seconds.toFixed(2)} s wall, ${b.cpuSeconds.toFixed(2)} s cpu, peak RSS ${b.maxRssMb.toFixed(0)} MB`);
@@ -139,6 +145,11 @@ export async function watchVsBatchBench(): Promise<Record<string, number>> {
     console.log(`  wall  flowdeck median ${figures.flowdeckWallMedianS.toFixed(2)} s, batch client ${figures.batchWallMedianS.toFixed(2)} s: ratio ${figures.wallRatioMedian.toFixed(2)}x (rounds ${wallRatios.map((r) => r.toFixed(2)).join(', ')}; target <= 1.0x)`);
     console.log(`  cpu   flowdeck median ${figures.flowdeckCpuMedianS.toFixed(2)} s, batch client ${figures.batchCpuMedianS.toFixed(2)} s: ratio ${figures.cpuRatioMedian.toFixed(2)}x (rounds ${cpuRatios.map((r) => r.toFixed(2)).join(', ')}; target <= 0.5x)`);
     console.log(`  flowdeck peak RSS ${figures.flowdeckPeakRssMb.toFixed(0)} MB`);
+    if (BASELINE_CLI) {
+      const wall = baseline.map((f, i) => f.seconds / batch[i]!.seconds);
+      const cpu = baseline.map((f, i) => f.cpuSeconds / batch[i]!.cpuSeconds);
+      console.log(`  baseline ${BASELINE_CLI}: wall ratio median ${median(wall).toFixed(2)}x (rounds ${wall.map((r) => r.toFixed(2)).join(', ')}), cpu ratio median ${median(cpu).toFixed(2)}x (rounds ${cpu.map((r) => r.toFixed(2)).join(', ')})`);
+    }
     console.log(`  load average before ${loadBefore}, after ${load()} (2 cores, shared)`);
     console.log(JSON.stringify(figures));
     return figures;

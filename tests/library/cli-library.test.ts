@@ -1,7 +1,7 @@
 // The built CLI and the library: `flowdeck run` keeps its outputs in the library (and copies them
 // to --out), `flowdeck library list|search` reads them back, as text and as JSON.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -124,6 +124,24 @@ describe('flowdeck run and the library', () => {
     expect(mediaRun.outputs.map((o) => o.library_path?.startsWith(join(work, 'elsewhere')))).toEqual([true, true]);
     expect(filesUnder(join(work, 'elsewhere')).map((f) => f.split('/').length)).toEqual([4, 4]);
     expect(cloud.stats.storageRequestsWithKey).toBe(0);
+  });
+
+  it('gives --out its own file (no hard link): editing it in place leaves the library file unchanged', () => {
+    for (const output of mediaRun.outputs) {
+      const libraryFile = output.library_path!;
+      const before = sha(libraryFile);
+      expect(sha(output.path)).toBe(before);
+      expect(statSync(output.path).ino).not.toBe(statSync(libraryFile).ino);
+      expect(statSync(libraryFile).nlink).toBe(1);
+      // Overwrite bytes in place (no truncation, no new inode), as an editor saving in place does.
+      const fd = openSync(output.path, 'r+');
+      writeSync(fd, Buffer.from('edited in --out'), 0, 15, 0);
+      closeSync(fd);
+      expect(sha(output.path)).not.toBe(before);
+      expect(sha(libraryFile)).toBe(before);
+    }
+    // No partial file (a tee copy, a download) is left in --out.
+    expect(readdirSync(join(work, 'out2')).filter((name) => name.includes('.part-'))).toEqual([]);
   });
 });
 

@@ -1,7 +1,8 @@
 // Uploads and downloads over real HTTP: multipart fields as PROTOCOL.md lists them (parsed back on
 // the server side), the 302 to a storage host on another origin fetched without the key, one fresh
 // URL after an expired one, temp-file hygiene, safe final names, no clobbering.
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -186,6 +187,32 @@ describe('downloads', () => {
     const replaced = await client('local').download({ filename: 'evil.png', subfolder: '', type: 'output' }, dir, { overwrite: true });
     expect(replaced.path).toBe(path.join(dir, 'evil.png'));
     expect((await readdir(dir)).sort()).toEqual(['_CON.png', 'evil (1).png', 'evil.png']);
+  });
+
+  it('digest: sha256, size and head taken while streaming; alsoWriteTo gets the same bytes from the one read', async () => {
+    const varied = Buffer.from(Array.from({ length: 200_000 }, (_, i) => (i * 31) % 251));
+    service.on('GET', '/api/view', (_req, res) => res.writeHead(200).end(varied));
+    const teeDir = path.join(dir, 'tee');
+    await mkdir(teeDir);
+    const tee = path.join(teeDir, 'copy.png.part-1-abcdef');
+    const result = await client('local').download(ref, dir, { digest: { headBytes: 100 }, alsoWriteTo: [tee] });
+    expect(result.digest).toEqual({ sha256: createHash('sha256').update(varied).digest('hex'), size: varied.length, head: varied.subarray(0, 100) });
+    expect((await readFile(tee)).equals(varied)).toBe(true);
+    expect((await readFile(result.path)).equals(varied)).toBe(true);
+    expect(service.count('GET', '/api/view')).toBe(1);
+  });
+
+  it('a failed download removes its tee copies too', async () => {
+    service.on('GET', '/api/view', (_req, res) => {
+      res.writeHead(200, { 'Content-Length': '1000000' });
+      res.write(Buffer.alloc(1000));
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    const teeDir = path.join(dir, 'tee');
+    await mkdir(teeDir);
+    await expect(client('local').download(ref, dir, { alsoWriteTo: [path.join(teeDir, 'copy.part-1-abcdef')] })).rejects.toMatchObject({ kind: 'network' });
+    expect(await readdir(teeDir)).toEqual([]);
+    expect(await readdir(dir)).toEqual(['tee']);
   });
 
   it('a caller abort mid-body cancels and cleans up', async () => {

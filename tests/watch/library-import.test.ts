@@ -1,7 +1,10 @@
 // Library.importFile: an output already on disk (a hot folder's) enters the library by copy, never
 // by a second download. Real files, a real store; the library has no way to download at all here
 // (its source resolver answers null), so whatever reaches "done" came from the local file.
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { canReflink } from '../../src/main/files/reflink';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
@@ -179,4 +182,29 @@ it('maps a hot folder output to an import request: its input file is the source'
     sourceFile: '/in/cat.png',
     createdAt: 1234,
   });
+});
+
+it('takes the tee copy the download wrote into staging, with the digest taken while streaming: the output is not read back', async () => {
+  const bytes = makePng(7, 10, 6);
+  const outputDir = join(dir, 'out');
+  await mkdir(outputDir);
+  const teePath = await library.stagingFileFor(outputDir);
+  // This machine's ext4 has no reflinks: the library asks for a tee. (On btrfs/XFS it takes a reflink: null.)
+  if (teePath === null) return expect(await canReflink(join(dir, 'library'), outputDir)).toBe(true);
+  expect(teePath).toMatch(/\.incoming\/\d+-[0-9a-f]+\/import\.part-\d+-[0-9a-f]{12}$/);
+  await writeFile(teePath, bytes);
+  const digest = { sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length, head: bytes };
+  // The output in the output folder is gone already: only the tee copy and the digest can serve.
+  const item = await library.importFile(request(join(outputDir, 'missing.png'), { staged: { path: teePath, digest } }));
+  expect(item).toMatchObject({ status: 'done', sha256: digest.sha256, size: bytes.length, width: 10, height: 6 });
+  expect(await readFile(item.path!)).toEqual(bytes);
+  expect(existsSync(teePath)).toBe(false);
+});
+
+it('refuses a staged copy outside its staging folder', async () => {
+  const bytes = makePng(8, 4, 4);
+  const path = await outputFile('elsewhere.png', bytes);
+  const digest = { sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length, head: bytes };
+  await expect(library.importFile(request(path, { staged: { path, digest } }))).rejects.toThrow(/not in the library's staging folder/);
+  expect(await readFile(path)).toEqual(bytes);
 });

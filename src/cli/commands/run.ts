@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { basename, extname, join, resolve } from 'node:path';
 import { checkUploadFile, LocalFileError } from '../../main/files/local-input';
 import { sweepStalePartials } from '../../main/files/partial-files';
+import { partialPathFor, publishFile, syncDirectory } from '../../main/files/publish';
 import { prepareMaskPng, MaskFileError } from '../../main/images/mask-file';
 import type { ServiceApi } from '../../main/service/ports';
 import { uploadedInputValue } from '../../main/service/capabilities';
@@ -156,12 +157,20 @@ function untilAborted(signal: AbortSignal | undefined): Promise<never> {
   });
 }
 
-async function saveInLibrary(session: CliSession, outputs: OutputFile[], run: LibraryRun, log: (m: string) => void, signal: AbortSignal | undefined): Promise<Map<string, LibraryItem>> {
+async function saveInLibrary(
+  session: CliSession,
+  outputs: OutputFile[],
+  run: LibraryRun,
+  log: (m: string) => void,
+  signal: AbortSignal | undefined,
+  alsoWriteTo: ((output: OutputFile) => string[]) | undefined,
+): Promise<Map<string, LibraryItem>> {
   const byOutput = new Map<string, LibraryItem>();
   if (!session.library) return byOutput;
   try {
     const server = { profileId: session.profileId, kind: run.server.kind, baseUrl: run.server.baseUrl };
-    const recorded = await session.library.record({ promptId: run.promptId, outputs }, { server, workflow: run.workflow, workflowName: run.workflowName, createdAt: run.createdAt });
+    const context = { server, workflow: run.workflow, workflowName: run.workflowName, createdAt: run.createdAt, ...(alsoWriteTo ? { alsoWriteTo } : {}) };
+    const recorded = await session.library.record({ promptId: run.promptId, outputs }, context);
     const settled = await Promise.race([session.library.whenSettled(recorded.map((i) => i.id)), untilAborted(signal)]);
     for (const item of settled) byOutput.set(outputKey(item.file), item);
   } catch (error) {
@@ -171,26 +180,51 @@ async function saveInLibrary(session: CliSession, outputs: OutputFile[], run: Li
   return byOutput;
 }
 
+/**
+ * The --out copies of library files are written once: by reflink from the library's file where the
+ * file system has reflinks (copyOutOfLibrary), otherwise by the library's download itself, from
+ * the same network read (a tee into a partial file in --out, published here). Never a hard link:
+ * editing the copy in --out must not change the library's file.
+ */
 async function downloadOutputs(session: CliSession, outputs: OutputFile[], outDir: string, log: (m: string) => void, run: LibraryRun, signal: AbortSignal | undefined): Promise<RunResultJson['outputs']> {
   await mkdir(outDir, { recursive: true });
-  const inLibrary = await saveInLibrary(session, outputs, run, log, signal);
   const taken = new Set<string>();
-  const results: RunResultJson['outputs'] = [];
-  for (const output of outputs) {
-    const destName = uniqueName(outDir, session.safeName(output.filename), taken);
-    const item = inLibrary.get(outputKey(output));
-    if (item?.status === 'done' && item.path) {
-      const path = await copyOutOfLibrary(item.path, outDir, destName);
-      results.push({ node: output.node, filename: output.filename, type: output.type, path, library_path: item.path });
-      log(`downloaded ${output.filename} (${item.size ?? 0} bytes) into the library: ${item.path}`);
-      continue;
+  const destNames = new Map(outputs.map((output) => [outputKey(output), uniqueName(outDir, session.safeName(output.filename), taken)]));
+  const tees = new Map<string, string>();
+  // A library whose staging folder cannot even be made fails its own download later, and says why.
+  const tee = session.library && !(await session.library.canReflinkTo(outDir).catch(() => true))
+    ? (output: OutputFile): string[] => {
+        const partial = partialPathFor(join(outDir, destNames.get(outputKey(output)) ?? 'output'));
+        tees.set(outputKey(output), partial);
+        return [partial];
+      }
+    : undefined;
+  try {
+    const inLibrary = await saveInLibrary(session, outputs, run, log, signal, tee);
+    const results: RunResultJson['outputs'] = [];
+    for (const output of outputs) {
+      const key = outputKey(output);
+      const destName = destNames.get(key)!;
+      const item = inLibrary.get(key);
+      const teed = tees.get(key);
+      if (item?.status === 'done' && item.path) {
+        // The tee copy exists only when the library's own download of this item succeeded.
+        const path = teed && existsSync(teed) ? await publishFile(teed, outDir, destName) : await copyOutOfLibrary(item.path, outDir, destName);
+        results.push({ node: output.node, filename: output.filename, type: output.type, path, library_path: item.path });
+        log(`downloaded ${output.filename} (${item.size ?? 0} bytes) into the library: ${item.path}`);
+        continue;
+      }
+      if (item) log(`library: ${output.filename} is not in the library yet (${item.error ?? item.status}); it is kept pending there, and downloaded directly now`);
+      const result = await session.api.download(output, outDir, { destName, ...(signal ? { signal } : {}) });
+      results.push({ node: output.node, filename: output.filename, type: output.type, path: result.path, library_path: null });
+      log(`downloaded ${output.filename} (${result.bytes} bytes)`);
     }
-    if (item) log(`library: ${output.filename} is not in the library yet (${item.error ?? item.status}); it is kept pending there, and downloaded directly now`);
-    const result = await session.api.download(output, outDir, { destName, ...(signal ? { signal } : {}) });
-    results.push({ node: output.node, filename: output.filename, type: output.type, path: result.path, library_path: null });
-    log(`downloaded ${output.filename} (${result.bytes} bytes)`);
+    if (tees.size > 0) await syncDirectory(outDir);
+    return results;
+  } finally {
+    // Published tee copies are gone from their partial names already; the rest must not stay.
+    await Promise.all([...tees.values()].map((file) => rm(file, { force: true }).catch(() => {})));
   }
-  return results;
 }
 
 export async function runCommand(argv: string[], io: CliIo, environment: CliEnvironment): Promise<number> {

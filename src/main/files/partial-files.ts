@@ -3,7 +3,7 @@
 // behind; the next run removes those that are certainly this program's own and certainly dead:
 // - NAME.part-<pid>-<random>: written by process <pid>; stale once that process is gone (or when
 //   the pid is ours but the file is older than this process: the pid was reused);
-// - NAME.part-<12 hex>: the form without a pid (downloads, and copies by earlier versions);
+// - NAME.part-<12 hex>: the form without a pid (downloads and copies by earlier versions);
 //   stale once it has not changed for STALE_UNOWNED_MS before this process started.
 // Anything else, however similar ("notes.part-1"), is not ours and stays.
 import { randomBytes } from 'node:crypto';

@@ -4,21 +4,19 @@
 import { constants as fsConstants } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { partialPathFor } from '../files/partial-files';
+import { partialPathFor, publishFile } from '../files/publish';
 import { safeBaseName } from '../service/filenames';
 
 export async function copyOutOfLibrary(source: string, destDir: string, name: string): Promise<string> {
   const dir = path.resolve(destDir);
   const safe = safeBaseName(name, 'output');
-  const target = path.join(dir, safe);
   await fs.mkdir(dir, { recursive: true });
-  const temp = partialPathFor(target);
+  const temp = partialPathFor(path.join(dir, safe));
   try {
     await fs.copyFile(source, temp, fsConstants.COPYFILE_EXCL | fsConstants.COPYFILE_FICLONE);
-    await fs.rename(temp, target);
+    return await publishFile(temp, dir, safe, { replace: true });
   } catch (error) {
     await fs.rm(temp, { force: true }).catch(() => {});
     throw error;
   }
-  return target;
 }

@@ -2,7 +2,9 @@
 // library by copy, never by a second download:
 //   1. nothing to do when the library already holds that output done (a restart, or the app
 //      recorded and downloaded it first): only the input file is noted on the item;
-//   2. the file is copied into this library's staging folder and the COPY is hashed and probed, so
+//   2. the library's own copy of the file is in its staging folder: written by the download from the
+//      same network read (`staged.path`, a tee), or made here, by reflink (no bytes written) when
+//      the download's digest is known, else by a plain copy that is then hashed and probed, so
 //      what is indexed is exactly what is published even if the original changes meanwhile;
 //   3. alone (the library's exclusive step, shared with downloads): the same bytes already in the
 //      library are reused, otherwise the copy gets its final, safe name in the dated folder; the
@@ -14,7 +16,8 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { stringifyJsonExact } from '../../shared/json';
 import type { OutputFile, Workflow } from '../service/types';
-import { digestFile } from './file-digest';
+import { reflinkCopy } from '../files/reflink';
+import { digestFile, type FileDigest } from './file-digest';
 import type { LibraryIndex, NewItemRow } from './library-index';
 import { PROBE_BYTES, guessKind, probeMedia } from './media-info';
 import { nodeClassOf, provenanceOf } from './provenance';
@@ -37,6 +40,11 @@ export interface ImportFileRequest {
   sourceFile: string | null;
   /** When the job ran (epoch ms); default now. Decides the dated folder. */
   createdAt?: number;
+  /**
+   * What the download already did: `digest`, the file's identity taken while it streamed, and
+   * `path`, the library's own tee copy in its staging folder (Library.stagingFileFor), or null.
+   */
+  staged?: { path: string | null; digest: FileDigest };
 }
 
 export interface ImportContext extends StagingContext {
@@ -58,8 +66,8 @@ interface KeyedRow {
 }
 
 async function findByKey(index: LibraryIndex, baseUrl: string, promptId: string, file: OutputFile): Promise<KeyedRow | null> {
-  const raw = await index.transaction((tx) =>
-    tx.get('SELECT id, status, source_file FROM library_items WHERE base_url = ? AND prompt_id = ? AND file_type = ? AND file_subfolder = ? AND file_name = ?', [
+  const raw = await index.single((q) =>
+    q.get('SELECT id, status, source_file FROM library_items WHERE base_url = ? AND prompt_id = ? AND file_type = ? AND file_subfolder = ? AND file_name = ?', [
       baseUrl,
       promptId,
       file.type,
@@ -80,11 +88,54 @@ async function itemOf(ctx: ImportContext, id: number): Promise<LibraryItem> {
 /** Notes the input file on an item that has none yet; returns whether it changed. */
 async function noteSource(ctx: ImportContext, id: number, sourceFile: string | null): Promise<boolean> {
   if (sourceFile === null) return false;
-  const result = await ctx.index.transaction((tx) => tx.run('UPDATE library_items SET source_file = ? WHERE id = ? AND source_file IS NULL', [sourceFile, id]));
+  const result = await ctx.index.single((q) => q.run('UPDATE library_items SET source_file = ? WHERE id = ? AND source_file IS NULL', [sourceFile, id]));
   return result.changes > 0;
 }
 
+function inStaging(file: string, ctx: ImportContext): boolean {
+  return path.dirname(path.resolve(file)) === path.resolve(ctx.stagingDir);
+}
+
+/**
+ * The library's copy of the output in staging, and its digest: the download's tee copy as it is;
+ * else a reflink (trusting the download's digest when the size still matches); else a plain copy,
+ * hashed.
+ */
+async function stageCopy(request: ImportFileRequest, work: string, ctx: ImportContext): Promise<{ staged: string; digest: FileDigest }> {
+  const known = request.staged;
+  if (known?.path) {
+    if (!inStaging(known.path, ctx)) throw new Error(`The staged copy ${known.path} is not in the library's staging folder.`);
+    return { staged: known.path, digest: known.digest };
+  }
+  const staged = path.join(work, 'import');
+  try {
+    if (known && (await reflinkCopy(request.path, staged))) {
+      const size = (await fs.stat(staged)).size;
+      if (size === known.digest.size) return { staged, digest: known.digest };
+    }
+    await fs.rm(staged, { force: true });
+    await fs.copyFile(request.path, staged);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new ImportSourceMissingError(request.path);
+    if (code === 'EISDIR') throw new Error(`${request.path} is a folder, not an output file.`);
+    throw error;
+  }
+  return { staged, digest: await digestFile(staged, PROBE_BYTES) };
+}
+
 export async function importFile(request: ImportFileRequest, ctx: ImportContext): Promise<LibraryItem> {
+  try {
+    return await importStaged(request, ctx);
+  } finally {
+    // The tee copy is this import's to remove when it was not published (or was reused by hash);
+    // only ever inside staging: a path elsewhere was refused, and is nobody's to delete here.
+    const tee = request.staged?.path;
+    if (tee && inStaging(tee, ctx)) await fs.rm(tee, { force: true }).catch(() => {});
+  }
+}
+
+async function importStaged(request: ImportFileRequest, ctx: ImportContext): Promise<LibraryItem> {
   const server = { ...request.server, baseUrl: request.server.baseUrl.replace(/\/+$/, '') };
   const { file } = request;
 
@@ -101,16 +152,7 @@ export async function importFile(request: ImportFileRequest, ctx: ImportContext)
   const work = path.join(ctx.stagingDir, `import-${randomBytes(6).toString('hex')}`);
   await fs.mkdir(work, { recursive: true });
   try {
-    const staged = path.join(work, 'import');
-    try {
-      await fs.copyFile(request.path, staged);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') throw new ImportSourceMissingError(request.path);
-      if (code === 'EISDIR') throw new Error(`${request.path} is a folder, not an output file.`);
-      throw error;
-    }
-    const digest = await digestFile(staged, PROBE_BYTES);
+    const { staged, digest } = await stageCopy(request, work, ctx);
     const workflow = request.workflow;
     const nodeClass = nodeClassOf(workflow, file.node);
     const media = probeMedia(digest.head, digest.size, file.filename, null);

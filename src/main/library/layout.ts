@@ -4,7 +4,6 @@
 //   <library>/.thumbnails/                  (generated once per file and size)
 // Paths are stored relative to the library root with "/" separators, so the index stays valid
 // when the library folder moves, and a stored path is checked to stay inside the root.
-import { constants as fsConstants } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 
@@ -22,13 +21,6 @@ export function datedFolder(createdAt: number): string {
   return `${d.getFullYear()}/${pad(d.getMonth() + 1)}/${pad(d.getDate())}`;
 }
 
-/** "name (1).ext", "name (2).ext", ... */
-export function numberedName(name: string, n: number): string {
-  if (n === 0) return name;
-  const dot = name.lastIndexOf('.');
-  return dot > 0 ? `${name.slice(0, dot)} (${n})${name.slice(dot)}` : `${name} (${n})`;
-}
-
 /** The absolute path of a stored relative path; null when it would leave the root (a damaged row). */
 export function absolutePath(root: string, relative: string): string | null {
   if (relative === '' || relative.includes('\0')) return null;
@@ -41,43 +33,6 @@ export function absolutePath(root: string, relative: string): string | null {
 
 export function relativePath(root: string, absolute: string): string {
   return path.relative(root, absolute).split(path.sep).join('/');
-}
-
-const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV', 'EMLINK']);
-
-/**
- * Gives the complete file at `tempPath` its final name in `dir`: `name`, else the first free
- * "name (n).ext". Never replaces an existing file: link() fails with EEXIST instead, which makes
- * "create if absent" atomic even against another Flowdeck process writing the same folder.
- */
-export async function publishFile(tempPath: string, dir: string, name: string): Promise<string> {
-  await fs.mkdir(dir, { recursive: true });
-  for (let n = 0; n < 10_000; n += 1) {
-    const target = path.join(dir, numberedName(name, n));
-    try {
-      await fs.link(tempPath, target);
-      await fs.unlink(tempPath);
-      return target;
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? '';
-      if (code === 'EEXIST') continue;
-      if (!NO_HARD_LINKS.has(code)) throw error;
-      // File systems without hard links (FAT, some network shares): check, then rename.
-      const exists = await fs.access(target, fsConstants.F_OK).then(() => true, () => false);
-      if (exists) continue;
-      await fs.rename(tempPath, target);
-      return target;
-    }
-  }
-  throw new Error(`Could not find a free file name for ${name} in ${dir}.`);
-}
-
-/** Makes a rename durable on Linux; not possible on Windows, where it is skipped. */
-export async function syncDirectory(dir: string): Promise<void> {
-  const handle = await fs.open(dir, 'r').catch(() => null);
-  if (!handle) return;
-  await handle.sync().catch(() => {});
-  await handle.close().catch(() => {});
 }
 
 function processAlive(pid: number): boolean {

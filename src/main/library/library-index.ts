@@ -158,6 +158,15 @@ export class LibraryIndex {
     return this.store.transaction(fn);
   }
 
+  /**
+   * One statement on its own: SQLite makes a single statement atomic by itself, so it needs no
+   * BEGIN IMMEDIATE / COMMIT (two more round trips on the store's one connection, and a write lock
+   * taken even for a read).
+   */
+  single<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
+    return fn(this.store);
+  }
+
   /** Inserts a row unless the same file of the same job is indexed already; returns the row's id. */
   async insert(row: NewItemRow, q: Queryable = this.store): Promise<{ id: number; inserted: boolean }> {
     const [result] = await this.insertMany([row], q);

@@ -10,6 +10,8 @@ import { stringifyJsonExact } from '../../shared/json';
 import type { Store } from '../jobs/store';
 import { backoffDelay } from '../service/backoff';
 import type { Workflow } from '../service/types';
+import { canReflink } from '../files/reflink';
+import { partialPathFor } from '../files/partial-files';
 import { downloadAttempt } from './download-attempt';
 import { importFile, type ImportFileRequest } from './import-file';
 import { classifyFailure } from './failures';
@@ -87,6 +89,8 @@ export class Library {
   private readonly thumbnailsInFlight = new Map<string, Promise<Thumbnail | null>>();
   /** Outputs recorded by this instance: repeated record() calls of a growing job skip them. */
   private readonly recordedKeys = new Set<string>();
+  /** Tee copies asked for by record() (RecordContext.alsoWriteTo), by item id, for its first attempt. */
+  private readonly tees = new Map<number, readonly string[]>();
   private exclusiveTail: Promise<unknown> = Promise.resolve();
   private disposed = false;
 
@@ -185,6 +189,12 @@ export class Library {
     const results = await this.index.transaction((tx) => this.index.insertMany(rows, tx));
     const ids = results.map((r) => r.id);
     const added = [...new Set(results.filter((r) => r.inserted).map((r) => r.id))];
+    if (context.alsoWriteTo) {
+      results.forEach((r, i) => {
+        const paths = r.inserted ? context.alsoWriteTo!(outputs[i]!) : [];
+        if (paths.length > 0) this.tees.set(r.id, paths);
+      });
+    }
     for (const output of outputs) this.recordedKeys.add(outputKey(server.baseUrl, job.promptId, output));
     const stored = await this.index.getMany(ids);
     const byId = new Map(stored.map((r) => [r.id, r]));
@@ -204,6 +214,27 @@ export class Library {
     if (this.disposed) throw new Error('The library has been closed.');
     const ctx = { root: this.root, stagingDir: this.stagingDir, index: this.index, now: this.now, exclusive: <T>(task: () => Promise<T>) => this.exclusive(task), emit: (change: LibraryChange) => this.emit(change) };
     return importFile(request, ctx);
+  }
+
+  /**
+   * Whether a file of this library can be given to `dir` by reflink (copy-on-write: no bytes read
+   * or written, and editing either file leaves the other alone). When not, a caller that wants a
+   * copy elsewhere asks for a tee instead (RecordContext.alsoWriteTo, stagingFileFor).
+   */
+  async canReflinkTo(dir: string): Promise<boolean> {
+    await fs.mkdir(this.stagingDir, { recursive: true });
+    return canReflink(this.stagingDir, dir);
+  }
+
+  /**
+   * A fresh partial path in this library's staging folder, for a tee copy of a file about to be
+   * downloaded into `outputDir` (a hot folder's), handed back with importFile's `staged`; null
+   * when importFile can take the file by reflink instead, which writes nothing.
+   */
+  async stagingFileFor(outputDir: string): Promise<string | null> {
+    if (this.disposed) return null;
+    if (await this.canReflinkTo(outputDir)) return null;
+    return partialPathFor(path.join(this.stagingDir, 'import'));
   }
 
   /** Whether every output of `job` on `baseUrl` was recorded by this instance already (cheap, no I/O). */
@@ -395,6 +426,7 @@ export class Library {
     await fs.rm(this.stagingDir, { recursive: true, force: true }).catch(() => {});
     this.notifySettled();
     this.listeners.clear();
+    this.tees.clear();
   }
 
   // ---------------------------------------------------------------- scheduling
@@ -461,6 +493,9 @@ export class Library {
       this.emitUpdated(id);
       return;
     }
+    // The tee is for the first attempt only: a caller waiting on it copies from the library otherwise.
+    const alsoWriteTo = this.tees.get(id);
+    this.tees.delete(id);
     if (signal.aborted || !(await this.index.markDownloading(id))) return;
     this.emitUpdated(id);
     try {
@@ -470,6 +505,7 @@ export class Library {
         index: this.index,
         now: this.now,
         exclusive: (task) => this.exclusive(task),
+        ...(alsoWriteTo ? { alsoWriteTo } : {}),
       }, signal);
       if (outcome === 'done') this.emitUpdated(id);
     } catch (error) {

@@ -8,7 +8,8 @@ import * as path from 'node:path';
 import { extensionForMime, mimeForFileName } from '../../shared/media-types';
 import { safeBaseName } from '../service/filenames';
 import type { FileDigest } from './file-digest';
-import { absolutePath, datedFolder, publishFile, relativePath, syncDirectory } from './layout';
+import { publishFile, syncDirectory } from '../files/publish';
+import { absolutePath, datedFolder, relativePath } from './layout';
 import type { DoneFields, LibraryIndex } from './library-index';
 import { kindOfMime, type MediaInfo } from './media-info';
 

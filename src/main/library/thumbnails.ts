@@ -2,11 +2,11 @@
 // down so the longer edge fits `maxSize`, flattened onto white (JPEG has no alpha) and encoded as
 // JPEG into <library>/.thumbnails/<sha256>-<size>.jpg. Keyed by content, so duplicates share one,
 // and written under a temporary name first so a half-written thumbnail is never served.
-import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import jpeg from 'jpeg-js';
 import { PNG } from 'pngjs';
+import { writeFileAtomically } from '../files/publish';
 import { imageDimensions, isJpeg, isPng } from './media-images';
 
 /** Larger sources are not decoded (memory): they get no thumbnail. */
@@ -127,13 +127,6 @@ export async function writeThumbnail(source: string, target: string, maxSize: nu
   const small = flattenOnWhite(downscale(image, maxSize));
   const encoded = jpeg.encode({ width: small.width, height: small.height, data: Buffer.from(small.data.buffer, small.data.byteOffset, small.data.byteLength) }, QUALITY);
   await fs.mkdir(path.dirname(target), { recursive: true });
-  const temp = `${target}.tmp-${randomBytes(6).toString('hex')}`;
-  try {
-    await fs.writeFile(temp, encoded.data, { flag: 'wx' });
-    await fs.rename(temp, target);
-  } catch (error) {
-    await fs.rm(temp, { force: true }).catch(() => {});
-    throw error;
-  }
+  await writeFileAtomically(target, encoded.data);
   return { path: target, width: small.width, height: small.height };
 }

@@ -5,7 +5,8 @@
 // deleted outright.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { numberedName, TRASH_DIR } from './layout';
+import { publishFile } from '../files/publish';
+import { TRASH_DIR } from './layout';
 
 /** Moves one file to a trash; throws when it cannot. */
 export type TrashFunction = (filePath: string) => Promise<void>;
@@ -29,25 +30,8 @@ async function moveIntoLibraryTrash(filePath: string, root: string): Promise<voi
   const dir = path.join(root, TRASH_DIR);
   await fs.mkdir(dir, { recursive: true });
   await fs.writeFile(path.join(dir, 'README.txt'), NOTE, { flag: 'wx' }).catch(() => {});
-  const name = path.basename(filePath);
-  for (let n = 0; n < 10_000; n += 1) {
-    const target = path.join(dir, numberedName(name, n));
-    try {
-      // link + unlink: never replaces an earlier deleted file of the same name.
-      await fs.link(filePath, target);
-      await fs.unlink(filePath);
-      return;
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'EEXIST') continue;
-      if (code === 'ENOENT') throw error;
-      const exists = await fs.access(target).then(() => true, () => false);
-      if (exists) continue;
-      await fs.rename(filePath, target);
-      return;
-    }
-  }
-  throw new Error(`Could not find a free name for ${name} in ${dir}.`);
+  // Never replaces an earlier deleted file of the same name: "name (1).ext" instead.
+  await publishFile(filePath, dir, path.basename(filePath));
 }
 
 /** Moves `filePath` to the OS trash, else into the library's .trash folder; says where it went. */

@@ -102,6 +102,13 @@ export interface RecordContext {
   workflow?: Workflow | null;
   workflowName?: string | null;
   createdAt?: number;
+  /**
+   * Copies wanted elsewhere (flowdeck run --out on a file system without reflinks): for an output,
+   * fresh partial paths the library's download writes from the same network read (a tee). Only a
+   * newly recorded output's first attempt writes them; complete and fsynced once its item is done,
+   * absent otherwise. The caller publishes them.
+   */
+  alsoWriteTo?: (output: OutputFile) => readonly string[];
 }
 
 /** What the library needs from a service client: ServiceApi.download fits. */

@@ -3,11 +3,10 @@
 // key, a 200 (local server) is the file itself. Bytes stream to a temporary name in the
 // destination folder, are fsynced, and only a complete file is renamed to its final, sanitised
 // name, so a crash or failure never leaves a truncated file under a real name.
-import { randomBytes } from 'node:crypto';
-import { constants as fsConstants, createWriteStream } from 'node:fs';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { Readable, Transform } from 'node:stream';
+import { Readable, Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeWebReadableStream } from 'node:stream/web';
 import { messageForStatus, ServiceError } from './errors';
@@ -16,7 +15,8 @@ import type { HttpTransport } from './http';
 import { assertHttpScheme, discardBody, nodeBodyOf } from './stream-request';
 import { readWebBodyCapped, tooLarge } from './body-read';
 import { formatBytes } from './limits';
-import type { DownloadOptions, DownloadResult } from './ports';
+import type { DownloadOptions, DownloadResult, StreamDigest } from './ports';
+import { partialPathFor, publishFile, syncDirectory } from '../files/publish';
 import type { FileRef } from './types';
 
 export interface DownloadRequestOptions extends DownloadOptions {
@@ -48,57 +48,62 @@ function isFsError(error: unknown): error is NodeJS.ErrnoException {
   return typeof error === 'object' && error !== null && 'syscall' in error;
 }
 
-/** "name (1).ext", "name (2).ext", ... */
-function numbered(name: string, n: number): string {
-  const dot = name.lastIndexOf('.');
-  return dot > 0 ? `${name.slice(0, dot)} (${n})${name.slice(dot)}` : `${name} (${n})`;
+/** What streamToTemp wrote: the temp file, the tee copies, the byte count and (if asked) the digest. */
+interface Streamed {
+  tempPath: string;
+  copies: readonly string[];
+  bytes: number;
+  digest?: StreamDigest;
 }
 
-/** Moves the complete temp file to its final name; without `overwrite`, never replaces a file. */
-async function publish(tempPath: string, dir: string, name: string, overwrite: boolean): Promise<string> {
-  if (overwrite) {
-    const target = path.join(dir, name);
-    await fs.rename(tempPath, target);
-    return target;
-  }
-  for (let n = 0; n < 1000; n += 1) {
-    const target = path.join(dir, n === 0 ? name : numbered(name, n));
-    try {
-      // link() fails with EEXIST instead of replacing: an atomic "create if absent".
-      await fs.link(tempPath, target);
-      await fs.unlink(tempPath);
-      return target;
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'EEXIST') continue;
-      // File systems without hard links (FAT, some network shares): check, then rename.
-      if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP' || code === 'ENOSYS' || code === 'EXDEV') {
-        const exists = await fs.access(target, fsConstants.F_OK).then(() => true, () => false);
-        if (exists) continue;
-        await fs.rename(tempPath, target);
-        return target;
+/**
+ * A sink writing every chunk to all `handles` (the download and its tee copies) with one writev
+ * per batch and file: the bytes are read from the network once, whatever the number of files.
+ */
+function fanOut(handles: readonly fs.FileHandle[]): Writable {
+  const writeAll = (chunks: Buffer[], callback: (error?: Error | null) => void): void => {
+    Promise.all(handles.map((h) => writeFully(h, chunks))).then(() => callback(), callback);
+  };
+  return new Writable({
+    highWaterMark: 1 << 20,
+    write(chunk: Buffer, _encoding, callback) {
+      writeAll([chunk], callback);
+    },
+    writev(entries, callback) {
+      writeAll(entries.map((e) => e.chunk as Buffer), callback);
+    },
+  });
+}
+
+/** writev may write less than asked (a signal, a full pipe); loops until every byte is down. */
+async function writeFully(handle: fs.FileHandle, chunks: Buffer[]): Promise<void> {
+  let rest = chunks;
+  while (rest.length > 0) {
+    const { bytesWritten } = await handle.writev(rest);
+    let skip = bytesWritten;
+    const next: Buffer[] = [];
+    for (const chunk of rest) {
+      if (skip >= chunk.length) {
+        skip -= chunk.length;
+        continue;
       }
-      throw error;
+      next.push(skip > 0 ? chunk.subarray(skip) : chunk);
+      skip = 0;
     }
+    rest = next;
   }
-  throw new Error(`Could not find a free file name for ${name} in ${dir}.`);
 }
 
-async function syncDirectory(dir: string): Promise<void> {
-  // Makes the rename durable on Linux; not possible on Windows, where it is skipped.
-  const handle = await fs.open(dir, 'r').catch(() => null);
-  if (!handle) return;
-  await handle.sync().catch(() => {});
-  await handle.close().catch(() => {});
-}
-
-/** Streams `response`'s body to a temp file in `dir`; returns the temp path and byte count. */
+/**
+ * Streams `response`'s body to a temp file in `dir` (and to every `alsoWriteTo` path), hashing it
+ * on the way when asked; fsyncs each file once. Returns the paths, byte count and digest.
+ */
 async function streamToTemp(
   response: Response,
   dir: string,
   name: string,
   options: DownloadRequestOptions & Required<Pick<DownloadRequestOptions, 'maxBytes' | 'minBytesPerSecond' | 'throughputWindowMs'>>,
-): Promise<{ tempPath: string; bytes: number }> {
+): Promise<Streamed> {
   const nodeBody = nodeBodyOf(response);
   if (!nodeBody && !response.body) throw new ServiceError('protocol', `The server sent no body for ${name}.`, { status: response.status });
   const total = parseLength(response.headers.get('content-length'));
@@ -107,7 +112,12 @@ async function streamToTemp(
     discardBody(response);
     throw tooLarge(options.maxBytes, what);
   }
-  const tempPath = path.join(dir, `${name}.part-${randomBytes(6).toString('hex')}`);
+  const tempPath = partialPathFor(path.join(dir, name));
+  const copies = [...(options.alsoWriteTo ?? [])];
+  const hash = options.digest ? createHash('sha256') : null;
+  const headBytes = options.digest?.headBytes ?? 0;
+  const headParts: Buffer[] = [];
+  let headLength = 0;
   let received = 0;
   let lastProgress = 0;
   // Minimum-throughput watchdog: every window must bring its share of bytes, so a stall and a
@@ -139,6 +149,13 @@ async function streamToTemp(
         callback(tooLarge(options.maxBytes, what));
         return;
       }
+      // The identity of the file is taken here, on the one pass over the bytes: no read-back.
+      hash?.update(chunk);
+      if (headLength < headBytes) {
+        const part = Buffer.from(chunk.subarray(0, headBytes - headLength));
+        headParts.push(part);
+        headLength += part.length;
+      }
       const lastChunkAt = Date.now();
       if (options.onProgress && lastChunkAt - lastProgress >= PROGRESS_INTERVAL_MS) {
         lastProgress = lastChunkAt;
@@ -147,12 +164,19 @@ async function streamToTemp(
       callback(null, chunk);
     },
   });
+  const handles: fs.FileHandle[] = [];
   try {
+    // 'wx': fresh files, never ones that are already there.
+    for (const file of [tempPath, ...copies]) {
+      try {
+        handles.push(await fs.open(file, 'wx'));
+      } catch (error) {
+        throw isFsError(error) ? new Error(`Could not write ${file}: ${error.code ?? error.message}`, { cause: error }) : error;
+      }
+    }
     const source = nodeBody ?? Readable.fromWeb(response.body as unknown as NodeWebReadableStream<Uint8Array>);
-    // 'wx': a fresh file, never one that is already there.
-    const sink = createWriteStream(tempPath, { flags: 'wx', highWaterMark: 1 << 20 });
     try {
-      await pipeline(source, counter, sink, { signal });
+      await pipeline(source, counter, fanOut(handles), { signal });
     } catch (error) {
       if (options.signal?.aborted) throw new ServiceError('cancelled', `Cancelled: downloading ${name}.`, { cause: error, retryable: false });
       if (limit.signal.aborted) throw (limit.signal.reason as LimitFailure).failure;
@@ -160,20 +184,17 @@ async function streamToTemp(
       throw new BodyFailure(`The download of ${name} stopped after ${received} bytes: the connection broke.`, { cause: error });
     }
     if (total !== null && received !== total) throw new BodyFailure(`The download of ${name} ended after ${received} of ${total} bytes.`);
-    // fsync applies to the file, whichever descriptor asks: the bytes are on disk before the rename.
-    const handle = await fs.open(tempPath, 'r+');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
+    // Each file is fsynced once, on the descriptor that wrote it: the bytes are on disk before any rename or link.
+    await Promise.all(handles.map((h) => h.sync()));
     options.onProgress?.(received, total);
-    return { tempPath, bytes: received };
+    const digest = hash ? { sha256: hash.digest('hex'), size: received, head: Buffer.concat(headParts) } : undefined;
+    return { tempPath, copies, bytes: received, ...(digest ? { digest } : {}) };
   } catch (error) {
-    await fs.rm(tempPath, { force: true }).catch(() => {});
+    await Promise.all([tempPath, ...copies].map((file) => fs.rm(file, { force: true }).catch(() => {})));
     throw error;
   } finally {
     clearInterval(watchdog);
+    await Promise.all(handles.map((h) => h.close().catch(() => {})));
   }
 }
 
@@ -230,7 +251,7 @@ export async function downloadOutput(transport: HttpTransport, ref: FileRef, des
   // GET is idempotent: a body that breaks midway is fetched once more from the start.
   for (let attempt = 0; ; attempt += 1) {
     const { response, redirected } = await openFile(transport, ref, what, options.signal);
-    let written: { tempPath: string; bytes: number };
+    let written: Streamed;
     try {
       written = await streamToTemp(response, dir, name, { ...options, ...limits });
     } catch (error) {
@@ -241,11 +262,12 @@ export async function downloadOutput(transport: HttpTransport, ref: FileRef, des
       throw error;
     }
     try {
-      const finalPath = await publish(written.tempPath, dir, name, options.overwrite ?? false);
-      await syncDirectory(dir);
-      return { path: finalPath, bytes: written.bytes, contentType: response.headers.get('content-type'), redirected };
+      const finalPath = await publishFile(written.tempPath, dir, name, { replace: options.overwrite ?? false });
+      if (!options.staging) await syncDirectory(dir);
+      const result: DownloadResult = { path: finalPath, bytes: written.bytes, contentType: response.headers.get('content-type'), redirected };
+      return written.digest ? { ...result, digest: written.digest } : result;
     } catch (error) {
-      await fs.rm(written.tempPath, { force: true }).catch(() => {});
+      await Promise.all([written.tempPath, ...written.copies].map((file) => fs.rm(file, { force: true }).catch(() => {})));
       throw error;
     }
   }

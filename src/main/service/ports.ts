@@ -60,6 +60,30 @@ export interface DownloadOptions {
   destName?: string;
   /** Replace an existing file of that name; by default a free name "x (1).png" is chosen. */
   overwrite?: boolean;
+  /**
+   * Hash (sha256) the bytes as they arrive and keep the first `headBytes` of them, so the caller
+   * never reads the file back to learn its identity (DownloadResult.digest).
+   */
+  digest?: { headBytes: number };
+  /**
+   * More files written from the same network read (a tee): each is a fresh path the caller chose
+   * (a partial name, see files/partial-files.ts), complete and fsynced when the download returns;
+   * the caller publishes it. Removed when the download fails.
+   */
+  alsoWriteTo?: readonly string[];
+  /**
+   * `destDir` is a private staging folder the caller publishes from: its directory entry need not
+   * be durable, so the folder is not fsynced (the file itself still is).
+   */
+  staging?: boolean;
+}
+
+/** A downloaded file's identity, taken while it streamed (DownloadOptions.digest). */
+export interface StreamDigest {
+  sha256: string;
+  size: number;
+  /** The first headBytes bytes (for a media probe). */
+  head: Buffer;
 }
 
 export interface DownloadResult {
@@ -69,6 +93,8 @@ export interface DownloadResult {
   contentType: string | null;
   /** True when the bytes came from a signed storage URL (302), false when /view answered 200. */
   redirected: boolean;
+  /** Present when DownloadOptions.digest asked for it. */
+  digest?: StreamDigest;
 }
 
 /** What a history lookup tells about a finished (or unknown) job. */

@@ -4,7 +4,7 @@
 // Names are deterministic, so delivering again after a crash overwrites our own earlier file
 // (recognised by its sidecar) instead of leaving "photo_9_1 (1).png" behind.
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
 import { stringifyJsonExact } from '../../shared/json';
 import type { ServiceApi } from '../service/ports';
@@ -13,7 +13,7 @@ import type { HotFolderConfig } from './config';
 import type { EntryRecord } from './journal';
 import { nameValues, renderOutputName } from './naming';
 import type { FinishedOutput, OutputProvenance, OutputSink } from './types';
-import { partialPathFor } from '../files/partial-files';
+import { writeFileAtomically } from '../files/publish';
 
 export const SIDECAR_SUFFIX = '.json';
 
@@ -69,10 +69,9 @@ async function chooseDestination(dest: string, reserved: Set<string>, promptId: 
   }
 }
 
+/** A small file (a sidecar) through the one publish step (files/publish.ts); replaces our earlier one. */
 export async function writeAtomically(path: string, text: string): Promise<void> {
-  const temp = partialPathFor(path);
-  await writeFile(temp, text);
-  await rename(temp, path);
+  await writeFileAtomically(path, text);
 }
 
 export async function deliverOutputs(ctx: DeliverContext): Promise<FinishedOutput[]> {
@@ -91,8 +90,16 @@ export async function deliverOutputs(ctx: DeliverContext): Promise<FinishedOutpu
     await mkdir(dirname(wanted), { recursive: true });
     const dest = await chooseDestination(wanted, ctx.reserved, ctx.promptId, file);
     ctx.reserved.add(dest);
+    // The sink's copy (the library's) is written from the same network read, never read back from ours.
+    const prepared = ctx.sink?.prepare ? await ctx.sink.prepare(dirname(dest)).catch(() => null) : null;
+    const teePath = prepared?.teePath ?? null;
     try {
-      const result = await ctx.api.download(file, dirname(dest), { destName: basename(dest), overwrite: true });
+      const result = await ctx.api.download(file, dirname(dest), {
+        destName: basename(dest),
+        overwrite: true,
+        ...(prepared ? { digest: { headBytes: prepared.headBytes } } : {}),
+        ...(teePath ? { alsoWriteTo: [teePath] } : {}),
+      });
       const sidecarPath = result.path + SIDECAR_SUFFIX;
       const provenance: OutputProvenance = {
         source: 'hot-folder',
@@ -117,13 +124,15 @@ export async function deliverOutputs(ctx: DeliverContext): Promise<FinishedOutpu
       delivered.push(output);
       if (ctx.sink) {
         try {
-          await ctx.sink.add(output);
+          await ctx.sink.add(output, result.digest ? { teePath, digest: result.digest } : undefined);
         } catch (error) {
           ctx.warn(`The outputs library did not take ${result.path}: ${error instanceof Error ? error.message : String(error)}`);
         }
       }
     } finally {
       ctx.reserved.delete(dest);
+      // Published (or reused) by the sink already, or never complete: it must not stay behind.
+      if (teePath) await rm(teePath, { force: true }).catch(() => {});
     }
   }
   return delivered;

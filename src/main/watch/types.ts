@@ -1,5 +1,6 @@
 // Public types of hot folders: what the app core, the CLI and the outputs library see.
 // The folder configuration itself (and its defaults) lives in config.ts.
+import type { StreamDigest } from '../service/ports';
 import type { JobPhase, OutputFile, ServerKind, Workflow } from '../service/types';
 
 /**
@@ -104,7 +105,23 @@ export interface FinishedOutput {
  * throws does not fail the file: the failure becomes a warning event.
  */
 export interface OutputSink {
-  add(output: FinishedOutput): Promise<void>;
+  /** `staged`: what the download already gave the sink (see prepare()). */
+  add(output: FinishedOutput, staged?: StagedOutput): Promise<void>;
+  /**
+   * Asked before an output is downloaded into `outputDir`, so the sink's copy is written from the
+   * same network read instead of being copied back from the output: a fresh partial path for a
+   * tee copy (null when the sink needs none, e.g. it takes the file by reflink), and how many
+   * first bytes the download's digest keeps.
+   */
+  prepare?(outputDir: string): Promise<{ teePath: string | null; headBytes: number }>;
+}
+
+/** What the download of an output already did for the sink. */
+export interface StagedOutput {
+  /** The tee copy prepare() asked for, complete and fsynced; null when none was asked. */
+  teePath: string | null;
+  /** The output's identity, taken while it streamed. */
+  digest: StreamDigest;
 }
 
 /** How a followed job ended. */

@@ -1,0 +1,95 @@
+// The one way a file Flowdeck writes gets its name where people look (downloads, the library,
+// `flowdeck run --out`, hot-folder outputs and sidecars, thumbnails, the library's .trash):
+//   1. its bytes go to a partial name beside the target, NAME.part-<pid>-<hex> (partialPathFor),
+//      which partial-files.ts sweeps once that process is gone;
+//   2. the writer fsyncs the file, once, on the descriptor that wrote it (before this step);
+//   3. publishFile gives it its final name: without replacing anything (link() fails with EEXIST,
+//      then "name (1).ext", ...), or, where the caller owns the name, by rename over it;
+//   4. syncDirectory makes the new name durable (once per folder and batch, by the caller).
+// A kill -9 at any point leaves the complete file under its final name, or only a partial name.
+import { constants as fsConstants } from 'node:fs';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { partialPathFor } from './partial-files';
+
+export { partialPathFor };
+
+/** link() errors of file systems without hard links (FAT, some network shares). */
+const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV', 'EMLINK']);
+
+/** "name (1).ext", "name (2).ext", ...; `name` itself for 0. */
+export function numberedName(name: string, n: number): string {
+  if (n === 0) return name;
+  const dot = name.lastIndexOf('.');
+  return dot > 0 ? `${name.slice(0, dot)} (${n})${name.slice(dot)}` : `${name} (${n})`;
+}
+
+export interface PublishOptions {
+  /** Replace a file of that name (the caller's own earlier file); default: never, take "name (n)". */
+  replace?: boolean;
+}
+
+/**
+ * Gives the complete file at `tempPath` its final name in `dir` and returns that path. `name` must
+ * be a plain file name (already made safe, e.g. by safeBaseName): one that would leave `dir` is
+ * refused; `dir` is created when missing. Without `replace`, the first free of `name`, "name (1).ext", ... is taken atomically,
+ * even against another process writing the same folder.
+ */
+export async function publishFile(tempPath: string, dir: string, name: string, options: PublishOptions = {}): Promise<string> {
+  const folder = path.resolve(dir);
+  if (name === '' || name === '.' || name === '..' || path.dirname(path.join(folder, name)) !== folder) throw new Error(`Refusing to publish ${JSON.stringify(name)}: not a plain file name in ${folder}.`);
+  await fs.mkdir(folder, { recursive: true });
+  if (options.replace) {
+    const target = path.join(folder, name);
+    await fs.rename(tempPath, target);
+    return target;
+  }
+  for (let n = 0; n < 10_000; n += 1) {
+    const target = path.join(folder, numberedName(name, n));
+    try {
+      await fs.link(tempPath, target);
+      await fs.unlink(tempPath);
+      return target;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? '';
+      if (code === 'EEXIST') continue;
+      if (!NO_HARD_LINKS.has(code)) throw error;
+      // No hard links here: check, then rename (not atomic against another writer, the best there is).
+      const exists = await fs.access(target, fsConstants.F_OK).then(() => true, () => false);
+      if (exists) continue;
+      await fs.rename(tempPath, target);
+      return target;
+    }
+  }
+  throw new Error(`Could not find a free file name for ${name} in ${folder}.`);
+}
+
+/** Makes a new name in `dir` durable on Linux; not possible on Windows, where it is skipped. */
+export async function syncDirectory(dir: string): Promise<void> {
+  const handle = await fs.open(dir, 'r').catch(() => null);
+  if (!handle) return;
+  await handle.sync().catch(() => {});
+  await handle.close().catch(() => {});
+}
+
+/**
+ * Writes `data` to `finalPath` through a partial name and renames it over any earlier file of
+ * that name (the caller's own). `durable` fsyncs the file first; small, re-creatable files
+ * (sidecars, thumbnails) skip it: after a power cut they may be absent, never half-written names.
+ */
+export async function writeFileAtomically(finalPath: string, data: string | Uint8Array, options: { durable?: boolean } = {}): Promise<string> {
+  const temp = partialPathFor(finalPath);
+  try {
+    const handle = await fs.open(temp, 'wx');
+    try {
+      await handle.writeFile(data);
+      if (options.durable) await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    return await publishFile(temp, path.dirname(finalPath), path.basename(finalPath), { replace: true });
+  } catch (error) {
+    await fs.rm(temp, { force: true }).catch(() => {});
+    throw error;
+  }
+}
