@@ -7,22 +7,16 @@
 // (user + system) of the whole process tree; the server's CPU is in neither.
 //   npx tsx bench/watch-vs-batch.ts [images] [rounds]      (needs `npm run build` first)
 //   FLOWDECK_BENCH_CPU_PROF=DIR ...                        runs both sides under node --cpu-prof
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { build } from 'esbuild';
+import { alternateRounds, CLI, cpuProfileArgs, inWorkDir, loadAverage, median, requireBuiltCli } from './support/cli-bench';
 import { distinctPng } from './support/images';
 import { measureCommand, startDemoChild, type MeasuredRun } from './support/processes';
 
 const IMAGES = Math.max(1, Number(process.argv[2] ?? 200));
 const ROUNDS = Math.max(1, Number(process.argv[3] ?? 3));
 const CONCURRENCY = 8;
-const ROOT = resolve(import.meta.dirname, '..');
-const CLI = join(ROOT, 'out/main/cli.js');
-const CPU_PROF_DIR = process.env.FLOWDECK_BENCH_CPU_PROF;
-
-const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 function workflow(prefix: string): object {
   return {
@@ -51,10 +45,6 @@ async function bundleBatchClient(work: string): Promise<string> {
   return outfile;
 }
 
-function profileArgs(name: string): string[] {
-  return CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
-}
-
 function countOutputs(dir: string, pattern: RegExp): number {
   return readdirSync(dir).filter((n) => pattern.test(n)).length;
 }
@@ -70,7 +60,7 @@ async function flowdeckSide(work: string, images: string, round: number): Promis
   writeFileSync(workflowPath, JSON.stringify(workflow('bench/watch')));
   const demo = await startDemoChild('local');
   try {
-    const args = [...profileArgs(`watch-${round}`), CLI, 'watch', inDir, '--workflow', workflowPath, '--bind', '1.image', '--server', demo.url, '--local', '--out', outDir, '--concurrency', String(CONCURRENCY), '--once', '--json'];
+    const args = [...cpuProfileArgs(`watch-${round}`), CLI, 'watch', inDir, '--workflow', workflowPath, '--bind', '1.image', '--server', demo.url, '--local', '--out', outDir, '--concurrency', String(CONCURRENCY), '--once', '--json'];
     const measured = await measureCommand(process.execPath, args, { env: { ...process.env, FLOWDECK_DATA_DIR: dataDir }, quiet: true });
     const pngs = countOutputs(outDir, /\.png$/);
     const sidecars = countOutputs(outDir, /\.json$/);
@@ -90,7 +80,7 @@ async function batchSide(work: string, images: string, client: string, round: nu
   writeFileSync(workflowPath, JSON.stringify(workflow('bench/batch')));
   const demo = await startDemoChild('local');
   try {
-    const measured = await measureCommand(process.execPath, [...profileArgs(`batch-${round}`), client, demo.url, images, outDir, workflowPath, '1.image', String(CONCURRENCY)]);
+    const measured = await measureCommand(process.execPath, [...cpuProfileArgs(`batch-${round}`), client, demo.url, images, outDir, workflowPath, '1.image', String(CONCURRENCY)]);
     const pngs = countOutputs(outDir, /\.png$/);
     if (pngs !== IMAGES) throw new Error(`the batch client wrote ${pngs} outputs for ${IMAGES} images`);
     return measured;
@@ -101,28 +91,25 @@ async function batchSide(work: string, images: string, client: string, round: nu
 }
 
 export async function watchVsBatchBench(): Promise<Record<string, number>> {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first.`);
-  const work = mkdtempSync(join(tmpdir(), 'flowdeck-bench-watch-'));
-  const loadBefore = load();
-  try {
+  requireBuiltCli();
+  return inWorkDir('flowdeck-bench-watch-', async (work) => {
+    const loadBefore = loadAverage();
     const images = join(work, 'images');
     mkdirSync(images);
     for (let i = 0; i < IMAGES; i += 1) writeFileSync(join(images, `img-${String(i).padStart(4, '0')}.png`), distinctPng(i, 64));
     const client = await bundleBatchClient(work);
     const flowdeck: MeasuredRun[] = [];
     const batch: MeasuredRun[] = [];
-    for (let round = 0; round < ROUNDS; round += 1) {
-      if (round % 2 === 0) {
-        flowdeck.push(await flowdeckSide(work, images, round));
-        batch.push(await batchSide(work, images, client, round));
-      } else {
-        batch.push(await batchSide(work, images, client, round));
-        flowdeck.push(await flowdeckSide(work, images, round));
-      }
-      const f = flowdeck[round]!;
-      const b = batch[round]!;
-      console.log(`  round ${round + 1}: flowdeck watch ${f.seconds.toFixed(2)} s wall, ${f.cpuSeconds.toFixed(2)} s cpu, peak RSS ${f.maxRssMb.toFixed(0)} MB; batch client ${b.seconds.toFixed(2)} s wall, ${b.cpuSeconds.toFixed(2)} s cpu, peak RSS ${b.maxRssMb.toFixed(0)} MB`);
-    }
+    await alternateRounds(
+      ROUNDS,
+      async (round) => void flowdeck.push(await flowdeckSide(work, images, round)),
+      async (round) => void batch.push(await batchSide(work, images, client, round)),
+      (round) => {
+        const f = flowdeck[round]!;
+        const b = batch[round]!;
+        console.log(`  round ${round + 1}: flowdeck watch ${f.seconds.toFixed(2)} s wall, ${f.cpuSeconds.toFixed(2)} s cpu, peak RSS ${f.maxRssMb.toFixed(0)} MB; batch client ${b.seconds.toFixed(2)} s wall, ${b.cpuSeconds.toFixed(2)} s cpu, peak RSS ${b.maxRssMb.toFixed(0)} MB`);
+      },
+    );
     const wallRatios = flowdeck.map((f, i) => f.seconds / batch[i]!.seconds);
     const cpuRatios = flowdeck.map((f, i) => f.cpuSeconds / batch[i]!.cpuSeconds);
     const figures = {
@@ -139,12 +126,10 @@ export async function watchVsBatchBench(): Promise<Record<string, number>> {
     console.log(`  wall  flowdeck median ${figures.flowdeckWallMedianS.toFixed(2)} s, batch client ${figures.batchWallMedianS.toFixed(2)} s: ratio ${figures.wallRatioMedian.toFixed(2)}x (rounds ${wallRatios.map((r) => r.toFixed(2)).join(', ')}; target <= 1.0x)`);
     console.log(`  cpu   flowdeck median ${figures.flowdeckCpuMedianS.toFixed(2)} s, batch client ${figures.batchCpuMedianS.toFixed(2)} s: ratio ${figures.cpuRatioMedian.toFixed(2)}x (rounds ${cpuRatios.map((r) => r.toFixed(2)).join(', ')}; target <= 0.5x)`);
     console.log(`  flowdeck peak RSS ${figures.flowdeckPeakRssMb.toFixed(0)} MB`);
-    console.log(`  load average before ${loadBefore}, after ${load()} (2 cores, shared)`);
+    console.log(`  load average before ${loadBefore}, after ${loadAverage()} (2 cores, shared)`);
     console.log(JSON.stringify(figures));
     return figures;
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
+  });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
