@@ -5,25 +5,16 @@
 // support/demo-child.ts), so the time is the client's: submit, follow, download, library, --out.
 //   npx tsx bench/run-vs-curl.ts [rounds]          (needs `npm run build` first: out/main/cli.js)
 //   FLOWDECK_BENCH_CPU_PROF=DIR ...                runs the Flowdeck side under node --cpu-prof
-//   FLOWDECK_BENCH_BASELINE_CLI=PATH ...           also runs an earlier build's cli.js each round
-//                                                  (before/after figures from one run, same load)
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { writeIncompressibleFile } from './support/big-file';
+import { alternateRounds, BASELINE_CLI, CLI, cpuProfileArgs, inWorkDir, loadAverage, median, requireBuiltCli } from './support/cli-bench';
 import { measureCommand, startDemoChild, timeCommand, type MeasuredRun } from './support/processes';
 import { signedUrl } from './support/signed-url';
 
 const GiB = 1024 ** 3;
 const ROUNDS = Math.max(1, Number(process.argv[2] ?? 3));
-const ROOT = resolve(import.meta.dirname, '..');
-const CLI = process.env.FLOWDECK_BENCH_CLI ? resolve(process.env.FLOWDECK_BENCH_CLI) : join(ROOT, 'out/main/cli.js');
-const CPU_PROF_DIR = process.env.FLOWDECK_BENCH_CPU_PROF;
-const BASELINE_CLI = process.env.FLOWDECK_BENCH_BASELINE_CLI ? resolve(process.env.FLOWDECK_BENCH_BASELINE_CLI) : null;
-
-const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 interface RunJson {
   status: string;
@@ -42,7 +33,7 @@ async function flowdeckRun(work: string, workflowPath: string, url: string, key:
   const dataDir = join(work, `data-${round}${cli === CLI ? '' : '-baseline'}`);
   const outDir = join(work, `out-${round}${cli === CLI ? '' : '-baseline'}`);
   mkdirSync(dataDir);
-  const nodeArgs = CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`, `--cpu-prof-name=run-vs-curl-${round}.cpuprofile`] : [];
+  const nodeArgs = cpuProfileArgs(`run-vs-curl-${round}`);
   try {
     const phases: Phases = { submitted: NaN, succeeded: NaN, delivered: NaN };
     const measured = await measureCommand(process.execPath, [...nodeArgs, cli, 'run', workflowPath, '--server', url, '--out', outDir, '--json'], {
@@ -79,11 +70,10 @@ async function curlRun(work: string, url: string, key: string, ref: { filename: 
 }
 
 export async function runVsCurlBench(): Promise<Record<string, number>> {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first.`);
+  requireBuiltCli();
   execFileSync('curl', ['--version'], { stdio: 'ignore' });
-  const work = mkdtempSync(join(tmpdir(), 'flowdeck-bench-run-'));
-  const loadBefore = load();
-  try {
+  return inWorkDir('flowdeck-bench-run-', async (work) => {
+    const loadBefore = loadAverage();
     const big = join(work, 'big.bin');
     writeIncompressibleFile(big, GiB);
     const workflowPath = join(work, 'big-output.json');
@@ -96,31 +86,22 @@ export async function runVsCurlBench(): Promise<Record<string, number>> {
     try {
       const key = cloud.apiKey!;
       const ref = cloud.ref!;
-      for (let round = 0; round < ROUNDS; round += 1) {
-        // Alternate which goes first, so neither always finds the page cache in the other's state.
-        const ours = async (): Promise<void> => void flowdeck.push(await flowdeckRun(work, workflowPath, cloud.url, key, round));
-        const theirs = async (): Promise<void> => {
+      await alternateRounds(
+        ROUNDS,
+        async (round) => void flowdeck.push(await flowdeckRun(work, workflowPath, cloud.url, key, round)),
+        async (round) => {
           curl.push(await curlRun(work, cloud.url, key, ref, false));
           curlSynced.push(await curlRun(work, cloud.url, key, ref, true));
-        };
-        const before = async (): Promise<void> => {
           if (BASELINE_CLI) baseline.push(await flowdeckRun(work, workflowPath, cloud.url, key, round, BASELINE_CLI));
-        };
-        if (round % 2 === 0) {
-          await ours();
-          await theirs();
-          await before();
-        } else {
-          await before();
-          await theirs();
-          await ours();
-        }
-        if (BASELINE_CLI) console.log(`  round ${round + 1}: baseline run ${baseline[round]!.seconds.toFixed(2)} s (cpu ${baseline[round]!.cpuSeconds.toFixed(2)} s): ratio curl / baseline ${(curl[round]! / baseline[round]!.seconds).toFixed(2)}x`);
-        const f = flowdeck[round]!;
-        const p = f.phases;
-        console.log(`  round ${round + 1}: flowdeck run ${f.seconds.toFixed(2)} s (cpu ${f.cpuSeconds.toFixed(2)} s, peak RSS ${f.maxRssMb.toFixed(0)} MB); curl -o ${curl[round]!.toFixed(2)} s; curl -o + sync ${curlSynced[round]!.toFixed(2)} s`);
-        console.log(`           flowdeck phases: start to submitted ${p.submitted.toFixed(2)} s, job ${(p.succeeded - p.submitted).toFixed(2)} s, library download + hash + --out copy ${(p.delivered - p.succeeded).toFixed(2)} s, exit ${(f.seconds - p.delivered).toFixed(2)} s`);
-      }
+        },
+        (round) => {
+          const f = flowdeck[round]!;
+          const p = f.phases;
+          if (BASELINE_CLI) console.log(`  round ${round + 1}: baseline run ${baseline[round]!.seconds.toFixed(2)} s (cpu ${baseline[round]!.cpuSeconds.toFixed(2)} s): ratio curl / baseline ${(curl[round]! / baseline[round]!.seconds).toFixed(2)}x`);
+          console.log(`  round ${round + 1}: flowdeck run ${f.seconds.toFixed(2)} s (cpu ${f.cpuSeconds.toFixed(2)} s, peak RSS ${f.maxRssMb.toFixed(0)} MB); curl -o ${curl[round]!.toFixed(2)} s; curl -o + sync ${curlSynced[round]!.toFixed(2)} s`);
+          console.log(`           flowdeck phases: start to submitted ${p.submitted.toFixed(2)} s, job ${(p.succeeded - p.submitted).toFixed(2)} s, library download + hash + --out copy ${(p.delivered - p.succeeded).toFixed(2)} s, exit ${(f.seconds - p.delivered).toFixed(2)} s`);
+        },
+      );
     } finally {
       await cloud.stop();
     }
@@ -144,14 +125,12 @@ export async function runVsCurlBench(): Promise<Record<string, number>> {
     console.log(`  flowdeck peak RSS       ${figures.peakRssMb.toFixed(0)} MB  (VmHWM of the CLI process; target < 200 MB)`);
     if (BASELINE_CLI) {
       const ratios = baseline.map((b, i) => curl[i]! / b.seconds);
-      console.log(`  baseline ${BASELINE_CLI}: ratio curl / baseline median ${median(ratios).toFixed(2)}x (rounds ${ratios.map((r) => r.toFixed(2)).join(', ')}; flowdeck rounds ${flowdeckSeconds.map((x, i) => (curl[i]! / x).toFixed(2)).join(', ')}), cpu median ${median(baseline.map((b) => b.cpuSeconds)).toFixed(2)} s`);
+      console.log(`  baseline ${BASELINE_CLI}: ratio curl / baseline median ${median(ratios).toFixed(2)}x (rounds ${ratios.map((r) => r.toFixed(2)).join(', ')}), cpu median ${median(baseline.map((b) => b.cpuSeconds)).toFixed(2)} s`);
     }
-    console.log(`  load average            before ${loadBefore}, after ${load()} (2 cores, shared)`);
+    console.log(`  load average            before ${loadBefore}, after ${loadAverage()} (2 cores, shared)`);
     console.log(JSON.stringify(figures));
     return figures;
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
+  });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

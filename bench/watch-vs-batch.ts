@@ -7,24 +7,16 @@
 // (user + system) of the whole process tree; the server's CPU is in neither.
 //   npx tsx bench/watch-vs-batch.ts [images] [rounds]      (needs `npm run build` first)
 //   FLOWDECK_BENCH_CPU_PROF=DIR ...                        runs both sides under node --cpu-prof
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { build } from 'esbuild';
+import { alternateRounds, BASELINE_CLI, CLI, cpuProfileArgs, inWorkDir, loadAverage, median, requireBuiltCli } from './support/cli-bench';
 import { distinctPng } from './support/images';
 import { measureCommand, startDemoChild, type MeasuredRun } from './support/processes';
 
 const IMAGES = Math.max(1, Number(process.argv[2] ?? 200));
 const ROUNDS = Math.max(1, Number(process.argv[3] ?? 3));
 const CONCURRENCY = 8;
-const ROOT = resolve(import.meta.dirname, '..');
-const CLI = process.env.FLOWDECK_BENCH_CLI ? resolve(process.env.FLOWDECK_BENCH_CLI) : join(ROOT, 'out/main/cli.js');
-const CPU_PROF_DIR = process.env.FLOWDECK_BENCH_CPU_PROF;
-/** An earlier build's cli.js, run too each round, so before/after figures come from one run (same load). */
-const BASELINE_CLI = process.env.FLOWDECK_BENCH_BASELINE_CLI ? resolve(process.env.FLOWDECK_BENCH_BASELINE_CLI) : null;
-
-const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 function workflow(prefix: string): object {
   return {
@@ -53,10 +45,6 @@ async function bundleBatchClient(work: string): Promise<string> {
   return outfile;
 }
 
-function profileArgs(name: string): string[] {
-  return CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
-}
-
 function countOutputs(dir: string, pattern: RegExp): number {
   return readdirSync(dir).filter((n) => pattern.test(n)).length;
 }
@@ -72,7 +60,7 @@ async function flowdeckSide(work: string, images: string, round: number, cli = C
   writeFileSync(workflowPath, JSON.stringify(workflow('bench/watch')));
   const demo = await startDemoChild('local');
   try {
-    const args = [...profileArgs(`watch-${round}`), cli, 'watch', inDir, '--workflow', workflowPath, '--bind', '1.image', '--server', demo.url, '--local', '--out', outDir, '--concurrency', String(CONCURRENCY), '--once', '--json'];
+    const args = [...cpuProfileArgs(`watch-${round}`), cli, 'watch', inDir, '--workflow', workflowPath, '--bind', '1.image', '--server', demo.url, '--local', '--out', outDir, '--concurrency', String(CONCURRENCY), '--once', '--json'];
     const measured = await measureCommand(process.execPath, args, { env: { ...process.env, FLOWDECK_DATA_DIR: dataDir }, quiet: true });
     const pngs = countOutputs(outDir, /\.png$/);
     const sidecars = countOutputs(outDir, /\.json$/);
@@ -92,7 +80,7 @@ async function batchSide(work: string, images: string, client: string, round: nu
   writeFileSync(workflowPath, JSON.stringify(workflow('bench/batch')));
   const demo = await startDemoChild('local');
   try {
-    const measured = await measureCommand(process.execPath, [...profileArgs(`batch-${round}`), client, demo.url, images, outDir, workflowPath, '1.image', String(CONCURRENCY)]);
+    const measured = await measureCommand(process.execPath, [...cpuProfileArgs(`batch-${round}`), client, demo.url, images, outDir, workflowPath, '1.image', String(CONCURRENCY)]);
     const pngs = countOutputs(outDir, /\.png$/);
     if (pngs !== IMAGES) throw new Error(`the batch client wrote ${pngs} outputs for ${IMAGES} images`);
     return measured;
@@ -103,10 +91,9 @@ async function batchSide(work: string, images: string, client: string, round: nu
 }
 
 export async function watchVsBatchBench(): Promise<Record<string, number>> {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first.`);
-  const work = mkdtempSync(join(tmpdir(), 'flowdeck-bench-watch-'));
-  const loadBefore = load();
-  try {
+  requireBuiltCli();
+  return inWorkDir('flowdeck-bench-watch-', async (work) => {
+    const loadBefore = loadAverage();
     const images = join(work, 'images');
     mkdirSync(images);
     for (let i = 0; i < IMAGES; i += 1) writeFileSync(join(images, `img-${String(i).padStart(4, '0')}.png`), distinctPng(i, 64));
@@ -114,21 +101,20 @@ export async function watchVsBatchBench(): Promise<Record<string, number>> {
     const flowdeck: MeasuredRun[] = [];
     const batch: MeasuredRun[] = [];
     const baseline: MeasuredRun[] = [];
-    for (let round = 0; round < ROUNDS; round += 1) {
-      if (round % 2 === 0) {
-        flowdeck.push(await flowdeckSide(work, images, round));
+    await alternateRounds(
+      ROUNDS,
+      async (round) => void flowdeck.push(await flowdeckSide(work, images, round)),
+      async (round) => {
         batch.push(await batchSide(work, images, client, round));
         if (BASELINE_CLI) baseline.push(await flowdeckSide(work, images, round, BASELINE_CLI));
-      } else {
-        if (BASELINE_CLI) baseline.push(await flowdeckSide(work, images, round, BASELINE_CLI));
-        batch.push(await batchSide(work, images, client, round));
-        flowdeck.push(await flowdeckSide(work, images, round));
-      }
-      if (BASELINE_CLI) console.log(`  round ${round + 1}: baseline watch ${baseline[round]!.seconds.toFixed(2)} s wall, ${baseline[round]!.cpuSeconds.toFixed(2)} s cpu`);
-      const f = flowdeck[round]!;
-      const b = batch[round]!;
-      console.log(`  round ${round + 1}: flowdeck watch ${f.seconds.toFixed(2)} s wall, ${f.cpuSeconds.toFixed(2)} s cpu, peak RSS ${f.maxRssMb.toFixed(0)} MB; batch client ${b.seconds.toFixed(2)} s wall, ${b.cpuSeconds.toFixed(2)} s cpu, peak RSS ${b.maxRssMb.toFixed(0)} MB`);
-    }
+      },
+      (round) => {
+        const f = flowdeck[round]!;
+        const b = batch[round]!;
+        if (BASELINE_CLI) console.log(`  round ${round + 1}: baseline watch ${baseline[round]!.seconds.toFixed(2)} s wall, ${baseline[round]!.cpuSeconds.toFixed(2)} s cpu`);
+        console.log(`  round ${round + 1}: flowdeck watch ${f.seconds.toFixed(2)} s wall, ${f.cpuSeconds.toFixed(2)} s cpu, peak RSS ${f.maxRssMb.toFixed(0)} MB; batch client ${b.seconds.toFixed(2)} s wall, ${b.cpuSeconds.toFixed(2)} s cpu, peak RSS ${b.maxRssMb.toFixed(0)} MB`);
+      },
+    );
     const wallRatios = flowdeck.map((f, i) => f.seconds / batch[i]!.seconds);
     const cpuRatios = flowdeck.map((f, i) => f.cpuSeconds / batch[i]!.cpuSeconds);
     const figures = {
@@ -150,12 +136,10 @@ export async function watchVsBatchBench(): Promise<Record<string, number>> {
       const cpu = baseline.map((f, i) => f.cpuSeconds / batch[i]!.cpuSeconds);
       console.log(`  baseline ${BASELINE_CLI}: wall ratio median ${median(wall).toFixed(2)}x (rounds ${wall.map((r) => r.toFixed(2)).join(', ')}), cpu ratio median ${median(cpu).toFixed(2)}x (rounds ${cpu.map((r) => r.toFixed(2)).join(', ')})`);
     }
-    console.log(`  load average before ${loadBefore}, after ${load()} (2 cores, shared)`);
+    console.log(`  load average before ${loadBefore}, after ${loadAverage()} (2 cores, shared)`);
     console.log(JSON.stringify(figures));
     return figures;
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
+  });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -1,27 +1,23 @@
 // The app keeps every output in the library: a job run through the app core (on the built-in demo
 // profile) ends with its file downloaded into <data>/library and indexed with its provenance.
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import type { EventPayload } from '../../src/shared/ipc/contract';
-import type { AppCore } from '../../src/main/app/core';
 import { Store } from '../../src/main/jobs/store';
 import { Library } from '../../src/main/library';
-import { demoAppCore } from '../support/demo-core';
+import { demoCoreInTemp, type DemoCore } from '../support/demo-core';
 
 const WORKFLOW = `{
   "3": {"class_type": "DemoSampler", "inputs": {"prompt": "a lighthouse in the library", "seed": 18446744073709551615, "steps": 2, "width": 64, "height": 48, "cfg": 7, "sampler_name": "euler", "delay_ms": 20}},
   "9": {"class_type": "SaveImage", "inputs": {"images": ["3", 0], "filename_prefix": "Flowdeck"}}
 }`;
 
-let core: AppCore | null = null;
-let dataDir = '';
+let demo: DemoCore | null = null;
 
 afterEach(async () => {
-  await core?.dispose();
-  core = null;
-  rmSync(dataDir, { recursive: true, force: true });
+  await demo?.close();
+  demo = null;
 });
 
 function filesUnder(dir: string): string[] {
@@ -33,10 +29,10 @@ function filesUnder(dir: string): string[] {
 }
 
 it('downloads and indexes the outputs of a job run in the app', async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'flowdeck-core-library-'));
-  core = demoAppCore(dataDir);
+  demo = demoCoreInTemp('flowdeck-core-library-');
+  const { core, dataDir } = demo;
   const ended = new Promise<EventPayload<'job.update'>>((resolve) => {
-    core!.onEvent((event) => {
+    core.onEvent((event) => {
       if (event.name === 'job.update' && (event.payload as EventPayload<'job.update'>).phase === 'succeeded') resolve(event.payload as EventPayload<'job.update'>);
     });
   });
@@ -51,7 +47,6 @@ it('downloads and indexes the outputs of a job run in the app', async () => {
   while (filesUnder(libraryDir).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   expect(filesUnder(libraryDir)).toHaveLength(1);
   await core.dispose();
-  core = null;
 
   // The index, read back from the same store: provenance and the prompt text are searchable.
   const store = await Store.open(join(dataDir, 'flowdeck.sqlite'));

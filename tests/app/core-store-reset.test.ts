@@ -1,43 +1,23 @@
 // The app on a damaged data store: it starts (no crash loop), with a fresh store, the damaged file
 // kept beside it, and a notice for the window, repeated to every window that opens afterwards.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createConnectFactory } from '../../src/main/app/connect';
-import { createAppCore, type AppCore } from '../../src/main/app/core';
-import { createDemoStarter } from '../../src/main/app/demo';
 import type { AppEvent } from '../../src/main/app/event-hub';
-import { ConfSettingsStore } from '../../src/main/config/conf-settings';
-import { SessionSecretStore } from '../../src/main/config/secrets';
+import { demoCoreInTemp, type DemoCore } from '../support/demo-core';
 
-let core: AppCore | null = null;
-let dataDir = '';
+let demo: DemoCore | null = null;
 
 afterEach(async () => {
-  await core?.dispose();
-  core = null;
-  rmSync(dataDir, { recursive: true, force: true });
+  await demo?.close();
+  demo = null;
 });
 
 describe('the app core on a damaged store', () => {
   it('starts with a fresh store and tells the window, now and on every renderer.ready', async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'flowdeck-core-reset-'));
-    writeFileSync(join(dataDir, 'flowdeck.sqlite'), randomBytes(16 * 1024));
-    const events: AppEvent[] = [];
-    const logs: string[] = [];
-    core = createAppCore({
-      settings: new ConfSettingsStore(dataDir),
-      secrets: new SessionSecretStore(),
-      dataDir,
-      startDemo: createDemoStarter({ timeScale: 0.05 }),
-      connect: createConnectFactory(),
-      version: '9.9.9',
-      allowAnyPath: true,
-      log: (level, message) => void logs.push(`${level} ${message}`),
-    });
-    core.onEvent((event) => void events.push(event));
+    demo = demoCoreInTemp('flowdeck-core-reset-', { prepare: (dataDir) => writeFileSync(join(dataDir, 'flowdeck.sqlite'), randomBytes(16 * 1024)) });
+    const { core, dataDir, events, logs } = demo;
     await core.start();
     const notices = (): AppEvent[] => events.filter((e) => e.name === 'app.notice');
     expect(notices()).toHaveLength(1);

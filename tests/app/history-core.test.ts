@@ -1,19 +1,13 @@
 // history.list against a real local-flavour demo server: the app's own journal (paged, newest first,
 // workflows exact, origin "this window") and the server's /api/history (jobs of another client
 // included, origin "another client"), and output.fetch of a job only the server's history knows.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CallInput, CallName, CallResult, Envelope, EventPayload, IpcError } from '../../src/shared/ipc/contract';
+import type { CallInput, CallName, CallResult, Envelope, EventPayload } from '../../src/shared/ipc/contract';
 import { parseJsonExact } from '../../src/shared/json';
-import { createConnectFactory } from '../../src/main/app/connect';
-import { createAppCore, type AppCore } from '../../src/main/app/core';
-import { createDemoStarter } from '../../src/main/app/demo';
+import type { AppCore } from '../../src/main/app/core';
 import type { AppEvent } from '../../src/main/app/event-hub';
-import { ConfSettingsStore } from '../../src/main/config/conf-settings';
-import { SessionSecretStore } from '../../src/main/config/secrets';
 import { DemoService } from '../../src/main/demo';
+import { demoCoreInTemp, failure, ok, type DemoCore } from '../support/demo-core';
 
 const MAX_SEED = '18446744073709551615';
 
@@ -26,22 +20,12 @@ function workflowText(prompt: string): string {
 
 describe('history.list', () => {
   let service: DemoService;
+  let demo: DemoCore;
   let core: AppCore;
-  const events: AppEvent[] = [];
-  const dataDir = mkdtempSync(join(tmpdir(), 'flowdeck-history-'));
+  let events: AppEvent[];
 
   async function call<N extends CallName>(name: N, input?: CallInput<N>): Promise<Envelope<CallResult<N>>> {
     return (await core.invoke(name, input)) as Envelope<CallResult<N>>;
-  }
-  async function ok<N extends CallName>(name: N, input?: CallInput<N>): Promise<CallResult<N>> {
-    const answer = await call(name, input);
-    if (!answer.ok) throw new Error(`${name} failed: ${answer.error.code} ${answer.error.message}`);
-    return answer.value;
-  }
-  async function fails<N extends CallName>(name: N, input?: CallInput<N>): Promise<IpcError> {
-    const answer = await call(name, input);
-    if (answer.ok) throw new Error(`${name} succeeded unexpectedly`);
-    return answer.error;
   }
   async function ended(promptId: string): Promise<void> {
     const deadline = Date.now() + 15_000;
@@ -56,38 +40,27 @@ describe('history.list', () => {
   beforeAll(async () => {
     service = new DemoService({ flavour: 'local', host: '127.0.0.1', port: 0, timeScale: 0.05 });
     await service.start();
-    core = createAppCore({
-      settings: new ConfSettingsStore(dataDir),
-      secrets: new SessionSecretStore(),
-      dataDir,
-      startDemo: createDemoStarter({ timeScale: 0.05 }),
-      connect: createConnectFactory(),
-      version: '9.9.9',
-      allowAnyPath: true,
-      pollIntervalMs: 250,
-      log: () => undefined,
-    });
-    core.onEvent((event) => void events.push(event));
+    demo = demoCoreInTemp('flowdeck-history-');
+    ({ core, events } = demo);
     await core.start();
-    await ok('profiles.save', { name: 'Local', kind: 'local', baseUrl: service.url, select: true });
+    await ok(core, 'profiles.save', { name: 'Local', kind: 'local', baseUrl: service.url, select: true });
   });
 
   afterAll(async () => {
-    await core?.dispose();
+    await demo?.close();
     await service?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('lists the app journal newest first, paged, with the workflow exact and the origin', async () => {
-    const first = (await ok('run.submit', { workflowJson: workflowText('first'), label: 'first.json' })).promptIds[0]!;
+    const first = (await ok(core, 'run.submit', { workflowJson: workflowText('first'), label: 'first.json' })).promptIds[0]!;
     await ended(first);
-    const second = (await ok('run.submit', { workflowJson: workflowText('second'), label: 'second.json' })).promptIds[0]!;
+    const second = (await ok(core, 'run.submit', { workflowJson: workflowText('second'), label: 'second.json' })).promptIds[0]!;
     await ended(second);
 
-    const page1 = await ok('history.list', { source: 'app', offset: 0, limit: 1 });
+    const page1 = await ok(core, 'history.list', { source: 'app', offset: 0, limit: 1 });
     expect(page1.entries.map((e) => e.promptId)).toEqual([second]);
     expect(page1.hasMore).toBe(true);
-    const page2 = await ok('history.list', { source: 'app', offset: 1, limit: 1 });
+    const page2 = await ok(core, 'history.list', { source: 'app', offset: 1, limit: 1 });
     expect(page2.entries.map((e) => e.promptId)).toEqual([first]);
     expect(page2.hasMore).toBe(false);
     const entry = page2.entries[0]!;
@@ -97,7 +70,7 @@ describe('history.list', () => {
     const workflow = parseJsonExact(entry.workflowJson!) as { '3': { inputs: { seed: unknown } } };
     expect(workflow['3'].inputs.seed).toBe(BigInt(MAX_SEED));
     // The live jobs carry their origin too.
-    const { jobs } = await ok('jobs.list');
+    const { jobs } = await ok(core, 'jobs.list');
     expect(jobs.find((j) => j.promptId === first)?.origin).toBe('window');
   });
 
@@ -111,10 +84,10 @@ describe('history.list', () => {
     expect(response.status).toBe(200);
     const { prompt_id: other } = (await response.json()) as { prompt_id: string };
     const deadline = Date.now() + 15_000;
-    let page = await ok('history.list', { source: 'server', offset: 0, limit: 10 });
+    let page = await ok(core, 'history.list', { source: 'server', offset: 0, limit: 10 });
     while (!page.entries.some((e) => e.promptId === other) && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 100));
-      page = await ok('history.list', { source: 'server', offset: 0, limit: 10 });
+      page = await ok(core, 'history.list', { source: 'server', offset: 0, limit: 10 });
     }
     expect(page.entries).toHaveLength(3);
     expect(page.entries[0]!.promptId).toBe(other);
@@ -127,19 +100,19 @@ describe('history.list', () => {
       ['first.json', 'window'],
     ]);
     // Paging.
-    const second = await ok('history.list', { source: 'server', offset: 2, limit: 2 });
+    const second = await ok(core, 'history.list', { source: 'server', offset: 2, limit: 2 });
     expect(second.entries.map((e) => e.label)).toEqual(['first.json']);
     expect(second.hasMore).toBe(false);
 
     // The other client's output is fetched because the server's history names it; nothing else is.
     const file = elsewhere.outputs[0]!;
-    const fetched = await ok('output.fetch', { promptId: other, file: { filename: file.filename, subfolder: file.subfolder, type: file.type } });
+    const fetched = await ok(core, 'output.fetch', { promptId: other, file: { filename: file.filename, subfolder: file.subfolder, type: file.type } });
     expect(fetched.bytes.byteLength).toBeGreaterThan(0);
-    expect((await fails('output.fetch', { promptId: other, file: { filename: 'not-made-by-it.png', subfolder: '', type: 'output' } })).code).toBe('not_found');
+    expect((await failure(core, 'output.fetch', { promptId: other, file: { filename: 'not-made-by-it.png', subfolder: '', type: 'output' } })).code).toBe('not_found');
   });
 
   it("lists the cloud's jobs from GET /api/jobs with each job's workflow exact and its outputs (demo, cloud flavour)", async () => {
-    await ok('profiles.select', { id: (await ok('profiles.list')).profiles.find((p) => p.kind === 'demo')!.id });
+    await ok(core, 'profiles.select', { id: (await ok(core, 'profiles.list')).profiles.find((p) => p.kind === 'demo')!.id });
     const deadline = Date.now() + 15_000;
     let submitted = await call('run.submit', { workflowJson: workflowText('on the cloud'), label: 'cloud.json' });
     while (!submitted.ok && Date.now() < deadline) {
@@ -150,7 +123,7 @@ describe('history.list', () => {
     if (!submitted.ok) throw new Error(`run.submit failed: ${submitted.error.message}`);
     const promptId = submitted.value.promptIds[0]!;
     await ended(promptId);
-    const page = await ok('history.list', { source: 'server', offset: 0, limit: 10 });
+    const page = await ok(core, 'history.list', { source: 'server', offset: 0, limit: 10 });
     expect(page.note).toBeNull();
     const entry = page.entries.find((e) => e.promptId === promptId);
     expect(entry).toMatchObject({ label: 'cloud.json', origin: 'window', phase: 'succeeded' });
@@ -158,6 +131,6 @@ describe('history.list', () => {
     const workflow = parseJsonExact(entry!.workflowJson!) as { '3': { inputs: { seed: unknown } } };
     expect(workflow['3'].inputs.seed).toBe(BigInt(MAX_SEED));
     // The app's own history does not depend on the server.
-    expect((await ok('history.list', { source: 'app', offset: 0, limit: 10 })).entries).toHaveLength(3);
+    expect((await ok(core, 'history.list', { source: 'app', offset: 0, limit: 10 })).entries).toHaveLength(3);
   });
 });

@@ -17,7 +17,7 @@ import type { ConnectFactory } from '../../src/main/app/session';
 import { Store } from '../../src/main/jobs/store';
 import { Library, type LibraryItem } from '../../src/main/library';
 import { invertWorkflow, makePng, until } from '../watch/helpers';
-import { demoAppCore } from '../support/demo-core';
+import { demoAppCore, failure } from '../support/demo-core';
 
 const WORKFLOW_JSON = JSON.stringify(invertWorkflow());
 
@@ -79,12 +79,6 @@ async function call<T = unknown>(core: AppCore, name: string, input?: unknown): 
   const result = await core.invoke(name, input);
   if (!result.ok) throw new Error(`${name} failed: ${result.error.code}: ${result.error.message}`);
   return result.value as T;
-}
-
-async function failure(core: AppCore, name: string, input?: unknown): Promise<{ code: string; message: string }> {
-  const result = await core.invoke(name, input);
-  if (result.ok) throw new Error(`${name} succeeded but should have failed`);
-  return result.error;
 }
 
 function payloads<E extends EventName>(rec: Recorded, name: E): EventPayload<E>[] {
@@ -236,7 +230,7 @@ describe('hot folders in the app core', () => {
     const edited = await saveFolder(core, { id: folder.id, name: 'Photos', concurrency: 3 });
     expect(edited).toMatchObject({ id: folder.id, name: 'Photos', concurrency: 3, workflowName: 'invert.json' });
 
-    for (const name of ['hotFolders.pause', 'hotFolders.resume', 'hotFolders.retryFailed', 'hotFolders.files', 'hotFolders.openOutput', 'hotFolders.remove']) {
+    for (const name of ['hotFolders.pause', 'hotFolders.resume', 'hotFolders.retryFailed', 'hotFolders.files', 'hotFolders.openOutput', 'hotFolders.remove'] as const) {
       expect(await failure(core, name, { id: 'no-such-folder' }), name).toMatchObject({ code: 'not_found', message: 'There is no hot folder "no-such-folder".' });
     }
     expect(await failure(core, 'hotFolders.openOutput', { id: folder.id })).toMatchObject({ code: 'invalid_input', message: expect.stringContaining(outDir) });

@@ -1,28 +1,20 @@
 // `flowdeck convert` and `flowdeck run` with UI-format files and images: the built CLI, a real
 // demo service for --server, hand-written graphs and object_info (tests/workflow/ui-fixtures.ts).
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DemoService } from '../../src/main/demo';
 import { readTextChunks, withTextChunks } from '../../src/main/demo/nodes/png-text';
 import { parseJsonExact, stringifyJsonExact, type JsonObject } from '../../src/shared/json';
 import { runCli } from '../support/cli';
+import { startCliWork, type CliWork } from '../support/cli-work';
 import { basicGraph, graph, node, OBJECT_INFO } from '../workflow/ui-fixtures';
 
-let work: string;
-let local: DemoService;
+let cli: CliWork;
 let objectInfo: string;
 
-function write(name: string, content: string | Uint8Array): string {
-  const path = join(work, name);
-  writeFileSync(path, content);
-  return path;
-}
-
 function env(): NodeJS.ProcessEnv {
-  return { FLOWDECK_DATA_DIR: join(work, 'data') };
+  return { FLOWDECK_DATA_DIR: join(cli.dir, 'data') };
 }
 
 function png(texts: Record<string, string>): Uint8Array {
@@ -46,15 +38,12 @@ function demoUiGraph(): string {
 }
 
 beforeAll(async () => {
-  work = mkdtempSync(join(tmpdir(), 'flowdeck-convert-'));
-  objectInfo = write('object_info.json', JSON.stringify(OBJECT_INFO).replace('"__SEED_MAX__"', '18446744073709551615'));
-  local = new DemoService({ flavour: 'local', timeScale: 0.2 });
-  await local.start();
+  cli = await startCliWork('flowdeck-convert-');
+  objectInfo = cli.write('object_info.json', JSON.stringify(OBJECT_INFO).replace('"__SEED_MAX__"', '18446744073709551615'));
 });
 
 afterAll(async () => {
-  await local?.stop();
-  rmSync(work, { recursive: true, force: true });
+  await cli?.close();
 });
 
 describe('flowdeck convert', () => {
@@ -62,7 +51,7 @@ describe('flowdeck convert', () => {
     const g = basicGraph();
     (g.nodes as JsonObject[]).push(node(8, 'Reroute', { inputs: [['', '*', null]], outputs: ['*'] }), node(9, 'Save', { inputs: [['images', 'IMAGE', 7]], values: ['dangling'] }));
     (g.links as unknown[]).push([7, 8, 0, 9, 0, 'IMAGE']);
-    const file = write('ui.json', stringifyJsonExact(g).replace('[42,"randomize"', '[18446744073709551615,"randomize"'));
+    const file = cli.write('ui.json', stringifyJsonExact(g).replace('[42,"randomize"', '[18446744073709551615,"randomize"'));
     const run = await runCli(['convert', file, '--object-info', objectInfo, '--json'], { env: env() });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout.trim().split('\n')).toHaveLength(1);
@@ -74,22 +63,22 @@ describe('flowdeck convert', () => {
   });
 
   it('writes the prompt to --out (pretty without --json) and nothing to stdout', async () => {
-    const out = join(work, 'prompt.json');
-    const run = await runCli(['convert', write('ui2.json', JSON.stringify(basicGraph())), '--object-info', objectInfo, '--out', out], { env: env() });
+    const out = join(cli.dir, 'prompt.json');
+    const run = await runCli(['convert', cli.write('ui2.json', JSON.stringify(basicGraph())), '--object-info', objectInfo, '--out', out], { env: env() });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe('');
     expect(run.stderr).toContain(`(5 nodes, from a UI-format workflow) to ${out}`);
     const text = readFileSync(out, 'utf8');
     expect(text).toContain('\n  "1": {');
     expect((parseJsonExact(text) as JsonObject)['3']).toMatchObject({ class_type: 'Sampler' });
-    const nowhere = await runCli(['convert', join(work, 'ui2.json'), '--object-info', objectInfo, '--out', join(work, 'no-such-folder', 'p.json')], { env: env() });
+    const nowhere = await runCli(['convert', join(cli.dir, 'ui2.json'), '--object-info', objectInfo, '--out', join(cli.dir, 'no-such-folder', 'p.json')], { env: env() });
     expect(nowhere.code).toBe(2);
     expect(nowhere.stderr).toContain('Cannot write');
   });
 
   it('exits 2 listing every class the definitions lack', async () => {
     const g = graph([node(1, 'CustomA', { values: [1, 2] }), node(2, 'CustomB', { values: ['x'] }), node(3, 'Save', { values: ['x'] })], []);
-    const run = await runCli(['convert', write('custom.json', JSON.stringify(g)), '--object-info', objectInfo, '--json'], { env: env() });
+    const run = await runCli(['convert', cli.write('custom.json', JSON.stringify(g)), '--object-info', objectInfo, '--json'], { env: env() });
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(/CustomA \(node 1\); CustomB \(node 2\)/);
@@ -97,30 +86,30 @@ describe('flowdeck convert', () => {
 
   it('passes an API-format file through, without asking any server', async () => {
     const api = { '1': { class_type: 'Save', inputs: { filename_prefix: 'x', seed: 18446744073709551615n } } };
-    const run = await runCli(['convert', write('api.json', stringifyJsonExact(api)), '--json', '--server', 'http://127.0.0.1:9'], { env: env() });
+    const run = await runCli(['convert', cli.write('api.json', stringifyJsonExact(api)), '--json', '--server', 'http://127.0.0.1:9'], { env: env() });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout.trim()).toBe(stringifyJsonExact(api));
   });
 
   it('uses an image\'s prompt as is, else converts its workflow, and says when it has neither', async () => {
     const api = { '7': { class_type: 'Save', inputs: { filename_prefix: 'ran' } } };
-    const both = await runCli(['convert', write('both.png', png({ prompt: JSON.stringify(api), workflow: JSON.stringify(basicGraph()) })), '--json', '--object-info', objectInfo], { env: env() });
+    const both = await runCli(['convert', cli.write('both.png', png({ prompt: JSON.stringify(api), workflow: JSON.stringify(basicGraph()) })), '--json', '--object-info', objectInfo], { env: env() });
     expect(both.code, both.stderr).toBe(0);
     expect(JSON.parse(both.stdout)).toEqual(api);
-    const workflowOnly = await runCli(['convert', write('wf.png', png({ workflow: JSON.stringify(basicGraph()) })), '--json', '--object-info', objectInfo], { env: env() });
+    const workflowOnly = await runCli(['convert', cli.write('wf.png', png({ workflow: JSON.stringify(basicGraph()) })), '--json', '--object-info', objectInfo], { env: env() });
     expect(workflowOnly.code, workflowOnly.stderr).toBe(0);
     expect(Object.keys(JSON.parse(workflowOnly.stdout) as object).sort()).toEqual(['1', '2', '3', '4', '5']);
-    const none = await runCli(['convert', write('none.png', png({})), '--json', '--object-info', objectInfo], { env: env() });
+    const none = await runCli(['convert', cli.write('none.png', png({})), '--json', '--object-info', objectInfo], { env: env() });
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('carries no workflow');
     const bytes = png({ workflow: JSON.stringify(basicGraph()) });
-    const truncated = await runCli(['convert', write('cut.png', bytes.subarray(0, 60)), '--json', '--object-info', objectInfo], { env: env() });
+    const truncated = await runCli(['convert', cli.write('cut.png', bytes.subarray(0, 60)), '--json', '--object-info', objectInfo], { env: env() });
     expect(truncated.code).toBe(2);
     expect(truncated.stderr).toMatch(/cut\.png: /);
   });
 
   it('converts with the definitions of a running server (--server)', async () => {
-    const run = await runCli(['convert', write('demo-ui.json', demoUiGraph()), '--server', local.url, '--local', '--json'], { env: env() });
+    const run = await runCli(['convert', cli.write('demo-ui.json', demoUiGraph()), '--server', cli.local.url, '--local', '--json'], { env: env() });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('"seed":18446744073709551615');
     const prompt = parseJsonExact(run.stdout) as JsonObject;
@@ -130,21 +119,21 @@ describe('flowdeck convert', () => {
   });
 
   it('exits 2 on usage mistakes and unreadable definitions', async () => {
-    const ui = write('ui3.json', JSON.stringify(basicGraph()));
+    const ui = cli.write('ui3.json', JSON.stringify(basicGraph()));
     expect((await runCli(['convert'], { env: env() })).code).toBe(2);
-    expect((await runCli(['convert', ui, '--object-info', objectInfo, '--server', local.url], { env: env() })).code).toBe(2);
-    const badInfo = await runCli(['convert', ui, '--object-info', write('bad-info.json', '{"Save": ')], { env: env() });
+    expect((await runCli(['convert', ui, '--object-info', objectInfo, '--server', cli.local.url], { env: env() })).code).toBe(2);
+    const badInfo = await runCli(['convert', ui, '--object-info', cli.write('bad-info.json', '{"Save": ')], { env: env() });
     expect(badInfo.code).toBe(2);
     expect(badInfo.stderr).toContain('not valid JSON');
-    const missing = await runCli(['convert', join(work, 'nope.json'), '--object-info', objectInfo], { env: env() });
+    const missing = await runCli(['convert', join(cli.dir, 'nope.json'), '--object-info', objectInfo], { env: env() });
     expect(missing.code).toBe(2);
   });
 });
 
 describe('flowdeck run with a UI-format workflow', () => {
   it('converts with the server\'s definitions and runs it', async () => {
-    const out = join(work, 'run-out');
-    const run = await runCli(['run', write('demo-run.json', demoUiGraph()), '--server', local.url, '--local', '--out', out], { env: env(), timeoutMs: 60_000 });
+    const out = join(cli.dir, 'run-out');
+    const run = await runCli(['run', cli.write('demo-run.json', demoUiGraph()), '--server', cli.local.url, '--local', '--out', out], { env: env(), timeoutMs: 60_000 });
     expect(run.code, run.stderr).toBe(0);
     const paths = run.stdout.trim().split('\n');
     expect(paths).toHaveLength(1);

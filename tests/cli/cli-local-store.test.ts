@@ -2,30 +2,25 @@
 // on with a fresh store and a warning (the damaged file kept beside it); --json still gives JSON;
 // a store that cannot be used at all exits 6, the store's own code, with a JSON object too.
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DemoService } from '../../src/main/demo';
 import { CLI, runCli } from '../support/cli';
+import { startCliWork, TINY_IMAGE_WORKFLOW, type CliWork } from '../support/cli-work';
 
-let work: string;
-let local: DemoService;
+let cli: CliWork;
 
 beforeAll(async () => {
   expect(existsSync(CLI), `${CLI} (the build runs in tests/support/build.ts)`).toBe(true);
-  work = mkdtempSync(join(tmpdir(), 'flowdeck-cli-store-'));
-  local = new DemoService({ flavour: 'local', timeScale: 0.2 });
-  await local.start();
+  cli = await startCliWork('flowdeck-cli-store-');
 });
 
 afterAll(async () => {
-  await local?.stop();
-  rmSync(work, { recursive: true, force: true });
+  await cli?.close();
 });
 
 function corruptDataDir(name: string): { dir: string; junk: Buffer } {
-  const dir = join(work, name);
+  const dir = join(cli.dir, name);
   mkdirSync(dir, { recursive: true });
   const junk = randomBytes(32 * 1024);
   writeFileSync(join(dir, 'flowdeck.sqlite'), junk);
@@ -35,15 +30,8 @@ function corruptDataDir(name: string): { dir: string; junk: Buffer } {
 describe('a damaged store', () => {
   it('run --json: moves the file aside, warns, runs the job and prints its JSON', async () => {
     const { dir, junk } = corruptDataDir('run');
-    const wf = join(work, 'wf.json');
-    writeFileSync(
-      wf,
-      JSON.stringify({
-        '1': { class_type: 'DemoSampler', inputs: { prompt: 'x', seed: 1, steps: 1, width: 16, height: 16, cfg: 7, sampler_name: 'euler', delay_ms: 0 } },
-        '2': { class_type: 'SaveImage', inputs: { images: ['1', 0], filename_prefix: 't' } },
-      }),
-    );
-    const run = await runCli(['run', wf, '--server', local.url, '--local', '--out', join(work, 'run-out'), '--json'], { env: { FLOWDECK_DATA_DIR: dir } });
+    const wf = cli.write('wf.json', TINY_IMAGE_WORKFLOW);
+    const run = await runCli(['run', wf, '--server', cli.local.url, '--local', '--out', join(cli.dir, 'run-out'), '--json'], { env: { FLOWDECK_DATA_DIR: dir } });
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout.trim())).toMatchObject({ status: 'succeeded' });
     expect(run.stderr).toMatch(/warning: The local data store was damaged \(file is not a database\); it was moved aside to .*flowdeck\.sqlite\.corrupt-/);
@@ -62,7 +50,7 @@ describe('a damaged store', () => {
   });
 
   it('exits 6 with a JSON object when the store cannot be used at all', async () => {
-    const dir = join(work, 'unusable');
+    const dir = join(cli.dir, 'unusable');
     mkdirSync(join(dir, 'flowdeck.sqlite'), { recursive: true }); // a folder where the file should be
     const run = await runCli(['library', 'list', '--json'], { env: { FLOWDECK_DATA_DIR: dir } });
     expect(run.code, run.stderr).toBe(6);

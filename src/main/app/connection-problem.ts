@@ -8,9 +8,13 @@ import type { ServiceApi } from '../service/ports';
 /** The calls whose answers say something about the active server. */
 const ACTIVE_SERVER_CALLS = new Set(['run.submit', 'nodes.definitions', 'upload.image', 'upload.mask', 'connection.test']);
 
-/** A problem an IPC error code shows; null when the code says nothing about the server's state. */
-function problemOfCode(code: string): ConnectionProblem | null {
-  switch (code) {
+/**
+ * The problem a refusal by the server shows, named by its ServiceError kind or by the IPC error
+ * code it became (the same words for these three, errors.ts); null when it says nothing about the
+ * server's state.
+ */
+function problemOfRefusal(kindOrCode: string): ConnectionProblem | null {
+  switch (kindOrCode) {
     case 'unauthorized':
       return 'key_rejected';
     case 'insufficient_credits':
@@ -45,7 +49,7 @@ export class ConnectionProblems {
     if (name === 'connection.test') {
       if (answer.ok) after = (answer.value as ConnectionTest).problem ?? null;
     } else if (!answer.ok) {
-      const found = problemOfCode(answer.error.code);
+      const found = problemOfRefusal(answer.error.code);
       // Refused for want of a key is still "no key", not a rejected one.
       after = found === 'key_rejected' && before === 'no_key' ? before : (found ?? before);
     } else if (name === 'run.submit') {
@@ -67,14 +71,8 @@ export function problemOfServiceError(error: ServiceError): ConnectionProblem | 
     case 'protocol':
     case 'not_found':
       return 'not_workflow_server';
-    case 'unauthorized':
-      return 'key_rejected';
-    case 'insufficient_credits':
-      return 'no_credits';
-    case 'subscription_inactive':
-      return 'subscription_inactive';
     default:
-      return null;
+      return problemOfRefusal(error.kind);
   }
 }
 
