@@ -112,7 +112,7 @@ async function main() {
         await page.emulateMedia({ colorScheme: theme });
         await go(page, 'run');
         await shoot('run-job', size, theme);
-        for (const view of ['queue', 'library', 'hot-folders', 'servers']) {
+        for (const view of ['queue', 'history', 'library', 'hot-folders', 'servers']) {
           await go(page, view);
           await shoot(view, size, theme);
         }
@@ -126,6 +126,12 @@ async function main() {
         await page.keyboard.press('?');
         await page.getByRole('dialog', { name: 'Keyboard shortcuts' }).waitFor();
         await shoot('dialog-shortcuts', size, theme);
+        await page.keyboard.press('Escape');
+        // The image viewer, opened from the finished job's output thumbnail.
+        await page.getByRole('region', { name: 'Jobs' }).getByRole('img', { name: /^Output / }).first().click();
+        await page.getByRole('dialog', { name: 'Image viewer' }).waitFor();
+        await page.waitForTimeout(300);
+        await shoot('dialog-image-viewer', size, theme);
         await page.keyboard.press('Escape');
       }
     }
