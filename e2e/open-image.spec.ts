@@ -3,12 +3,10 @@
 //      anywhere on the window opens its workflow in the Run view, with the values that ran.
 //   2. A PNG without a workflow says so plainly, and no form appears.
 //   3. The library's "Open workflow" on that output opens the same workflow in the Run view.
-//   4. A UI-format file dropped on the window is converted and opens as a form (skipped until the
-//      real converter, src/main/workflow/convert-ui.ts, is merged: it is an interface stub on this branch).
+//   4. A UI-format file dropped on the window is converted and opens as a form.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
-import { convertUiWorkflow } from '../src/main/workflow/convert-ui';
 import { ROOT } from './fixtures/harness';
 import { expect, test } from './fixtures/index';
 import { field, openWorkflow, runOpenWorkflow, textToImage, waitConnected } from './ui-helpers';
@@ -16,15 +14,6 @@ import { field, openWorkflow, runOpenWorkflow, textToImage, waitConnected } from
 const PROMPT = 'a lighthouse opened from its own output';
 const PREFIX = 'OpenImage';
 const UI_FILE = join(ROOT, 'tests/fixtures/ui-demo-sampler.json');
-
-const converterReady = ((): boolean => {
-  try {
-    convertUiWorkflow({ nodes: [], links: [] }, new Map());
-    return true;
-  } catch (error) {
-    return !(error instanceof Error && /not implemented/.test(error.message));
-  }
-})();
 
 /** Drops a file with these bytes onto the page body, as a file dragged from the desktop would. */
 async function dropFile(page: Page, name: string, type: string, bytes: Uint8Array): Promise<void> {
@@ -110,7 +99,6 @@ test('"Open workflow" in the library detail opens the workflow of that output in
 });
 
 test('a UI-format workflow dropped on the window is converted and opens as a form', async ({ appPage: page }) => {
-  test.skip(!converterReady, 'convert-ui.ts is the interface stub on this branch; runs once the real converter is merged');
   await waitConnected(page);
   await dropFile(page, 'ui-demo-sampler.json', 'application/json', new Uint8Array(readFileSync(UI_FILE)));
   await expect(field(page, '3 DemoSampler', 'prompt')).toHaveValue('a lighthouse from a UI file');

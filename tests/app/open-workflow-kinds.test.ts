@@ -3,8 +3,6 @@
 // an image can be wrong, "Open workflow" on a library item, and the editor graph's round trip on a
 // LOCAL server: run.submit sends it as extra_data.extra_pnginfo.workflow, the server writes it into
 // the output PNG, and the reader finds it there again.
-// The UI-format cases need the real converter (src/main/workflow/convert-ui.ts, issue 11); with the
-// interface stub they fail on purpose, since the assertion is the real conversion.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -14,7 +12,6 @@ import { parseJsonExact, stringifyJsonExact, type JsonObject } from '../../src/s
 import type { AppCore } from '../../src/main/app/core';
 import { DemoService } from '../../src/main/demo';
 import { encodePng } from '../../src/main/demo/nodes/image-codec';
-import { convertUiWorkflow } from '../../src/main/workflow/convert-ui';
 import { readEmbeddedWorkflow } from '../../src/main/workflow/embedded-workflow';
 import { demoAppCore } from '../support/demo-core';
 
@@ -45,20 +42,6 @@ function pngWith(text: Record<string, string>): Uint8Array {
 }
 
 const UI_GRAPH = readFileSync(UI_FILE, 'utf8');
-
-/**
- * False while convert-ui.ts is the interface stub (it lands with issue 11's converter): the UI-format
- * cases skip then, saying why, and run as soon as the real converter is merged.
- */
-const converterReady = ((): boolean => {
-  try {
-    convertUiWorkflow({ nodes: [], links: [] }, new Map());
-    return true;
-  } catch (error) {
-    return !(error instanceof Error && /not implemented/.test(error.message));
-  }
-})();
-const needsConverter = it.skipIf(!converterReady);
 
 let core: AppCore;
 let dataDir = '';
@@ -130,7 +113,7 @@ describe('workflow.open: the three kinds', () => {
     expect(promptOf(parse)).toEqual(parseJsonExact(readFileSync(TEXT_TO_IMAGE, 'utf8')));
   });
 
-  needsConverter('converts a UI-format JSON with the active server definitions and keeps the graph [skipped until the real converter is merged]', async () => {
+  it('converts a UI-format JSON with the active server definitions and keeps the graph', async () => {
     const parse = await openBytes('ui.json', readFileSync(UI_FILE));
     expect(parse).toMatchObject({ format: 'ui', nodeCount: 2, unknownClasses: [] });
     expect(promptOf(parse)).toEqual(UI_FILE_PROMPT);
@@ -138,12 +121,11 @@ describe('workflow.open: the three kinds', () => {
     expect(parseJsonExact(parse.uiWorkflowJson!)).toEqual(parseJsonExact(UI_GRAPH));
   });
 
-  needsConverter('lists the classes a UI workflow needs and the server lacks, plainly [skipped until the real converter is merged]', async () => {
+  it('lists the classes a UI workflow needs and the server lacks, plainly', async () => {
     const graph = { nodes: [{ id: 1, type: 'NoSuchCustomNode', mode: 0, inputs: [], outputs: [], widgets_values: [7, 'x'] }], links: [], version: 0.4 };
     const parse = await openBytes('custom.json', new TextEncoder().encode(JSON.stringify(graph)));
     expect(parse.format).toBe('conversion_failed');
     if (parse.format !== 'conversion_failed') return;
-    // With the interface stub the converter names no class; the real one must.
     expect(parse.missingClasses).toEqual(['NoSuchCustomNode']);
     expect(parse.message).toContain('NoSuchCustomNode');
   });
@@ -257,7 +239,7 @@ describe('the editor graph on a local server', () => {
     expect(output.workflow).toBeNull();
   }, 30_000);
 
-  needsConverter('a UI file runs converted, and its output opens in the editor [skipped until the real converter is merged]', async () => {
+  it('a UI file runs converted, and its output opens in the editor', async () => {
     const parse = await openBytes('ui.json', readFileSync(UI_FILE));
     const output = readEmbeddedWorkflow(await runAndFetch(parse));
     expect(output.prompt).toEqual(UI_FILE_PROMPT);
