@@ -78,6 +78,8 @@ test('image inputs: the server images with thumbnails, upload, the same file aga
     for (const type of ['dragenter', 'dragover', 'drop']) (zone as unknown as { dispatchEvent(e: unknown): void }).dispatchEvent(new dom.DragEvent(type, { dataTransfer: transfer, bubbles: true, cancelable: true }));
   }, bytes);
   await expect.poll(async () => (await bridgeLog(page)).filter((r) => r.kind === 'call' && r.name === 'upload.image').map((r) => r.text).join('\n')).toContain('Café 写真 🌅.png');
+  // The window's "drop a workflow" overlay, raised by the drag, is gone once the input took the drop.
+  await expect(page.getByText('Drop a workflow (.json) or an image that carries one')).toHaveCount(0);
 
   // The images already on the server, with thumbnails read through main.
   await group.getByRole('button', { name: 'Browse server images' }).click();
