@@ -14,7 +14,7 @@ import { exactJsonOf, HttpTransport, jsonOf, NoAnswerError, type HttpAnswer } fr
 import type { ServiceLimits } from './limits';
 import { parseNodeDefinitions, type NodeDefinitions } from './object-info';
 import { capabilitiesFor, parseFeatures, uploadLimitProblem, type ServerCapabilities, type ServerFeatures } from './capabilities';
-import { localHistoryJob, localJobPage, localQueuedJob, parseCloudJobDetail, parseCloudJobPage, jobListParams, type JobDetail, type JobListQuery, type JobPage } from './job-list';
+import { historyEntryDetails, localHistoryJob, localJobPage, localQueuedJob, parseCloudJobDetail, parseCloudJobPage, jobListParams, type JobDetail, type JobListQuery, type JobPage } from './job-list';
 import { readImageSize } from './upload-check';
 import type {
   ApiKeyProvider,
@@ -62,27 +62,6 @@ export const PARTNER_KEY_FIELD = 'api_key_comfy_org';
 /** Bounds of one history listing: entries asked for, and the answer's size. */
 const MAX_HISTORY_ITEMS = 1000;
 const MAX_HISTORY_TEXT = 64 * 1024 * 1024;
-
-/** The workflow and the times of a history entry, leniently: a missing part is null. */
-function historyDetails(entry: unknown): { workflow: Workflow | null; startedAt: number | null; endedAt: number | null } {
-  if (!isJsonObject(entry)) return { workflow: null, startedAt: null, endedAt: null };
-  const prompt = entry['prompt'];
-  const workflow = Array.isArray(prompt) && isJsonObject(prompt[2]) ? (prompt[2] as Workflow) : null;
-  let startedAt: number | null = null;
-  let endedAt: number | null = null;
-  const status = entry['status'];
-  const messages = isJsonObject(status) && Array.isArray(status['messages']) ? status['messages'] : [];
-  for (const message of messages) {
-    if (!Array.isArray(message) || typeof message[0] !== 'string' || !isJsonObject(message[1])) continue;
-    const stamp = message[1]['timestamp'];
-    const at = typeof stamp === 'number' ? stamp : typeof stamp === 'bigint' ? Number(stamp) : null;
-    if (at === null) continue;
-    if (message[0] === 'execution_start') startedAt = at;
-    else if (/^execution_(success|error|interrupted)$/.test(message[0])) endedAt = at;
-  }
-  return { workflow, startedAt, endedAt };
-}
-
 
 function classTypesOf(workflow: Workflow): Set<string> {
   const classes = new Set<string>();
@@ -322,7 +301,8 @@ export class ServiceClient implements ServiceApi {
     for (const [promptId, entry] of Object.entries(body)) {
       const history = parseHistoryEntry(entry, secret);
       if (!history) continue;
-      entries.push({ promptId, history, ...historyDetails(entry) });
+      const { workflow, startedAt, endedAt } = historyEntryDetails(entry);
+      entries.push({ promptId, history, workflow, startedAt, endedAt });
     }
     // The server lists oldest first.
     return entries.reverse();

@@ -176,11 +176,22 @@ const localEntrySchema = z.object({
 });
 const timedMessageSchema = z.tuple([z.string(), z.object({ timestamp: finite.optional() }).passthrough()]).rest(z.unknown());
 
-/** One local history entry as a job detail; null when it cannot be read. */
-export function localHistoryJob(id: string, entry: unknown, secret: string | null): (JobDetail & { number: number | null }) | null {
-  const parsed = parseHistoryEntry(entry, secret);
+/** What a local history entry says beyond its status and outputs; a part it lacks is null. */
+export interface HistoryEntryDetails {
+  /** The workflow as the server ran it (the `prompt` tuple's third item), exact. */
+  workflow: Workflow | null;
+  /** From the execution_start and execution_success / _error / _interrupted messages (epoch ms). */
+  startedAt: number | null;
+  endedAt: number | null;
+  /** extra_data.create_time when the server wrote one, else the start. */
+  createdAt: number | null;
+  /** Its place in the server's queue numbering. */
+  number: number | null;
+}
+
+export function historyEntryDetails(entry: unknown): HistoryEntryDetails {
   const raw = localEntrySchema.safeParse(entry);
-  if (!parsed || !raw.success) return null;
+  if (!raw.success) return { workflow: null, startedAt: null, endedAt: null, createdAt: null, number: null };
   let startedAt: number | null = null;
   let endedAt: number | null = null;
   for (const message of raw.data.status?.messages ?? []) {
@@ -196,6 +207,14 @@ export function localHistoryJob(id: string, entry: unknown, secret: string | nul
   const createdAt = extra && typeof extra.create_time === 'number' && Number.isFinite(extra.create_time) ? extra.create_time : startedAt;
   const workflow = prompt.success && isJsonObject(prompt.data[2]) ? prompt.data[2] : null;
   const number = prompt.success && typeof prompt.data[0] === 'number' ? prompt.data[0] : null;
+  return { workflow, startedAt, endedAt, createdAt, number };
+}
+
+/** One local history entry as a job detail; null when it cannot be read. */
+export function localHistoryJob(id: string, entry: unknown, secret: string | null): (JobDetail & { number: number | null }) | null {
+  const parsed = parseHistoryEntry(entry, secret);
+  if (!parsed || !localEntrySchema.safeParse(entry).success) return null;
+  const { workflow, startedAt, endedAt, createdAt, number } = historyEntryDetails(entry);
   const first = parsed.outputs[0];
   return {
     id,
