@@ -77,7 +77,7 @@ export async function runVsCurlBench(): Promise<Record<string, number>> {
     const big = join(work, 'big.bin');
     writeIncompressibleFile(big, GiB);
     const workflowPath = join(work, 'big-output.json');
-    writeFileSync(workflowPath, JSON.stringify({ '1': { class_type: 'BenchBigOutput', inputs: {} } }));
+    writeFileSync(workflowPath, JSON.stringify({ '1': { class_type: 'BigOutput', inputs: {} } }));
     const cloud = await startDemoChild('cloud', big);
     const flowdeck: (MeasuredRun & { phases: Phases })[] = [];
     const curl: number[] = [];

@@ -8,9 +8,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writ
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { DemoService } from '../../src/main/demo';
-import { DataDirs } from '../../src/main/demo/files';
-import { createNodeLibrary } from '../../src/main/demo/nodes';
+import type { DemoService } from '../../src/main/demo';
+import { bigOutputDemo } from '../support/big-output-demo';
 import { CLI, runCli } from '../support/cli';
 
 const SIZE = 192 * 1024 * 1024;
@@ -25,30 +24,7 @@ beforeAll(async () => {
   writeFileSync(big, Buffer.concat(Array.from({ length: SIZE / block.length }, () => block)));
   const dataDir = join(work, 'demo-data');
   mkdirSync(dataDir);
-  const files = new DataDirs(dataDir, 'local');
-  const nodes = createNodeLibrary({ listInputFiles: () => files.listInputFiles() });
-  let runs = 0;
-  nodes.set('BigOutput', {
-    definition: {
-      input: { required: {} },
-      input_order: { required: [] },
-      output: [],
-      output_is_list: [],
-      output_name: [],
-      name: 'BigOutput',
-      display_name: 'Big Output',
-      description: 'Outputs a prepared big file at once (tests only).',
-      python_module: 'custom_nodes.flowdeck_tests',
-      category: 'Flowdeck demo/testing',
-      output_node: true,
-    },
-    async run() {
-      runs += 1;
-      const ref = await demo.addOutputFile(big, `big-${runs}.bin`);
-      return { outputs: [], ui: { files: [{ filename: ref.filename, subfolder: ref.subfolder, type: 'output' }] } };
-    },
-  });
-  demo = new DemoService({ flavour: 'local', timeScale: 0, nodes, dataDir });
+  demo = bigOutputDemo('local', big, dataDir, { timeScale: 0 });
   await demo.start();
 });
 
