@@ -45,8 +45,8 @@ export interface CliSession {
   /** The outputs library (downloads of this server only); null when it could not be opened. */
   readonly library: Library | null;
   readonly profileId: string | null;
-  /** `extraData` goes along as the request's extra_data (e.g. the editor graph as extra_pnginfo). */
-  submit(workflow: Workflow, workflowName: string, extraData?: JsonObject): Promise<string>;
+  /** `editorGraph`: the UI graph the workflow came from, sent to servers that embed it in their outputs. */
+  submit(workflow: Workflow, workflowName: string, editorGraph?: JsonObject | null): Promise<string>;
   follow(promptId: string, options: FollowOptions): Promise<JobOutcome>;
   safeName(serverName: string): string;
   close(): Promise<void>;
@@ -128,10 +128,10 @@ export async function openSession(server: ServerProfile, key: string | null, dat
     api,
     library,
     profileId: options.profileId ?? null,
-    async submit(workflow, workflowName, extraData) {
+    async submit(workflow, workflowName, editorGraph) {
       const { promptId } = await submitJob(
         { api, jobs, clientId: events.clientId },
-        { workflow, workflowName, origin: 'cli', extraData },
+        { workflow, workflowName, origin: 'cli', editorGraph },
       );
       workflows.set(promptId, workflow);
       return promptId;

@@ -283,10 +283,7 @@ export async function runCommand(argv: string[], io: CliIo, environment: CliEnvi
     const previewDir = values['save-previews'] ? join(outDir, 'previews') : null;
     if (previewDir) await mkdir(previewDir, { recursive: true });
     const submittedAt = Date.now();
-    // A local server writes the editor graph into its outputs (extra_pnginfo), so they open again in
-    // its editor, as when the editor queues; the cloud is not sent it.
-    const editorGraph = session.api.capabilities.embedsEditorGraph && file.uiWorkflow ? { extra_pnginfo: { workflow: file.uiWorkflow } } : undefined;
-    const submitted = await session.submit(workflow, basename(workflowPath), editorGraph);
+    const submitted = await session.submit(workflow, basename(workflowPath), file.uiWorkflow);
     promptId = submitted;
     log(`submitted job ${promptId} to ${resolved.server.baseUrl}`);
     outcome = await session.follow(promptId, {

@@ -66,12 +66,9 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/**
- * extra_data carrying the editor graph the run came from, as the editor sends it: a local server
- * writes extra_pnginfo into its PNG outputs, so they open again in its editor. The cloud is not sent it.
- */
-function editorGraphExtraData(uiWorkflowJson: string | undefined): JsonObject | undefined {
-  if (uiWorkflowJson === undefined) return undefined;
+/** The editor graph sent with a run (exact JSON text), checked at the boundary. */
+function editorGraphOf(uiWorkflowJson: string | undefined): JsonObject | null {
+  if (uiWorkflowJson === undefined) return null;
   let graph: unknown;
   try {
     graph = parseJsonExact(uiWorkflowJson);
@@ -79,7 +76,7 @@ function editorGraphExtraData(uiWorkflowJson: string | undefined): JsonObject | 
     throw new AppFailure('invalid_input', `The editor graph sent with the workflow is not valid JSON: ${describe(error)}`);
   }
   if (!isJsonObject(graph)) throw new AppFailure('invalid_input', 'The editor graph sent with the workflow is not a JSON object.');
-  return { extra_pnginfo: { workflow: graph } };
+  return graph;
 }
 
 export function createJobHandlers(ctx: JobHandlerContext): Pick<CallHandlers, JobCallName> {
@@ -113,14 +110,14 @@ export function createJobHandlers(ctx: JobHandlerContext): Pick<CallHandlers, Jo
       const active = await ctx.requireSession();
       const store = ctx.requireJobs();
       const workflow = parsed.workflow;
-      const extraData = active.api.capabilities.embedsEditorGraph ? editorGraphExtraData(uiWorkflowJson) : undefined;
+      const editorGraph = editorGraphOf(uiWorkflowJson);
       const promptIds: string[] = [];
       for (let i = 0; i < (repeat ?? 1); i += 1) {
         let result;
         try {
           result = await submitJob(
             { api: active.api, jobs: store, clientId: active.events.clientId, profileId: active.profileId },
-            { workflow, workflowName: label ?? null, origin: 'window', extraData },
+            { workflow, workflowName: label ?? null, origin: 'window', editorGraph },
           );
         } catch (error) {
           if (error instanceof ServiceError && error.kind === 'subscription_inactive') active.subscriptionActive = false;

@@ -26,8 +26,12 @@ export interface JobIntent {
   workflow: Workflow;
   workflowName: string | null;
   origin: JobOrigin;
-  /** Sent as the request's extra_data (e.g. the editor graph as extra_pnginfo). */
-  extraData?: JsonObject | undefined;
+  /**
+   * The editor graph the workflow came from (a UI file, an image's `workflow` chunk). Sent as
+   * extra_data.extra_pnginfo.workflow to servers that write it into their outputs (so they open
+   * again in the server's own editor, as when the editor queues); others are not sent it.
+   */
+  editorGraph?: JsonObject | null | undefined;
   /**
    * A prompt_id chosen for this job before (a hot folder's send that the server never received):
    * sending it again under the same id cannot run it twice. Used where the client picks ids.
@@ -59,7 +63,8 @@ export async function submitJob(target: SubmitTarget, intent: JobIntent): Promis
   if (chosen) await jobs?.recordSubmitting({ ...base, promptId: chosen });
   let result: Submitted;
   try {
-    result = await api.submit(intent.workflow, { clientId: target.clientId, ...(chosen ? { promptId: chosen } : {}), ...(intent.extraData ? { extraData: intent.extraData } : {}) });
+    const extraData = intent.editorGraph && api.capabilities.embedsEditorGraph ? { extra_pnginfo: { workflow: intent.editorGraph } } : null;
+    result = await api.submit(intent.workflow, { clientId: target.clientId, ...(chosen ? { promptId: chosen } : {}), ...(extraData ? { extraData } : {}) });
   } catch (error) {
     // "prompt_id already exists": an earlier send of this very id got through after all.
     const resent = chosen !== null && error instanceof WorkflowRejectedError && error.errorType === 'invalid_prompt_id' && (await serverHas(api, chosen));
