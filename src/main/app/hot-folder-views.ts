@@ -77,6 +77,7 @@ export function fileView(row: HotFileRow, progress: number | null): HotFileView 
     progress: row.state === 'running' ? progress : row.state === 'done' ? 1 : null,
     outputs: [...row.outputs],
     duplicateOf: row.duplicateOf,
+    server: row.server,
     updatedAt: row.updatedAt,
   };
 }
@@ -105,6 +106,7 @@ export function entryRow(entry: EntryRecord): HotFileRow {
     retryAt: null,
     outputs: [...entry.outputs],
     duplicateOf: null,
+    server: entry.baseUrl,
     updatedAt: entry.updatedAt,
   };
 }

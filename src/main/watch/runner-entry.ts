@@ -14,7 +14,10 @@ export interface Entry {
   /** Accepted by this process (its events come to our socket), as opposed to found in the journal. */
   sentHere: boolean;
   retryAt: number | null;
-  where: 'idle' | 'queued' | 'delayed' | 'active';
+  /** 'orphaned': its job is on a pool server that stopped answering (see FolderRunner.orphan). */
+  where: 'idle' | 'queued' | 'delayed' | 'active' | 'orphaned';
+  /** Pool servers that refused this file before it was sent (its upload is over their limits), with why. */
+  refusedBy?: Map<string, string>;
 }
 
 export type ActivePhase = 'sending' | 'following' | 'delivering';
@@ -62,6 +65,7 @@ export function entryRow(folderId: string, entry: Entry): HotFileRow {
     retryAt: entry.where === 'delayed' ? entry.retryAt : null,
     outputs: [...r.outputs],
     duplicateOf: null,
+    server: r.baseUrl,
     updatedAt: r.updatedAt,
   };
 }
@@ -81,6 +85,7 @@ export function pathRow(folderId: string, path: string, relPath: string, state: 
     retryAt: null,
     outputs: [],
     duplicateOf: null,
+    server: null,
     updatedAt: now,
   };
 }

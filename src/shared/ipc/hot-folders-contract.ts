@@ -22,7 +22,7 @@ export const hotFolderStatusSchema = z.object({
   counters: hotFolderCountersSchema,
   paused: z.boolean(),
   /** Why: the user paused it, or the account needs attention (key, credits, subscription). */
-  pauseKind: z.enum(['user', 'unauthorized', 'insufficient_credits', 'subscription_inactive']).nullable(),
+  pauseKind: z.enum(['user', 'unauthorized', 'insufficient_credits', 'subscription_inactive', 'servers_down']).nullable(),
   /** What the user must do, in plain words. */
   pauseReason: z.string().nullable(),
   scanned: z.boolean(),
@@ -65,6 +65,8 @@ export const hotFileSchema = z.object({
   /** Paths of the outputs written for it. */
   outputs: z.array(z.string()),
   duplicateOf: z.string().nullable(),
+  /** The server its job went to (a pool spreads files over several). */
+  server: z.string().nullable().optional(),
   updatedAt: z.number(),
 });
 export type HotFileView = z.infer<typeof hotFileSchema>;
