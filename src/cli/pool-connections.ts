@@ -69,6 +69,7 @@ export async function openPool(servers: readonly ResolvedServer[], environment: 
     }));
   };
   if (members.length === 0) throw new MissingKeyError(`No server of the pool can be used: ${skipped.join('; ')}. Set FLOWDECK_API_KEY, or store keys with "flowdeck login --server URL".`);
+  let pool: ServerPool | null = null;
   try {
     // The cloud says how many jobs the account may run at once (GET /api/features); a server
     // that does not answer keeps its kind's defaults and is judged by prepare() below.
@@ -81,19 +82,26 @@ export async function openPool(servers: readonly ResolvedServer[], environment: 
       concurrency: options.concurrency ?? m.api.capabilities.maxConcurrentJobs ?? 1,
       profileId: m.resolved.profile?.id ?? null,
     }));
-    const pool = new ServerPool(poolServers, poolTiming(environment.env));
+    pool = new ServerPool(poolServers, poolTiming(environment.env));
     await pool.prepare();
     if (options.requireAnswer) await markSilentMembers(pool);
     for (const member of pool.members) if (member.down) options.note(`warning: ${member.name} is out of rotation: ${member.down.reason}`);
     if (pool.members.every((m) => m.down !== null)) {
-      throw new ServiceError('network', `No server of the pool answers: ${pool.members.map((m) => `${m.name}: ${m.down?.reason ?? 'no answer'}`).join('; ')}.`);
+      throw new ServiceError('network', `No server of the pool answers. ${pool.members.map((m) => `${m.name}: ${m.down?.reason ?? 'no answer'}`).join(' ')}`);
     }
     for (const m of members) m.events.start();
-    return { pool, members, close: async () => {
-      pool.dispose();
-      await close();
-    } };
+    const opened = pool;
+    return {
+      pool: opened,
+      members,
+      close: async () => {
+        opened.dispose();
+        await close();
+      },
+    };
   } catch (error) {
+    // Its probes of servers out of rotation would keep the process alive.
+    pool?.dispose();
     await close();
     throw error;
   }

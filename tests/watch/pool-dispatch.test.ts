@@ -56,8 +56,10 @@ function poolServer(m: Omit<Member, 'demo'>, name: string, concurrency = 1): Poo
   return { name, api: m.api, follower: trackerFollower(m.tracker, { giveUpWhenUnreachable: true }), clientId: () => m.socket.clientId, concurrency };
 }
 
+type PoolHarness = Pick<Harness, 'hot' | 'events' | 'sunk' | 'inDir' | 'outDir' | 'close'>;
+
 /** A hot-folder service whose folders run on `pool`, in a fresh work folder. */
-async function poolHarness(pool: ServerPool, first: Member): Promise<Harness & { rows: () => HotFolderEvent[] }> {
+async function poolHarness(pool: ServerPool, first: Omit<Member, 'demo'>): Promise<PoolHarness> {
   const work = mkdtempSync(join(tmpdir(), 'flowdeck-pool-'));
   const store = await Store.open(join(work, 'flowdeck.sqlite'));
   const sink = new CollectingSink();
@@ -65,17 +67,12 @@ async function poolHarness(pool: ServerPool, first: Member): Promise<Harness & {
   const events: HotFolderEvent[] = [];
   hot.on((event) => events.push(event));
   await hot.start();
-  const harness = {
-    demo: first.demo,
+  const harness: PoolHarness = {
     hot,
-    store,
-    tracker: first.tracker,
     events,
     sunk: sink.outputs,
-    work,
     inDir: join(work, 'in'),
     outDir: join(work, 'out'),
-    rows: () => events,
     async close() {
       await hot.dispose();
       pool.dispose();
@@ -200,6 +197,40 @@ describe('a hot folder on a pool of servers', () => {
     cleanups.push(() => back.kill());
     await until(() => pool.status().members[1]!.inRotation, 'the server back in rotation', 5000);
   });
+
+  it('pauses with the reason when every server is down, without spinning, and resumes when one answers again', async () => {
+    const first = await startDemoProcess();
+    const second = await startDemoProcess();
+    cleanups.push(() => first.kill(), () => second.kill());
+    const m1 = connectUrl(first.url, { unreachableAfterMs: 400 });
+    const m2 = connectUrl(second.url, { unreachableAfterMs: 400 });
+    const pool = new ServerPool([poolServer(m1, 'one'), poolServer(m2, 'two')], { reconcileAfterMs: 500, probeIntervalMs: 150 });
+    await pool.prepare();
+    const h = await poolHarness(pool, m1);
+    await Promise.all([first.kill(), second.kill()]);
+    let probes = 0;
+    const counting = pool.on((event) => {
+      if (event.type === 'down') probes += 1;
+    });
+    writeImages(h.inDir, 4);
+    const config = await h.hot.add(folderInput(h, { pauseRecheckMs: 100 }), { persist: false, watch: false });
+    expect(await h.hot.whenIdle(config.id)).toBe('paused');
+    const status = h.hot.status(config.id);
+    expect(status.pauseKind).toBe('servers_down');
+    expect(status.pauseReason).toContain('one (');
+    expect(status.pauseReason).toContain('two (');
+    expect(status.pauseReason).toContain('resumes by itself when one answers again');
+    // Paused, not spinning: over a second only the probes' pace of requests goes out.
+    const seen = h.events.length;
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(h.events.length - seen).toBeLessThan(40);
+    counting();
+    expect(probes).toBeLessThanOrEqual(2);
+    const back = await startDemoProcess(Number(new URL(first.url).port));
+    cleanups.push(() => back.kill());
+    await until(() => h.hot.counters(config.id).done === 4, 'the folder to resume and finish', 15_000);
+    expect(h.hot.status(config.id).paused).toBe(false);
+  }, 30_000);
 
   it('cancels a late job that a returning server still has queued', async () => {
     const demo = await startDemo();
