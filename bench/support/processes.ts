@@ -4,8 +4,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createInterface } from 'node:readline';
 import { dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const TSX = resolve(import.meta.dirname, '../../node_modules/.bin/tsx');
+/** What `node --import tsx` loads (the package's export), as a URL, so it does not depend on the cwd. */
+const TSX_LOADER = pathToFileURL(resolve(import.meta.dirname, '../../node_modules/tsx/dist/loader.mjs')).href;
 
 export interface DemoChild {
   url: string;
@@ -36,7 +39,7 @@ export async function startDemoChild(flavour: 'cloud' | 'local', extra?: string 
   const args = extra === undefined ? [] : typeof extra === 'string' ? [extra] : ['--ledger', extra.ledger];
   // node --import tsx, not the tsx command: that runs the script in a grandchild, which a SIGKILL of
   // the command would leave running.
-  const child = spawn(process.execPath, ['--import', 'tsx', resolve(import.meta.dirname, 'demo-child.ts'), flavour, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', TSX_LOADER, resolve(import.meta.dirname, 'demo-child.ts'), flavour, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const info = JSON.parse(await firstLine(child)) as Pick<DemoChild, 'url' | 'apiKey' | 'ref'>;
   const signal = (name: NodeJS.Signals): Promise<void> =>
     child.exitCode !== null || child.signalCode !== null
