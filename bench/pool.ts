@@ -46,6 +46,8 @@ interface WatchResult {
   killedAtSeconds: number | null;
   /** Files per second between the first and the last `done` (the start-up and the last job's tail aside). */
   steadyFilesPerSecond: number;
+  /** Seconds from the command's start to its first `done`. */
+  firstDoneSeconds: number;
 }
 
 async function startServers(dir: string, count: number): Promise<Server[]> {
@@ -108,6 +110,7 @@ async function watchRun(work: string, images: string, name: string, count: numbe
       maxOutputsPerInput: Math.max(...perInput.values()),
       distinctFilesDone: new Set(doneEvents.map((e) => e.file)).size,
       killedAtSeconds,
+      firstDoneSeconds: doneAt[0] ?? Number.NaN,
       steadyFilesPerSecond: doneAt.length > 1 ? (doneAt.length - 1) / (doneAt[doneAt.length - 1]! - doneAt[0]!) : 0,
     };
   } finally {
@@ -159,6 +162,7 @@ export async function poolBench(): Promise<Record<string, number | boolean>> {
         `  round ${round + 1} (${round % 2 === 0 ? 'one first' : 'pool first'}): one server ${o.seconds.toFixed(2)} s (${(IMAGES / o.seconds).toFixed(1)} files/s); ` +
           `pool of ${SERVERS} ${p.seconds.toFixed(2)} s (${(IMAGES / p.seconds).toFixed(1)} files/s): ${(o.seconds / p.seconds).toFixed(2)}x; ` +
           `between first and last done ${o.steadyFilesPerSecond.toFixed(1)} vs ${p.steadyFilesPerSecond.toFixed(1)} files/s: ${(p.steadyFilesPerSecond / o.steadyFilesPerSecond).toFixed(2)}x; ` +
+          `first done at ${o.firstDoneSeconds.toFixed(2)} vs ${p.firstDoneSeconds.toFixed(2)} s; ` +
           `files per server: done events ${perServer(p.doneByServer)}, ledgers ${perServer(p.ledgers.map((l) => l.done.length))}`,
       );
     }
