@@ -183,7 +183,7 @@ export async function poolBench(): Promise<Record<string, number | boolean>> {
     );
     console.log(
       `    per server: prompts received ${perServer(receivedPerServer)}; finished (ledger) ${perServer(killed.ledgers.map((l) => l.done.length))}; done events ${perServer(killed.doneByServer)}; ` +
-        `received by #2 and not finished when killed: ${unfinishedOnKilled}`,
+        `#2 had ${unfinishedOnKilled} received and not finished when killed, and ${killed.ledgers[1]!.done.length - killed.doneByServer[1]!} finished but not delivered from it (both run again elsewhere)`,
     );
     console.log(`  load average before ${loadBefore}, after ${loadAverage()} (2 cores, shared)`);
     const figures = {
