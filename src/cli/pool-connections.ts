@@ -5,6 +5,7 @@
 // the same server twice, or in which no server can be used, is refused before anything is sent.
 import { normaliseBaseUrl } from '../main/config/settings';
 import type { JobStore } from '../main/jobs/job-store';
+import type { JobOrigin } from '../main/jobs/types';
 import { JobTracker } from '../main/jobs/tracker';
 import { ServiceClient } from '../main/service/client';
 import { ServiceError } from '../main/service/errors';
@@ -44,6 +45,8 @@ export interface OpenPoolOptions {
   requireAnswer: boolean;
   note(message: string): void;
   onWait(message: string): void;
+  /** Recorded with jobs the trackers find without a journal record: 'hot-folder' (watch) unless said. */
+  origin?: JobOrigin;
 }
 
 export async function openPool(servers: readonly ResolvedServer[], environment: CliEnvironment, options: OpenPoolOptions): Promise<PoolConnections> {
@@ -77,7 +80,7 @@ export async function openPool(servers: readonly ResolvedServer[], environment: 
     const poolServers: PoolServer[] = members.map((m) => ({
       name: m.resolved.profile?.name ?? m.resolved.server.baseUrl,
       api: m.api,
-      follower: trackerFollower(m.tracker, { giveUpWhenUnreachable: true }),
+      follower: trackerFollower(m.tracker, { giveUpWhenUnreachable: true, ...(options.origin ? { origin: options.origin } : {}) }),
       clientId: () => m.events.clientId,
       concurrency: options.concurrency ?? m.api.capabilities.maxConcurrentJobs ?? 1,
       profileId: m.resolved.profile?.id ?? null,

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DemoService } from '../../src/main/demo';
 import { runCli } from '../support/cli';
+import { startDemoProcess } from '../support/demo-process';
 import { makePng } from '../watch/helpers';
 
 let work: string;
@@ -136,4 +137,57 @@ describe('flowdeck watch on a pool', () => {
     const after = [...a.stats.submissions.values(), ...b.stats.submissions.values()].reduce((x, y) => x + y, 0);
     expect(after).toBe(before);
   });
+
+  it('run --repeat N spreads the runs over the pool, one line per run naming its server', async () => {
+    const c = freshCase(0, { '1': { class_type: 'DemoSampler', inputs: { prompt: 'x', seed: 1, steps: 2, width: 16, height: 16, cfg: 7, sampler_name: 'euler', delay_ms: 50 } }, '2': { class_type: 'SaveImage', inputs: { images: ['1', 0], filename_prefix: 'rep' } } });
+    const run = await runCli(['run', c.workflowPath, '--repeat', '4', '--server', a.url, '--server', b.url, '--local', '--out', c.outDir, '--json'], { env: { FLOWDECK_DATA_DIR: c.dataDir } });
+    expect(run.code, run.stderr).toBe(0);
+    const lines = events(run.stdout);
+    expect(lines.map((l) => l.run).sort()).toEqual([1, 2, 3, 4]);
+    expect(lines.every((l) => l.status === 'succeeded')).toBe(true);
+    expect(new Set(lines.map((l) => l.server))).toEqual(new Set([a.url, b.url]));
+    expect(readdirSync(c.outDir).filter((n) => n.endsWith('.png'))).toHaveLength(4);
+  });
+
+  it('run --repeat N on one server runs it N times there', async () => {
+    const c = freshCase(0, { '1': { class_type: 'DemoSampler', inputs: { prompt: 'y', seed: 2, steps: 1, width: 16, height: 16, cfg: 7, sampler_name: 'euler', delay_ms: 0 } }, '2': { class_type: 'SaveImage', inputs: { images: ['1', 0], filename_prefix: 'one' } } });
+    const before = a.stats.promptRequests;
+    const run = await runCli(['run', c.workflowPath, '--repeat', '3', '--server', a.url, '--local', '--out', c.outDir, '--json'], { env: { FLOWDECK_DATA_DIR: c.dataDir } });
+    expect(run.code, run.stderr).toBe(0);
+    expect(events(run.stdout).map((l) => l.server)).toEqual([a.url, a.url, a.url]);
+    expect(a.stats.promptRequests - before).toBe(3);
+  });
+
+  it('run --repeat refuses a bad count (exit 2)', async () => {
+    const c = freshCase(0);
+    const run = await runCli(['run', c.workflowPath, '--repeat', '0', '--server', a.url, '--local'], { env: { FLOWDECK_DATA_DIR: c.dataDir } });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--repeat must be a whole number from 1 to 10000');
+  });
+
+  it('run --repeat moves the runs of a server killed mid-job and still runs each once (exit 0)', async () => {
+    const dying = await startDemoProcess();
+    try {
+      const c = freshCase(0, { '1': { class_type: 'DemoSampler', inputs: { prompt: 'k', seed: 3, steps: 3, width: 16, height: 16, cfg: 7, sampler_name: 'euler', delay_ms: 200 } }, '2': { class_type: 'SaveImage', inputs: { images: ['1', 0], filename_prefix: 'kill' } } });
+      const running = runCli(['run', c.workflowPath, '--repeat', '6', '--server', a.url, '--server', dying.url, '--local', '--out', c.outDir, '--json'], {
+        env: { FLOWDECK_DATA_DIR: c.dataDir, FLOWDECK_UNREACHABLE_AFTER: '1', FLOWDECK_POOL_RECONCILE_AFTER: '2', FLOWDECK_POOL_PROBE_INTERVAL: '0.5' },
+        timeoutMs: 60_000,
+      });
+      // Killed while it runs one of the runs: that run must be given up there and run on the other server.
+      for (let busy = false; !busy; await new Promise((r) => setTimeout(r, 20))) {
+        const queue = (await (await fetch(`${dying.url}/api/queue`)).json()) as { queue_running: unknown[] };
+        busy = queue.queue_running.length > 0;
+      }
+      await dying.kill();
+      const run = await running;
+      expect(run.code, run.stderr).toBe(0);
+      const lines = events(run.stdout);
+      expect(lines).toHaveLength(6);
+      expect(lines.every((l) => l.status === 'succeeded')).toBe(true);
+      expect(run.stderr).toMatch(/is given up and the run goes to another server/);
+      expect(readdirSync(c.outDir).filter((n) => n.endsWith('.png'))).toHaveLength(6);
+    } finally {
+      await dying.kill();
+    }
+  }, 70_000);
 });

@@ -17,7 +17,7 @@ import { HotFolderConfigError, HotFolderService, librarySink, trackerFollower, t
 import { systemFolderReason } from '../../main/files/system-folders';
 import { isInside } from '../../main/watch/config';
 import { acquireFolderLock, FolderLockedError } from '../../main/watch/lock';
-import { parseCommandArgs } from '../args';
+import { parseCommandArgs, parseWholeNumber } from '../args';
 import { openCliStore } from '../open-store';
 import { requireKey, resolveServer, type CliEnvironment } from '../connection';
 import { openPool, resolvePoolServers, type PoolConnections } from '../pool-connections';
@@ -37,13 +37,6 @@ export const WATCH_USAGE = `flowdeck watch DIR --workflow WF.json --bind NODE.IN
 
 /** Waits for Ctrl+C or SIGTERM; injectable so tests and the entry point decide. */
 export type SignalWaiter = () => Promise<void>;
-
-function parseCount(name: string, text: string | undefined, min: number, max: number): number | undefined {
-  if (text === undefined) return undefined;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < min || value > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max} (got "${text}").`);
-  return value;
-}
 
 /** The lock of an input folder: one watch at a time per folder, whatever its workflow. */
 function lockIdFor(inputDir: string): string {
@@ -110,8 +103,8 @@ export async function watchCommand(argv: string[], io: CliIo, environment: CliEn
   if (!statSync(inputDir).isDirectory()) throw new UsageError(`${inputDir} is a file, not a folder. Give the folder to watch.`);
   const workflowPath = resolve(values.workflow);
   const { prompt: workflow } = await readWorkflowFile(workflowPath);
-  const concurrency = parseCount('concurrency', values.concurrency, 1, 64);
-  const settleMs = parseCount('settle', values.settle, 0, 600_000);
+  const concurrency = parseWholeNumber('concurrency', values.concurrency, 1, 64);
+  const settleMs = parseWholeNumber('settle', values.settle, 0, 600_000);
   const once = values.once === true;
   const json = values.json === true;
   const outputDir = resolve(values.out ?? join(inputDir, 'output'));
