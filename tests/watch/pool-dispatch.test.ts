@@ -1,7 +1,7 @@
 // A hot folder on a pool of real demo services (in this process, over real sockets): files spread
 // over the servers, a job no server can run fails at once naming what each lacks, a server that
 // stops answering leaves the rotation and its work moves (exactly once), and it rejoins later.
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -113,6 +113,11 @@ describe('a hot folder on a pool of servers', () => {
     expect(servers).toEqual(new Set([a.demo.url, b.demo.url]));
     const rows = h.hot.files(config.id);
     for (const row of rows) expect([a.demo.url, b.demo.url]).toContain(row.server);
+    // Each sidecar names the server its output came from.
+    for (const output of h.sunk) {
+      const sidecar = JSON.parse(readFileSync(output.provenance.sidecarPath, 'utf8')) as { job: { server: { base_url: string } } };
+      expect(sidecar.job.server.base_url).toBe(output.provenance.server.baseUrl);
+    }
     const status = pool.status();
     expect(status.members.map((m) => m.done).reduce((x, y) => x + y, 0)).toBe(10);
     expect(status.jobsPerMinute).toBe(10);
