@@ -203,6 +203,40 @@ describe('a hot folder on a pool of servers', () => {
     await until(() => pool.status().members[1]!.inRotation, 'the server back in rotation', 5000);
   });
 
+  it('collects from a server that answers again before the deadline, and runs again a job it has forgotten', async () => {
+    const a = connect(await startDemo(), { unreachableAfterMs: 300 });
+    cleanups.push(() => a.demo.stop());
+    const flaky = await startDemoProcess();
+    cleanups.push(() => flaky.kill());
+    const port = Number(new URL(flaky.url).port);
+    const f = connectUrl(flaky.url, { unreachableAfterMs: 300 });
+    // A long deadline: the file must not wait for it, since the server comes back first.
+    const pool = new ServerPool([poolServer(a, 'steady'), poolServer(f, 'flaky')], { reconcileAfterMs: 60_000, probeIntervalMs: 100 });
+    await pool.prepare();
+    const h = await poolHarness(pool, a);
+    const workflow: Workflow = {
+      ...invertWorkflow(),
+      '4': { class_type: 'DemoSampler', inputs: { prompt: 'x', seed: 1, steps: 2, width: 16, height: 16, cfg: 7, sampler_name: 'euler', delay_ms: 250 } },
+      '5': { class_type: 'SaveImage', inputs: { images: ['4', 0], filename_prefix: 'slow' } },
+    };
+    writeImages(h.inDir, 8);
+    const started = Date.now();
+    const config = await h.hot.add(folderInput(h, { workflow }), { persist: false, watch: false });
+    for (let busy = false; !busy; ) busy = (await f.api.getQueue()).running.length > 0;
+    await flaky.kill();
+    // Restarted on the same address: it answers again, without the job (a restart forgets its queue).
+    const back = await startDemoProcess(port);
+    cleanups.push(() => back.kill());
+    expect(await h.hot.whenIdle(config.id)).toBe('drained');
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(h.hot.files(config.id).filter((r) => r.state === 'failed').map((r) => r.reason)).toEqual([]);
+    expect(h.hot.counters(config.id)).toMatchObject({ done: 8, failed: 0 });
+    const inverted = h.sunk.filter((o) => !o.provenance.serverFile.filename.startsWith('slow'));
+    expect(new Set(inverted.map((o) => o.provenance.inputPath)).size).toBe(8);
+    expect(inverted).toHaveLength(8);
+    expect(h.events.some((e) => e.type === 'warning' && e.message.includes('no longer knows job') && e.message.includes('The file runs again.'))).toBe(true);
+  }, 40_000);
+
   it('pauses with the reason when every server is down, without spinning, and resumes when one answers again', async () => {
     const first = await startDemoProcess();
     const second = await startDemoProcess();

@@ -11,7 +11,7 @@ import { JobStore } from '../../main/jobs/job-store';
 import { askServer } from '../../main/jobs/server-verdict';
 import { submitJob } from '../../main/jobs/submit-job';
 import { Library, resolveLibraryDir } from '../../main/library';
-import { isUnreachable, refusedBeforeSending } from '../../main/pool/failure-kinds';
+import { isForgottenJob, isUnreachable, refusedBeforeSending } from '../../main/pool/failure-kinds';
 import { cancelLateJob } from '../../main/pool/late-jobs';
 import type { PoolMember, ServerPool } from '../../main/pool/server-pool';
 import { safeBaseName } from '../../main/service/filenames';
@@ -154,6 +154,12 @@ class RepeatDispatcher {
         ));
         this.request.log(`run ${run}: submitted job ${promptId} to ${member.name}`);
         const outcome = await this.follow(member, promptId, workflow);
+        if (outcome !== 'moved' && outcome.phase === 'failed' && isForgottenJob(outcome.raw) && !this.pool.isSingle) {
+          // Its server restarted and forgot it: nothing of it can finish there, so it runs elsewhere.
+          release('moved');
+          this.request.log(`run ${run}: ${member.name} no longer knows job ${promptId}; the run goes to another server`);
+          continue;
+        }
         if (outcome === 'moved') {
           release('moved');
           this.late.push({ member, promptId });

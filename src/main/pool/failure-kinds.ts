@@ -16,3 +16,8 @@ export function isUnreachable(error: unknown): boolean {
 export function refusedBeforeSending(error: unknown): boolean {
   return error instanceof ServiceError && !(error instanceof WorkflowRejectedError) && error.kind === 'invalid_workflow' && error.status === null && !error.retryable;
 }
+
+/** The tracker's words for a job its server has no record of (jobs/tracker.ts): a restart forgot it, so it can run elsewhere. */
+export function isForgottenJob(raw: string): boolean {
+  return raw === 'lost' || raw === 'never_submitted';
+}

@@ -24,7 +24,7 @@ import type { EntryRecord, FailedPhase, WatchJournal } from './journal';
 import { Limiter } from './limiter';
 import { PauseGate } from './pause-gate';
 import { reactionTo, retryDelay } from './policy';
-import { CollectError, FileGoneError, StoppedError, type ActivePhase, type Entry } from './runner-entry';
+import { CollectError, FileGoneError, JobLostError, StoppedError, type ActivePhase, type Entry } from './runner-entry';
 import { SubmitAndCollect } from './submit-and-collect';
 import { cancelLateJob } from '../pool/late-jobs';
 import type { JobStore } from '../jobs/job-store';
@@ -134,6 +134,7 @@ export class FolderRunner {
         accepted: () => {
           if (this.gate.pausedForAccount) this.resume();
         },
+        movesLostJobs: () => !this.pool.isSingle,
         warn: (message) => this.feed.warn(message),
       },
     });
@@ -438,12 +439,20 @@ export class FolderRunner {
   private async supersede(entry: Entry, member: PoolMember): Promise<void> {
     if (!this.orphans.has(entry) || this.stopping) return;
     this.orphans.delete(entry);
+    const why = `${member.name} has not answered for ${Math.round(this.pool.reconcileAfterMs / 1000)} s; its job ${entry.record.promptId ?? ''} is given up and the file runs on another server.`;
+    await this.runElsewhere(entry, member, why);
+    this.pump();
+    this.checkIdle();
+  }
+
+  /** Forgets the entry's job on `member` (remembered as superseded) and queues the file to run again. */
+  private async runElsewhere(entry: Entry, member: PoolMember, why: string): Promise<void> {
     const r = entry.record;
+    this.feed.warn(`${r.relPath}: ${why}`);
     if (r.promptId) {
       this.superseded.push({ member, promptId: r.promptId });
       await this.deps.jobs?.updatePhase(r.promptId, 'cancelled', 'superseded').catch(() => undefined);
     }
-    this.feed.warn(`${r.relPath}: ${member.name} has not answered for ${Math.round(this.pool.reconcileAfterMs / 1000)} s; its job ${r.promptId ?? ''} is given up and the file runs on another server.`);
     r.promptId = null;
     r.baseUrl = null;
     r.serverKind = null;
@@ -453,9 +462,8 @@ export class FolderRunner {
     entry.sentHere = false;
     await this.book.setState(entry, 'discovered');
     entry.where = 'idle';
+    // Queued only: the caller pumps (a run that ends here pumps once it has left the active set).
     this.enqueue(entry, true);
-    this.pump();
-    this.checkIdle();
   }
 
   /** What a failure does: pause the folder, retry the file later, or fail it. */
@@ -527,6 +535,10 @@ export class FolderRunner {
    */
   private async reactInPool(entry: Entry, cause: unknown, member: PoolMember): Promise<boolean> {
     const r = entry.record;
+    if (cause instanceof JobLostError) {
+      await this.runElsewhere(entry, member, `${cause.message} The file runs again.`);
+      return true;
+    }
     if (isUnreachable(cause)) {
       this.pool.markDown(member, cause);
       if (r.state === 'submitting' || r.state === 'submitted') {

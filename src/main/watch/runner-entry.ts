@@ -41,6 +41,17 @@ export class StoppedError extends Error {
   }
 }
 
+/** A pool server came back without the job it had accepted (it restarted): the file runs again elsewhere. */
+export class JobLostError extends Error {
+  constructor(
+    readonly promptId: string,
+    server: string,
+  ) {
+    super(`${server} no longer knows job ${promptId} (it was restarted, or its history cleared).`);
+    this.name = 'JobLostError';
+  }
+}
+
 /** A failure while delivering outputs of a job that ran: retried as collection, never as a new job. */
 export class CollectError extends Error {
   constructor(cause: unknown) {

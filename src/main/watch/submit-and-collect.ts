@@ -18,10 +18,11 @@ import type { EntryBook } from './entry-book';
 import type { EntryRecord, FailedPhase } from './journal';
 import { askServer, type Verdict } from '../jobs/server-verdict';
 import { recordAccepted, submitJob, type JobIntent, type SubmitTarget } from '../jobs/submit-job';
-import { CollectError, FileGoneError, StoppedError, type ActivePhase, type Entry } from './runner-entry';
+import { CollectError, FileGoneError, JobLostError, StoppedError, type ActivePhase, type Entry } from './runner-entry';
 import type { RunnerDeps } from './folder-runner';
 import type { FinishedOutput, FollowOutcome } from './types';
 import type { PoolMember } from '../pool/server-pool';
+import { isForgottenJob } from '../pool/failure-kinds';
 
 /** What sending and collecting need from the runner. */
 export interface SubmitAndCollectHost {
@@ -30,6 +31,8 @@ export interface SubmitAndCollectHost {
   fail(entry: Entry, phase: FailedPhase, reason: string): Promise<void>;
   /** The server accepted a file: a pause for an account problem is over. */
   accepted(): void;
+  /** Whether a job its server no longer knows runs again elsewhere (a pool) instead of failing. */
+  movesLostJobs(): boolean;
   warn(message: string): void;
 }
 
@@ -143,6 +146,8 @@ export class SubmitAndCollect {
         case 'unreachable':
           throw verdict.error;
         case 'unknown':
+          // In a pool the file simply runs elsewhere: a server that does not know the job cannot finish it.
+          if (host.movesLostJobs()) throw new JobLostError(promptId, member.name);
           await host.fail(
             entry,
             'job',
@@ -168,6 +173,8 @@ export class SubmitAndCollect {
           break;
       }
     }
+    // The server forgot the job (restarted while it ran): in a pool the file runs again elsewhere.
+    if (outcome.phase === 'failed' && isForgottenJob(outcome.raw) && host.movesLostJobs()) throw new JobLostError(promptId, member.name);
     if (outcome.phase !== 'succeeded') {
       await host.fail(entry, 'job', outcome.errorText ?? `The job ended as ${outcome.raw}.`);
       return;
