@@ -17,7 +17,7 @@ function row(relPath: string, patch: Partial<HotFileView> = {}): HotFileView {
 const folder: HotFolderView = {
   id: 'f1', name: 'Scans', inputDir: '/in', outputDir: '/out', recursive: true, patterns: ['*.png', '*.tif'],
   workflowJson: '{"1": {"class_type": "LoadImage", "inputs": {"image": "x.png"}}}', workflowName: 'invert.json', bind: '1.image',
-  maskRule: null, outputName: '{stem}.{ext}', concurrency: 3, processed: 'move', enabled: true,
+  maskRule: null, outputName: '{stem}.{ext}', concurrency: 3, processed: 'move', enabled: true, runOn: 'active',
   status: { counters: { waiting: 0, running: 0, done: 0, failed: 0, duplicates: 0 }, paused: false, pauseKind: null, pauseReason: null, scanned: true, idle: true },
 };
 
