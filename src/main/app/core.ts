@@ -515,6 +515,7 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
       hotFolders: () => hotFolders,
       restartFolders,
       queueOf: (profile) => withApi(profile, async (api) => queueView(await api.getQueue())),
+      labelOf: async (promptId) => (await jobs?.get(promptId))?.workflowName ?? null,
       emit: (name, payload) => hub.emit(name, payload),
     }),
     ...createUploadHandlers({

@@ -16,6 +16,8 @@ export interface PoolHandlerDeps extends Omit<PoolProfiles, 'profiles'> {
   restartFolders: () => Promise<void>;
   /** A profile's queue, read from its server. */
   queueOf: (profile: Profile) => Promise<QueueView>;
+  /** What a job runs (its workflow's name), from the job journal; null when the app did not send it. */
+  labelOf: (promptId: string) => Promise<string | null>;
   emit: <E extends EventName>(name: E, payload: EventPayload<E>) => void;
 }
 
@@ -47,7 +49,9 @@ export function createPoolHandlers(deps: PoolHandlerDeps): Pick<CallHandlers, Po
         profiles.map(async (profile): Promise<PoolQueueView> => {
           try {
             const queue = await deps.queueOf(profile);
-            return { profileId: profile.id, name: profile.name, running: queue.running, pending: queue.pending, error: null };
+            const labelled = (entries: QueueView['running']): Promise<PoolQueueView['running']> =>
+              Promise.all(entries.map(async (e) => ({ ...e, label: await deps.labelOf(e.promptId).catch(() => null) })));
+            return { profileId: profile.id, name: profile.name, running: await labelled(queue.running), pending: await labelled(queue.pending), error: null };
           } catch (error) {
             return { profileId: profile.id, name: profile.name, running: [], pending: [], error: error instanceof Error ? error.message : String(error) };
           }

@@ -28,7 +28,8 @@ export const poolSaveSchema = z
   .strict();
 export type PoolSaveInput = z.infer<typeof poolSaveSchema>;
 
-const queueEntry = z.object({ promptId: z.string(), number: z.number().nullable() });
+/** A job in a pool server's queue; `label` names what runs (its workflow), when the app journaled it. */
+const queueEntry = z.object({ promptId: z.string(), number: z.number().nullable(), label: z.string().nullable() });
 
 export const poolQueueSchema = z.object({
   profileId: z.string(),
