@@ -171,6 +171,29 @@ describe('the pool in the app core', () => {
     expect(payloads('pool.status').at(-1)).toEqual({ active: false, members: [], jobsPerMinute: 0 });
   });
 
+  it('leaves a pool server whose key was removed out of rotation, with the reason, and runs the files on the others', async () => {
+    const c = await openCore();
+    const gpu1 = await addProfile(c, 'GPU 1', 'local', first.url);
+    const gpu2 = await addProfile(c, 'GPU 2', 'local', second.url);
+    const cloud = await addProfile(c, 'Cloud', 'cloud', 'https://cloud.example.invalid');
+    await ok(c, 'key.save', { profileId: cloud.id, key: 'sk-test-pool-key-0002', sessionOnly: true });
+    await ok(c, 'pool.save', { servers: [{ profileId: cloud.id, concurrency: 1 }, { profileId: gpu1.id, concurrency: 1 }, { profileId: gpu2.id, concurrency: 1 }] });
+    const folder = await ok(c, 'hotFolders.save', { inputDir: inDir, outputDir: outDir, workflowJson: JSON.stringify(invertWorkflow()), bind: '1.image', settleMs: 100, runOn: 'pool' });
+    // The key goes: the pool is opened again without that server.
+    await ok(c, 'key.remove', { profileId: cloud.id });
+    const status = await ok(c, 'pool.status');
+    expect(status.members.map((m) => [m.name, m.inRotation])).toEqual([
+      ['GPU 1', true],
+      ['GPU 2', true],
+      ['Cloud', false],
+    ]);
+    expect(status.members[2]!.reason).toMatch(/"Cloud" has no API key/);
+    for (let i = 0; i < 4; i += 1) writeFileSync(join(inDir, `k${i}.png`), makePng(950 + i));
+    await until(() => payloads('hotFolders.drained').some((d) => d.folderId === folder.id && d.counters.done === 4), 'the files ran on the others', 60_000);
+    const servers = new Set(((await ok(c, 'hotFolders.files', { id: folder.id })).files as HotFileView[]).map((f) => f.serverName));
+    expect([...servers].every((name) => name === 'GPU 1' || name === 'GPU 2')).toBe(true);
+  });
+
   it('reads an unreachable pool server\'s queue as an error of that column, the other still read', async () => {
     const c = await openCore();
     const gpu1 = await addProfile(c, 'GPU 1', 'local', first.url);

@@ -264,6 +264,8 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
     return switching;
   };
 
+  const inPool = (profileId: string): boolean => deps.settings.read().pool.some((e) => e.profileId === profileId);
+
   /** The profile name of the server at `baseUrl` (a hot folder file's server). */
   const serverName = (baseUrl: string): string | null => {
     const wanted = safeBaseUrl(baseUrl);
@@ -451,6 +453,7 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
       problems.set(profile.id, null);
       // The events socket authenticates when it connects: reconnect with the new key.
       if (session?.profileId === profile.id) await switchTo(profile.id);
+      else if (inPool(profile.id)) await restartFolders();
       return status;
     },
 
@@ -460,6 +463,8 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
       const status = await vault.remove(profile.id);
       problems.set(profile.id, needsKey(profile) ? 'no_key' : null);
       if (session?.profileId === profile.id) await switchTo(profile.id);
+      // A pool server without its key leaves the running pool (shown out of rotation with the reason).
+      else if (inPool(profile.id)) await restartFolders();
       return status;
     },
 
@@ -606,6 +611,7 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
               now,
               ...(deps.pollIntervalMs !== undefined ? { pollIntervalMs: deps.pollIntervalMs } : {}),
               warn: (message) => log('warn', message),
+              jobEnded: (snapshot, profileId, server) => void recordOutputs(snapshot, profileId, server),
             },
             active,
           );

@@ -222,7 +222,9 @@ export class HotFoldersHost {
     }
     checkOverlap(config, existing);
     if (live && config.runOn === 'pool' && config.enabled && !live.pool) {
-      await this.openPool(live);
+      await this.openPool(live).catch((error: unknown) => {
+        throw new AppFailure('invalid_input', `The pool cannot be used: ${describe(error)}`);
+      });
       if (!live.pool) throw new AppFailure('invalid_input', 'The pool has no server that can be used. Add servers to the pool in Servers (each with its key), or run the folder on the active server.');
     }
     if (live) {
@@ -340,8 +342,10 @@ export class HotFoldersHost {
   private poolFor(live: Live, config: HotFolderConfig): ServerPool | null {
     if (config.runOn !== 'pool') return null;
     if (live.pool) return live.pool.pool;
-    // Said once per start of the folder: it runs, on the active server, rather than not at all.
-    this.deps.log('warn', `The hot folder "${config.name}" runs on the pool, but no server of the pool can be used: it runs on the active server until the pool is set in Servers.`);
+    // Said at each start of the folder: it runs, on the active server, rather than not at all.
+    const message = `The hot folder "${config.name}" is set to run on the pool, but no server of the pool can be used: it runs on the active server until the pool is set in Servers.`;
+    this.deps.log('warn', message);
+    this.deps.emit('app.notice', { level: 'warning', message });
     return null;
   }
 

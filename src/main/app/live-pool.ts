@@ -8,6 +8,7 @@ import type { PoolMemberStatusView, PoolStatusView } from '../../shared/ipc/pool
 import type { PoolEntry, Profile } from '../config/settings';
 import type { JobStore } from '../jobs/job-store';
 import type { JobTracker } from '../jobs/tracker';
+import type { JobSnapshot } from '../jobs/types';
 import { DuplicateServersError, ServerPool, type PoolServer } from '../pool/server-pool';
 import type { ServerProfile } from '../service/types';
 import { trackerFollower } from '../watch';
@@ -25,6 +26,12 @@ export interface LivePoolDeps extends PoolProfiles {
   now: () => number;
   pollIntervalMs?: number;
   warn(message: string): void;
+  /**
+   * A job this pool's own connection saw end: the app records its outputs as the active session
+   * does (a job run from the window on that server earlier is finished here, and must not lose
+   * its outputs; a hot folder's jobs reach the library through their folder).
+   */
+  jobEnded(snapshot: JobSnapshot, profileId: string, server: ServerProfile): void;
 }
 
 /** How long opening the pool waits for a cloud server to tell its account's concurrency limit. */
@@ -93,7 +100,8 @@ export class LivePool {
         now: deps.now,
         ...(deps.pollIntervalMs !== undefined ? { pollIntervalMs: deps.pollIntervalMs } : {}),
         // The pool's status speaks for its servers; the Queue view reads their queues itself.
-        outputs: { connection: () => undefined, job: () => undefined, queue: () => undefined, warn: deps.warn },
+        // The renderer's job cards act on the active server, so jobs of other servers are not sent there live.
+        outputs: { connection: () => undefined, job: () => undefined, queue: () => undefined, warn: deps.warn, jobEnded: (snapshot) => deps.jobEnded(snapshot, profile.id, server) },
       });
       session.start();
       owned.push(session);

@@ -26,6 +26,10 @@ export class PoolStore {
       this.#api.on('pool.status', (status) => {
         this.status = status;
       }),
+      // A renamed or removed profile changes the pool's names (a removed one leaves the pool).
+      this.#api.on('profiles.changed', () => {
+        void this.load().catch(() => undefined);
+      }),
     ];
     return () => {
       for (const off of offs) off();
