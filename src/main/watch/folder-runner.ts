@@ -329,8 +329,7 @@ export class FolderRunner {
       }
       this.runQueue.shift();
       if (choice.kind === 'none') {
-        entry.where = 'idle';
-        void this.fail(entry, 'submit', choice.reason).catch((error: unknown) => this.feed.warn(`Internal error with ${entry.record.path}: ${String(error)}`));
+        this.failNow(entry, 'submit', choice.reason);
         continue;
       }
       this.gate.letThrough();
@@ -344,11 +343,8 @@ export class FolderRunner {
     const r = entry.record;
     const member = this.pool.memberFor(r.baseUrl);
     if (!member) {
-      entry.where = 'idle';
       const others = this.pool.members.map((m) => m.baseUrl).join(', ');
-      void this.fail(entry, 'collect', `The job ${r.promptId ?? '?'} was sent to ${r.baseUrl ?? 'an unknown server'}, not to the server${this.pool.isSingle ? '' : 's'} this folder uses now (${others}); its results cannot be collected here.`).catch(
-        (error: unknown) => this.feed.warn(`Internal error with ${r.path}: ${String(error)}`),
-      );
+      this.failNow(entry, 'collect', `The job ${r.promptId ?? '?'} was sent to ${r.baseUrl ?? 'an unknown server'}, not to the server${this.pool.isSingle ? '' : 's'} this folder uses now (${others}); its results cannot be collected here.`);
       return;
     }
     if (member.down !== null) {
@@ -356,6 +352,20 @@ export class FolderRunner {
       return;
     }
     this.launch(entry, member);
+  }
+
+  /** Fails an entry without a server (none can run it): active until the journal has it, so the folder is not idle before. */
+  private failNow(entry: Entry, phase: FailedPhase, reason: string): void {
+    entry.where = 'active';
+    this.setPhase(entry, 'sending');
+    void this.fail(entry, phase, reason)
+      .catch((error: unknown) => this.feed.warn(`Internal error with ${entry.record.path}: ${error instanceof Error ? error.message : String(error)}`))
+      .finally(() => {
+        this.setPhase(entry, null);
+        if (entry.where === 'active') entry.where = 'idle';
+        this.pump();
+        this.checkIdle();
+      });
   }
 
   private launch(entry: Entry, member: PoolMember): void {
