@@ -10,6 +10,7 @@ import type { JobStore } from '../jobs/job-store';
 import type { JobTracker } from '../jobs/tracker';
 import type { JobSnapshot } from '../jobs/types';
 import { DuplicateServersError, ServerPool, type PoolServer } from '../pool/server-pool';
+import { poolTiming } from '../pool/pool-timing';
 import type { ServerProfile } from '../service/types';
 import { trackerFollower } from '../watch';
 import { checkPoolEntries, type PoolProfiles } from './pool-settings';
@@ -111,11 +112,14 @@ export class LivePool {
       await Promise.all(owned.map((s) => s.dispose()));
       return null;
     }
+    // In a pool a job whose server stops answering gives up, so the pool can move it elsewhere (as
+    // the CLI's pool does); one server alone rides an outage out, as a folder on the active server does.
+    const giveUpWhenUnreachable = chosen.length > 1;
     const servers: PoolServer[] = await Promise.all(
       chosen.map(async ({ profile, session, entry }) => ({
         name: profile.name,
         api: session.api,
-        follower: trackerFollower(session.tracker),
+        follower: trackerFollower(session.tracker, { giveUpWhenUnreachable }),
         clientId: () => session.events.clientId,
         concurrency: profile.kind === 'cloud' ? ((await accountLimit(session)) ?? entry.concurrency) : entry.concurrency,
         profileId: profile.id,
@@ -123,7 +127,7 @@ export class LivePool {
     );
     let pool: ServerPool;
     try {
-      pool = new ServerPool(servers);
+      pool = new ServerPool(servers, poolTiming());
     } catch (error) {
       // Two profiles whose addresses differ only as written; the check above catches the rest.
       await Promise.all(owned.map((s) => s.dispose()));
