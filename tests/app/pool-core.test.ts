@@ -194,6 +194,31 @@ describe('the pool in the app core', () => {
     expect([...servers].every((name) => name === 'GPU 1' || name === 'GPU 2')).toBe(true);
   });
 
+  it('takes a pool server that stops answering out of rotation, says why in pool.status, and runs the files on the other', async () => {
+    const doomed = new DemoService({ flavour: 'local', timeScale: 0.3 });
+    await doomed.start();
+    try {
+      const c = await openCore();
+      const gpu1 = await addProfile(c, 'GPU 1', 'local', first.url);
+      const gone = await addProfile(c, 'Doomed', 'local', doomed.url);
+      // The doomed server first: it is preferred, so files go to it until it stops answering.
+      await ok(c, 'pool.save', { servers: [{ profileId: gone.id, concurrency: 1 }, { profileId: gpu1.id, concurrency: 1 }] });
+      const folder = await ok(c, 'hotFolders.save', { inputDir: inDir, outputDir: outDir, workflowJson: JSON.stringify(invertWorkflow()), bind: '1.image', settleMs: 100, runOn: 'pool' });
+      expect((await ok(c, 'pool.status')).members.every((m) => m.inRotation)).toBe(true);
+      await doomed.stop();
+      for (let i = 0; i < 3; i += 1) writeFileSync(join(inDir, `d${i}.png`), makePng(970 + i));
+      await until(() => payloads('hotFolders.drained').some((d) => d.folderId === folder.id && d.counters.done === 3), 'the files ran on the other server', 60_000);
+      await until(() => payloads('pool.status').some((s) => s.members.some((m) => m.name === 'Doomed' && !m.inRotation)), 'a status with the server out of rotation');
+      const out = payloads('pool.status').find((s) => s.members.some((m) => m.name === 'Doomed' && !m.inRotation))!;
+      expect(poolStatusSchema.safeParse(out).success).toBe(true);
+      expect(out.members.find((m) => m.name === 'Doomed')!.reason).toMatch(/.+/);
+      const files = (await ok(c, 'hotFolders.files', { id: folder.id })).files as HotFileView[];
+      expect(files.map((f) => f.serverName)).toEqual(['GPU 1', 'GPU 1', 'GPU 1']);
+    } finally {
+      await doomed.stop().catch(() => undefined);
+    }
+  });
+
   it('reads an unreachable pool server\'s queue as an error of that column, the other still read', async () => {
     const c = await openCore();
     const gpu1 = await addProfile(c, 'GPU 1', 'local', first.url);
