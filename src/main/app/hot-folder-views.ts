@@ -40,6 +40,7 @@ export function folderView(config: HotFolderConfig, status: Omit<HotFolderStatus
     concurrency: config.concurrency,
     processed: config.processed,
     enabled: config.enabled,
+    runOn: config.runOn,
     status: {
       counters: countersView(status.counters),
       paused: status.paused,
@@ -64,7 +65,8 @@ export function jobProgress(snapshot: JobSnapshot | null): number | null {
   return Math.min(1, Math.max(0, (snapshot.nodesDone + partial) / snapshot.nodesTotal));
 }
 
-export function fileView(row: HotFileRow, progress: number | null): HotFileView {
+/** `serverName`: the profile name of the server the row's job went to, when known. */
+export function fileView(row: HotFileRow, progress: number | null, serverName: string | null = null): HotFileView {
   return {
     folderId: row.folderId,
     path: row.path,
@@ -78,6 +80,7 @@ export function fileView(row: HotFileRow, progress: number | null): HotFileView 
     outputs: [...row.outputs],
     duplicateOf: row.duplicateOf,
     server: row.server,
+    serverName,
     updatedAt: row.updatedAt,
   };
 }
