@@ -1,7 +1,6 @@
 // `flowdeck watch --server A --server B ...`: a pool of real demo services, with the bad inputs
 // the pool must answer clearly while its other servers go on.
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +8,7 @@ import { DemoService } from '../../src/main/demo';
 import { runCli } from '../support/cli';
 import { startDemoProcess } from '../support/demo-process';
 import { makePng } from '../watch/helpers';
+import { closedPort } from '../support/closed-port';
 
 let work: string;
 let a: DemoService;
@@ -56,14 +56,6 @@ function events(stdout: string): Array<Record<string, unknown>> {
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
-/** A port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe('flowdeck watch on a pool', () => {
   it('runs every file once across the servers, and --json says which server ran each', async () => {

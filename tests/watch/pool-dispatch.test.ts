@@ -85,6 +85,22 @@ async function poolHarness(pool: ServerPool, first: Omit<Member, 'demo'>): Promi
   return harness;
 }
 
+/** The invert workflow plus a sampler that takes about half a second, so a server has a job in hand for a while. */
+function slowInvertWorkflow(): Workflow {
+  return {
+    ...invertWorkflow(),
+    '4': { class_type: 'DemoSampler', inputs: { prompt: 'x', seed: 1, steps: 2, width: 16, height: 16, cfg: 7, sampler_name: 'euler', delay_ms: 250 } },
+    '5': { class_type: 'SaveImage', inputs: { images: ['4', 0], filename_prefix: 'slow' } },
+  };
+}
+
+/** Every input delivered exactly once: one inverted output per input, no input twice. */
+function expectOneOutputPerInput(h: PoolHarness, inputs: number): void {
+  const inverted = h.sunk.filter((o) => !o.provenance.serverFile.filename.startsWith('slow'));
+  expect(new Set(inverted.map((o) => o.provenance.inputPath)).size).toBe(inputs);
+  expect(inverted).toHaveLength(inputs);
+}
+
 function writeImages(dir: string, count: number, from = 0): void {
   for (let i = from; i < from + count; i += 1) writeFileSync(join(dir, `img-${String(i).padStart(3, '0')}.png`), makePng(i + 1));
 }
@@ -93,13 +109,19 @@ function pngsIn(dir: string): string[] {
   return readdirSync(dir).filter((n) => n.endsWith('.png'));
 }
 
+/** Two in-process demo services as the pool "first" and "second", definitions read. */
+async function twoServerPool(): Promise<{ a: Member; b: Member; pool: ServerPool }> {
+  const a = connect(await startDemo());
+  const b = connect(await startDemo());
+  cleanups.push(() => a.demo.stop(), () => b.demo.stop());
+  const pool = new ServerPool([poolServer(a, 'first'), poolServer(b, 'second')]);
+  await pool.prepare();
+  return { a, b, pool };
+}
+
 describe('a hot folder on a pool of servers', () => {
   it('spreads files over every server, each file once, and each output says which server made it', async () => {
-    const a = connect(await startDemo());
-    const b = connect(await startDemo());
-    cleanups.push(() => a.demo.stop(), () => b.demo.stop());
-    const pool = new ServerPool([poolServer(a, 'first'), poolServer(b, 'second')]);
-    await pool.prepare();
+    const { a, b, pool } = await twoServerPool();
     const h = await poolHarness(pool, a);
     writeImages(h.inDir, 10);
     const config = await h.hot.add(folderInput(h), { persist: false, watch: false });
@@ -124,11 +146,7 @@ describe('a hot folder on a pool of servers', () => {
   });
 
   it('fails a job that no server can run at once, naming what each server lacks, and sends nothing', async () => {
-    const a = connect(await startDemo());
-    const b = connect(await startDemo());
-    cleanups.push(() => a.demo.stop(), () => b.demo.stop());
-    const pool = new ServerPool([poolServer(a, 'first'), poolServer(b, 'second')]);
-    await pool.prepare();
+    const { a, b, pool } = await twoServerPool();
     const h = await poolHarness(pool, a);
     writeImages(h.inDir, 2);
     const workflow: Workflow = { ...invertWorkflow(), '9': { class_type: 'NoSuchUpscaler', inputs: {} }, '2': { class_type: 'ImageInvert', inputs: { image: ['1', 0] } } };
@@ -141,14 +159,8 @@ describe('a hot folder on a pool of servers', () => {
     expect(totalSubmissions(a.demo) + totalSubmissions(b.demo)).toBe(0);
   });
 
-  it('sends a job only to a server that offers its chosen values', async () => {
-    const a = connect(await startDemo());
-    const b = connect(await startDemo());
-    cleanups.push(() => a.demo.stop(), () => b.demo.stop());
-    const pool = new ServerPool([poolServer(a, 'first'), poolServer(b, 'second')]);
-    await pool.prepare();
-    // Only the second server "has" the file a LoadImage names: the first's list lacks it.
-    await b.api.uploadImage(join(mkdtempSync(join(tmpdir(), 'flowdeck-pool-up-')), 'only-here.png'), { type: 'input' }).catch(() => undefined);
+  it('refuses a chosen value no server offers, and picks the least-loaded server, then the preferred one', async () => {
+    const { pool } = await twoServerPool();
     const workflow: Workflow = { '1': { class_type: 'DemoSampler', inputs: { prompt: 'x', seed: 1, steps: 1, width: 16, height: 16, cfg: 7, sampler_name: 'no-such-sampler', delay_ms: 0 } } };
     const choice = pool.choose(workflow, []);
     expect(choice.kind).toBe('none');
@@ -178,11 +190,7 @@ describe('a hot folder on a pool of servers', () => {
     await pool.prepare();
     const h = await poolHarness(pool, a);
     // Slow jobs, so the dying server has one in hand when it goes.
-    const workflow: Workflow = {
-      ...invertWorkflow(),
-      '4': { class_type: 'DemoSampler', inputs: { prompt: 'x', seed: 1, steps: 2, width: 16, height: 16, cfg: 7, sampler_name: 'euler', delay_ms: 250 } },
-      '5': { class_type: 'SaveImage', inputs: { images: ['4', 0], filename_prefix: 'slow' } },
-    };
+    const workflow = slowInvertWorkflow();
     writeImages(h.inDir, 12);
     const config = await h.hot.add(folderInput(h, { workflow }), { persist: false, watch: false });
     // Killed while it runs a job of ours: that job must be given up and run elsewhere, once.
@@ -192,10 +200,7 @@ describe('a hot folder on a pool of servers', () => {
     expect(pool.status().members[1]!.inRotation).toBe(false);
     expect(h.hot.files(config.id).filter((r) => r.state === 'failed').map((r) => r.reason)).toEqual([]);
     expect(h.hot.counters(config.id)).toMatchObject({ done: 12, failed: 0 });
-    // Every input delivered once: one inverted output per input, no input twice.
-    const inverted = h.sunk.filter((o) => !o.provenance.serverFile.filename.startsWith('slow'));
-    expect(new Set(inverted.map((o) => o.provenance.inputPath)).size).toBe(12);
-    expect(inverted).toHaveLength(12);
+    expectOneOutputPerInput(h, 12);
     expect(h.events.some((e) => e.type === 'warning' && e.message.includes('is given up and the file runs on another server'))).toBe(true);
     // It comes back on the same address: a probe finds it and it rejoins.
     const back = await startDemoProcess(port);
@@ -214,11 +219,7 @@ describe('a hot folder on a pool of servers', () => {
     const pool = new ServerPool([poolServer(a, 'steady'), poolServer(f, 'flaky')], { reconcileAfterMs: 60_000, probeIntervalMs: 100 });
     await pool.prepare();
     const h = await poolHarness(pool, a);
-    const workflow: Workflow = {
-      ...invertWorkflow(),
-      '4': { class_type: 'DemoSampler', inputs: { prompt: 'x', seed: 1, steps: 2, width: 16, height: 16, cfg: 7, sampler_name: 'euler', delay_ms: 250 } },
-      '5': { class_type: 'SaveImage', inputs: { images: ['4', 0], filename_prefix: 'slow' } },
-    };
+    const workflow = slowInvertWorkflow();
     writeImages(h.inDir, 8);
     const started = Date.now();
     const config = await h.hot.add(folderInput(h, { workflow }), { persist: false, watch: false });
@@ -231,9 +232,7 @@ describe('a hot folder on a pool of servers', () => {
     expect(Date.now() - started).toBeLessThan(30_000);
     expect(h.hot.files(config.id).filter((r) => r.state === 'failed').map((r) => r.reason)).toEqual([]);
     expect(h.hot.counters(config.id)).toMatchObject({ done: 8, failed: 0 });
-    const inverted = h.sunk.filter((o) => !o.provenance.serverFile.filename.startsWith('slow'));
-    expect(new Set(inverted.map((o) => o.provenance.inputPath)).size).toBe(8);
-    expect(inverted).toHaveLength(8);
+    expectOneOutputPerInput(h, 8);
     expect(h.events.some((e) => e.type === 'warning' && e.message.includes('no longer knows job') && e.message.includes('The file runs again.'))).toBe(true);
   }, 40_000);
 
