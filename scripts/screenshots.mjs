@@ -3,10 +3,11 @@
 // view at 1280×800 and 800×600, in dark and light, into screenshots/ (ignored by git). Uses
 // Debian's Chromium (CHROMIUM_PATH to change it), like the e2e specs.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium } from '@playwright/test';
+import { PNG } from 'pngjs';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const ENTRY = join(ROOT, 'out/main/harness.js');
@@ -23,10 +24,10 @@ if (!existsSync(ENTRY)) {
   process.exit(2);
 }
 
-/** Starts the harness; resolves with its address line and a stop function. */
-function startHarness() {
+/** Starts the harness (with `args`); resolves with its address line and a stop function. */
+function startHarness(args = ['--demo-time-scale', '0.05']) {
   const dataDir = mkdtempSync(join(tmpdir(), 'flowdeck-shots-'));
-  const child = spawn(process.execPath, [ENTRY, '--demo-time-scale', '0.05'], {
+  const child = spawn(process.execPath, [ENTRY, ...args], {
     cwd: ROOT,
     env: { ...process.env, FLOWDECK_DATA_DIR: dataDir },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -67,6 +68,86 @@ async function go(page, view) {
   await page.waitForTimeout(400);
 }
 
+/** A small PNG of one shade. */
+function shadePng(shade) {
+  const png = new PNG({ width: 16, height: 12 });
+  for (let i = 0; i < png.data.length; i += 4) png.data.set([shade, 255 - shade, 120, 255], i);
+  return PNG.sync.write(png);
+}
+
+/** Calls the app core from the page (the harness's bridge); throws on a failed call. */
+async function invoke(page, name, input) {
+  const answer = await page.evaluate(([n, i]) => window.flowdeck.invoke(n, i), [name, input]);
+  if (!answer.ok) throw new Error(`${name}: ${answer.error.message}`);
+  return answer.value;
+}
+
+/**
+ * The pool: a second harness with another demo service ("GPU 2", local) beside the built-in one,
+ * both made the pool; a hot folder running on it (jobs slow enough to be seen running), the
+ * Servers view with the pool, the hot folder form's "Run on", the files with their servers and the
+ * Queue's per-server columns.
+ */
+async function shootPool(browser, shoot) {
+  const harness = startHarness(['--demo-time-scale', '1', '--local-demo', 'GPU 2']);
+  const work = mkdtempSync(join(tmpdir(), 'flowdeck-shots-pool-'));
+  try {
+    const page = await browser.newPage({ viewport: SIZES[0] });
+    page.on('pageerror', (error) => console.error(`page error: ${error.message}`));
+    await page.goto(await harness.url);
+    await page.getByRole('status', { name: 'Connection' }).filter({ hasText: /Connected/ }).waitFor({ timeout: 30_000 });
+    const { profiles } = await invoke(page, 'profiles.list');
+    const idOf = (name) => profiles.find((p) => p.name === name).id;
+    await invoke(page, 'pool.save', { servers: [{ profileId: idOf('Demo'), concurrency: 1 }, { profileId: idOf('GPU 2'), concurrency: 2 }] });
+    // An image through an inverter, and a slow sampler beside it so each job runs for a while.
+    const workflow = {
+      1: { class_type: 'LoadImage', inputs: { image: 'example.png' } },
+      2: { class_type: 'ImageInvert', inputs: { image: ['1', 0] } },
+      3: { class_type: 'SaveImage', inputs: { images: ['2', 0], filename_prefix: 'pool' } },
+      4: { class_type: 'DemoSampler', inputs: { prompt: 'scan', seed: 1, steps: 20, width: 64, height: 64, cfg: 7, sampler_name: 'euler', delay_ms: 400, fail_at_step: 0 } },
+      5: { class_type: 'SaveImage', inputs: { images: ['4', 0], filename_prefix: 'pool' } },
+    };
+    const inputDir = join(work, 'scans');
+    mkdirSync(inputDir, { recursive: true });
+    await invoke(page, 'hotFolders.save', { name: 'Scans', inputDir, outputDir: join(work, 'out'), workflowJson: JSON.stringify(workflow), workflowName: 'invert-and-sample.json', bind: '1.image', settleMs: 100, runOn: 'pool' });
+    for (let i = 0; i < 10; i += 1) writeFileSync(join(inputDir, `scan-${String(i + 1).padStart(2, '0')}.png`), shadePng(20 * i));
+    await page.reload();
+    await page.getByRole('status', { name: 'Connection' }).filter({ hasText: /Connected/ }).waitFor({ timeout: 30_000 });
+    // Wait until both servers have taken files (each job runs about 8 s: most are still to come).
+    await go(page, 'hot-folders');
+    const table = page.getByRole('table', { name: 'Files of Scans' });
+    await table.getByRole('cell', { name: 'GPU 2', exact: true }).first().waitFor({ timeout: 60_000 });
+    await table.getByRole('cell', { name: 'done', exact: true }).first().waitFor({ timeout: 60_000 });
+    for (const size of SIZES) {
+      await page.setViewportSize(size);
+      for (const theme of THEMES) {
+        await page.emulateMedia({ colorScheme: theme });
+        await go(page, 'hot-folders');
+        await shoot(page, 'hot-folders-pool', size, theme);
+        await go(page, 'queue');
+        await page.getByRole('region', { name: 'GPU 2', exact: true }).waitFor();
+        await page.waitForTimeout(300);
+        await shoot(page, 'queue-pool', size, theme);
+        await go(page, 'servers');
+        await page.getByRole('list', { name: 'Pool servers' }).scrollIntoViewIfNeeded();
+        await shoot(page, 'servers-pool', size, theme);
+        await go(page, 'hot-folders');
+        await page.getByRole('button', { name: 'Add hot folder' }).click();
+        const dialog = page.getByRole('dialog', { name: 'Add hot folder' });
+        await dialog.getByRole('radio', { name: /^Pool/ }).check();
+        await dialog.getByRole('group', { name: 'Run on' }).evaluate((el) => el.scrollIntoView({ block: 'center' }));
+        await page.waitForTimeout(200);
+        await shoot(page, 'dialog-hot-folder-run-on', size, theme);
+        await page.keyboard.press('Escape');
+      }
+    }
+    await page.close();
+  } finally {
+    await harness.stop();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
 async function main() {
   mkdirSync(OUT, { recursive: true });
   const harness = startHarness();
@@ -85,10 +166,11 @@ async function main() {
       throw error;
     });
 
-    const shoot = async (name, size, theme) => {
-      await page.screenshot({ path: join(OUT, `${name}-${size.name}-${theme}.png`) });
+    const shootOn = async (target, name, size, theme) => {
+      await target.screenshot({ path: join(OUT, `${name}-${size.name}-${theme}.png`) });
       saved += 1;
     };
+    const shoot = (name, size, theme) => shootOn(page, name, size, theme);
 
     // The empty Run view first, in every size and theme.
     for (const size of SIZES) {
@@ -135,6 +217,7 @@ async function main() {
         await page.keyboard.press('Escape');
       }
     }
+    await shootPool(browser, shootOn);
   } finally {
     await browser.close();
     await harness.stop();

@@ -4,14 +4,20 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createInterface } from 'node:readline';
 import { dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const TSX = resolve(import.meta.dirname, '../../node_modules/.bin/tsx');
+/** What `node --import tsx` loads (the package's export), as a URL, so it does not depend on the cwd. */
+const TSX_LOADER = pathToFileURL(resolve(import.meta.dirname, '../../node_modules/tsx/dist/loader.mjs')).href;
 
 export interface DemoChild {
   url: string;
   apiKey: string | null;
   ref: { filename: string; subfolder: string; type: string } | null;
+  /** SIGTERM: the service closes its listeners and jobs. */
   stop(): Promise<void>;
+  /** SIGKILL, as a crashed or unplugged server goes; resolves once it has exited (at once when it already has). */
+  kill(): Promise<void>;
 }
 
 function firstLine(child: ChildProcess): Promise<string> {
@@ -25,17 +31,24 @@ function firstLine(child: ChildProcess): Promise<string> {
   });
 }
 
-export async function startDemoChild(flavour: 'cloud' | 'local', bigFile?: string): Promise<DemoChild> {
-  const child = spawn(TSX, [resolve(import.meta.dirname, 'demo-child.ts'), flavour, ...(bigFile ? [bigFile] : [])], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const info = JSON.parse(await firstLine(child)) as Omit<DemoChild, 'stop'>;
-  return {
-    ...info,
-    stop: () =>
-      new Promise((resolveStop) => {
-        child.once('exit', () => resolveStop());
-        child.kill('SIGTERM');
-      }),
-  };
+/**
+ * The demo in its own process (demo-child.ts). `bigFile`: see there. `{ledger}`: a service with
+ * FixedDelay jobs that notes its prompts in that file (tests/support/ledger-demo.ts).
+ */
+export async function startDemoChild(flavour: 'cloud' | 'local', extra?: string | { ledger: string }): Promise<DemoChild> {
+  const args = extra === undefined ? [] : typeof extra === 'string' ? [extra] : ['--ledger', extra.ledger];
+  // node --import tsx, not the tsx command: that runs the script in a grandchild, which a SIGKILL of
+  // the command would leave running.
+  const child = spawn(process.execPath, ['--import', TSX_LOADER, resolve(import.meta.dirname, 'demo-child.ts'), flavour, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const info = JSON.parse(await firstLine(child)) as Pick<DemoChild, 'url' | 'apiKey' | 'ref'>;
+  const signal = (name: NodeJS.Signals): Promise<void> =>
+    child.exitCode !== null || child.signalCode !== null
+      ? Promise.resolve()
+      : new Promise((resolveStop) => {
+          child.once('exit', () => resolveStop());
+          child.kill(name);
+        });
+  return { ...info, stop: () => signal('SIGTERM'), kill: () => signal('SIGKILL') };
 }
 
 /** Runs a script under tsx and returns the JSON it prints on its last stdout line. */

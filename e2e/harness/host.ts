@@ -16,9 +16,10 @@ import { createDemoStarter } from '../../src/main/app/demo';
 import { ConfSettingsStore } from '../../src/main/config/conf-settings';
 import { resolveDataDir } from '../../src/main/config/data-dir';
 import { KeytarSecretStore, SessionSecretStore } from '../../src/main/config/secrets';
+import { DemoService } from '../../src/main/demo';
 import { startHarnessServer } from './server';
 
-const USAGE = 'harness [--port N] [--demo-time-scale X] [--renderer DIR] [--keychain]';
+const USAGE = 'harness [--port N] [--demo-time-scale X] [--renderer DIR] [--keychain] [--local-demo NAME ...]';
 
 function fail(message: string): never {
   process.stderr.write(`${message}\nUsage: ${USAGE}\n`);
@@ -43,6 +44,8 @@ async function main(): Promise<void> {
         'demo-time-scale': { type: 'string' },
         renderer: { type: 'string' },
         keychain: { type: 'boolean' },
+        // Another demo service (local flavour) and a server profile NAME for it: a pool to show (screenshots).
+        'local-demo': { type: 'string', multiple: true },
       },
       strict: true,
       allowPositionals: false,
@@ -79,6 +82,16 @@ async function main(): Promise<void> {
     process.stderr.write(`harness: could not start: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);
   }
+  const localDemos: DemoService[] = [];
+  for (const name of values['local-demo'] ?? []) {
+    // No node cache: every job runs in full, as on a real GPU, so its time shows.
+    const demo = new DemoService({ flavour: 'local', host: '127.0.0.1', port: 0, cache: false, ...(timeScale !== undefined ? { timeScale } : {}) });
+    await demo.start();
+    localDemos.push(demo);
+    const saved = await core.invoke('profiles.save', { name, kind: 'local', baseUrl: demo.url });
+    if (!saved.ok) fail(`--local-demo ${name}: ${saved.error.message}`);
+    log('info', `local demo service "${name}" listening on ${demo.url}`);
+  }
   let server;
   try {
     server = await startHarnessServer({ core, rendererDir, port, log: (line) => log('warn', line) });
@@ -96,6 +109,7 @@ async function main(): Promise<void> {
     stopping = true;
     void Promise.allSettled([server.close()])
       .then(() => core.dispose())
+      .then(() => Promise.allSettled(localDemos.map((demo) => demo.stop())))
       .finally(() => process.exit(0));
   };
   process.on('SIGINT', stop);

@@ -19,3 +19,11 @@ export function parsePositiveNumber(name: string, text: string | undefined): num
   if (!Number.isFinite(value) || value <= 0) throw new UsageError(`--${name} must be a positive number (got "${text}").`);
   return value;
 }
+
+/** A whole number within [min, max], or undefined when the option was not given. */
+export function parseWholeNumber(name: string, text: string | undefined, min: number, max: number): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min || value > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max} (got "${text}").`);
+  return value;
+}

@@ -52,6 +52,10 @@ const WRONG: Record<CallName, unknown> = {
   'hotFolders.openOutput': { id: '' },
   'dialog.pickFolder': { title: 5 },
   'history.list': { source: 'elsewhere', offset: -1, limit: 0 },
+  'pool.get': { servers: [] },
+  'pool.save': { servers: [{ profileId: 'p', concurrency: 0 }] },
+  'pool.queues': 1,
+  'pool.status': 'now',
 };
 
 describe('input validation', () => {

@@ -3,7 +3,6 @@
 // submit, the origin on the record, a refusal leaving nothing behind, a resend under the same id,
 // and the one verdict on a doubtful job (ended, in flight, unknown, unreachable).
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DemoService } from '../../src/main/demo';
 import { JobStore } from '../../src/main/jobs/job-store';
@@ -16,6 +15,7 @@ import { ServiceClient } from '../../src/main/service/client';
 import { EventsSocket } from '../../src/main/service/events-socket';
 import type { ServiceApi } from '../../src/main/service/ports';
 import type { ServerProfile, Workflow } from '../../src/main/service/types';
+import { closedPort } from '../support/closed-port';
 
 type Flavour = 'cloud' | 'local';
 
@@ -79,14 +79,6 @@ async function verdictWithin(api: ServiceApi, promptId: string, wanted: Verdict[
   }
 }
 
-/** A port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe.each(['local', 'cloud'] as const)('the job pipeline on the %s demo service', (flavour) => {
   it('journals the intent before the submit where the client picks the id, submits once, and the tracker follows it', async () => {

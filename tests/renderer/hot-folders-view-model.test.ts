@@ -17,7 +17,7 @@ function row(relPath: string, patch: Partial<HotFileView> = {}): HotFileView {
 const folder: HotFolderView = {
   id: 'f1', name: 'Scans', inputDir: '/in', outputDir: '/out', recursive: true, patterns: ['*.png', '*.tif'],
   workflowJson: '{"1": {"class_type": "LoadImage", "inputs": {"image": "x.png"}}}', workflowName: 'invert.json', bind: '1.image',
-  maskRule: null, outputName: '{stem}.{ext}', concurrency: 3, processed: 'move', enabled: true,
+  maskRule: null, outputName: '{stem}.{ext}', concurrency: 3, processed: 'move', enabled: true, runOn: 'active',
   status: { counters: { waiting: 0, running: 0, done: 0, failed: 0, duplicates: 0 }, paused: false, pauseKind: null, pauseReason: null, scanned: true, idle: true },
 };
 
@@ -84,14 +84,17 @@ describe('the add/edit form', () => {
     const result = toSaveInput(draft, null);
     expect(result.ok).toBe(true);
     if (!result.ok) return;
-    expect(result.input).toEqual({ inputDir: '/in', outputDir: '/out', recursive: false, workflowJson: folder.workflowJson, workflowName: 'w.json', bind: '1.image', maskRule: null, outputName: DEFAULT_OUTPUT_NAME, concurrency: 2, processed: 'leave' });
+    expect(result.input).toEqual({ inputDir: '/in', outputDir: '/out', recursive: false, workflowJson: folder.workflowJson, workflowName: 'w.json', bind: '1.image', maskRule: null, outputName: DEFAULT_OUTPUT_NAME, concurrency: 2, processed: 'leave', runOn: 'active' });
     expect(hotFolderSaveSchema.safeParse(result.input).success).toBe(true);
   });
 
   it('edits a folder in place: same id, its patterns kept, its values as the starting point', () => {
     const result = toSaveInput({ ...draftOf(folder), name: 'Scans 2' }, folder);
-    expect(result.ok && result.input).toMatchObject({ id: 'f1', name: 'Scans 2', patterns: ['*.png', '*.tif'], recursive: true, maskRule: null, outputName: '{stem}.{ext}', concurrency: 3, processed: 'move' });
+    expect(result.ok && result.input).toMatchObject({ id: 'f1', name: 'Scans 2', patterns: ['*.png', '*.tif'], recursive: true, maskRule: null, outputName: '{stem}.{ext}', concurrency: 3, processed: 'move', runOn: 'active' });
     expect(result.ok && hotFolderSaveSchema.safeParse(result.input).success).toBe(true);
+    // A folder on the pool stays on it when edited, and the choice is saved.
+    const onPool = toSaveInput(draftOf({ ...folder, runOn: 'pool' }), { ...folder, runOn: 'pool' });
+    expect(onPool.ok && onPool.input.runOn).toBe('pool');
   });
 
   it("places main's issues on the fields and keeps the others general", () => {

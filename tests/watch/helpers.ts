@@ -103,7 +103,7 @@ export async function openHarness(demo: DemoService, options: { storePath?: stri
 }
 
 /** A folder configuration with test-friendly timings. */
-export function folderInput(h: Harness, overrides: Partial<HotFolderInput> = {}): HotFolderInput {
+export function folderInput(h: Pick<Harness, 'inDir' | 'outDir'>, overrides: Partial<HotFolderInput> = {}): HotFolderInput {
   return {
     inputDir: h.inDir,
     outputDir: h.outDir,

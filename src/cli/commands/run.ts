@@ -10,29 +10,34 @@ import { sweepStalePartials } from '../../main/files/partial-files';
 import { partialPathFor, publishFile, syncDirectory } from '../../main/files/publish';
 import { prepareMaskPng, MaskFileError } from '../../main/images/mask-file';
 import type { ServiceApi } from '../../main/service/ports';
+import type { NodeDefinitions } from '../../main/service/object-info';
 import { uploadedInputValue } from '../../main/service/capabilities';
 import { copyOutOfLibrary, resolveLibraryDir, type LibraryItem } from '../../main/library';
 import { outputKey } from '../../main/jobs/types';
 import { extensionForMime } from '../../shared/media-types';
 import type { OutputFile, ServerProfile, Workflow } from '../../main/service/types';
 import { parseAssignment, parseCliValue, setInput, unknownInputProblem, type InputRef } from '../../main/workflow/edit';
-import { parseCommandArgs, parsePositiveNumber } from '../args';
+import { parseCommandArgs, parsePositiveNumber, parseWholeNumber } from '../args';
 import { fetchNodeDefinitions, requireKey, resolveServer, type CliEnvironment } from '../connection';
 import { ExitCode, JobFailedError, UsageError } from '../errors';
 import { createProgressReporter } from '../progress';
 import { openSession, type CliSession, type JobOutcome } from '../session';
 import { readWorkflowFile } from '../workflow-file';
+import { resolvePoolServers } from '../pool-connections';
+import { runRepeated } from './run-repeat';
 
-export const RUN_USAGE = `flowdeck run WORKFLOW.json [--server URL] [--local] [--set NODE.INPUT=VALUE]...
+export const RUN_USAGE = `flowdeck run WORKFLOW.json [--server URL]... [--local] [--set NODE.INPUT=VALUE]...
              [--upload NODE.INPUT=FILE]... [--mask NODE.INPUT=IMAGE,MASK]... [--out DIR]
-             [--json] [--timeout SECONDS] [--save-previews]`;
+             [--json] [--timeout SECONDS] [--save-previews] [--repeat N] [--concurrency N]
+  --repeat N runs it N times; repeating --server spreads the runs over a pool of servers
+  (--concurrency: runs per server at once, default 1; the cloud: the account's limit).`;
 
 export interface CliIo {
   stdout: NodeJS.WriteStream;
   stderr: NodeJS.WriteStream;
 }
 
-interface RunResultJson {
+export interface RunResultJson {
   prompt_id: string | null;
   status: string;
   outputs: { node: string; filename: string; type: string; path: string; library_path: string | null }[];
@@ -69,6 +74,11 @@ async function checkSetInputs(api: ServiceApi, workflow: Workflow, refs: InputRe
     log(`could not read the node definitions to check --set names (${error instanceof Error ? error.message : String(error)})`);
     return;
   }
+  requireKnownInputs(workflow, refs, definitions);
+}
+
+/** Fails (exit 2) naming each --set input its node's class lacks, with the inputs it has. */
+function requireKnownInputs(workflow: Workflow, refs: InputRef[], definitions: NodeDefinitions): void {
   const problems = refs.map((ref) => unknownInputProblem(workflow, ref, definitions)).filter((p): p is string => p !== null);
   if (problems.length > 0) throw new UsageError(problems.join('\n'));
 }
@@ -94,7 +104,7 @@ function planUploads(uploads: string[], masks: string[]): UploadPlan {
   };
 }
 
-async function applyUploads(api: ServiceApi, workflow: Workflow, plan: UploadPlan, log: (m: string) => void): Promise<void> {
+export async function applyUploads(api: ServiceApi, workflow: Workflow, plan: UploadPlan, log: (m: string) => void): Promise<void> {
   // The server's own upload limit (max_upload_size) when it says one; a server without
   // /api/features keeps its kind's limits, and any other failure shows on the upload itself.
   if (plan.uploads.length + plan.masks.length > 0) await api.discover().catch(() => undefined);
@@ -139,7 +149,7 @@ function uniqueName(dir: string, name: string, taken: Set<string>): string {
 }
 
 /** Where this run's outputs come from: the library (recorded, downloaded once, de-duplicated) when it is open. */
-interface LibraryRun {
+export interface LibraryRun {
   promptId: string;
   workflow: Workflow;
   workflowName: string;
@@ -157,8 +167,11 @@ function untilAborted(signal: AbortSignal | undefined): Promise<never> {
   });
 }
 
+/** Where a job's outputs are fetched from and kept: a CLI session, or one server of a pool with the shared library. */
+export type OutputSource = Pick<CliSession, 'library' | 'profileId' | 'safeName'> & { api: Pick<ServiceApi, 'download'> };
+
 async function saveInLibrary(
-  session: CliSession,
+  session: OutputSource,
   outputs: OutputFile[],
   run: LibraryRun,
   log: (m: string) => void,
@@ -186,9 +199,16 @@ async function saveInLibrary(
  * the same network read (a tee into a partial file in --out, published here). Never a hard link:
  * editing the copy in --out must not change the library's file.
  */
-async function downloadOutputs(session: CliSession, outputs: OutputFile[], outDir: string, log: (m: string) => void, run: LibraryRun, signal: AbortSignal | undefined): Promise<RunResultJson['outputs']> {
+export async function downloadOutputs(
+  session: OutputSource,
+  outputs: OutputFile[],
+  outDir: string,
+  log: (m: string) => void,
+  run: LibraryRun,
+  signal: AbortSignal | undefined,
+  taken = new Set<string>(),
+): Promise<RunResultJson['outputs']> {
   await mkdir(outDir, { recursive: true });
-  const taken = new Set<string>();
   const destNames = new Map(outputs.map((output) => [outputKey(output), uniqueName(outDir, session.safeName(output.filename), taken)]));
   const tees = new Map<string, string>();
   // A library whose staging folder cannot even be made fails its own download later, and says why.
@@ -229,8 +249,10 @@ async function downloadOutputs(session: CliSession, outputs: OutputFile[], outDi
 
 export async function runCommand(argv: string[], io: CliIo, environment: CliEnvironment): Promise<number> {
   const { values, positionals } = parseCommandArgs('run', argv, {
-    server: { type: 'string' },
+    server: { type: 'string', multiple: true },
     local: { type: 'boolean' },
+    repeat: { type: 'string' },
+    concurrency: { type: 'string' },
     set: { type: 'string', multiple: true },
     upload: { type: 'string', multiple: true },
     mask: { type: 'string', multiple: true },
@@ -245,7 +267,12 @@ export async function runCommand(argv: string[], io: CliIo, environment: CliEnvi
   const runDeadline = timeoutSeconds === undefined ? null : Date.now() + timeoutSeconds * 1000;
   const deadlineSignal = timeoutSeconds === undefined ? undefined : AbortSignal.timeout(timeoutSeconds * 1000);
   const workflowPath = requireReadableFile(positionals[0]!, 'workflow file');
-  const resolved = resolveServer({ server: values.server, local: values.local }, environment);
+  const repeat = parseWholeNumber('repeat', values.repeat, 1, 10_000) ?? 1;
+  const perServer = parseWholeNumber('concurrency', values.concurrency, 1, 64);
+  const servers = values.server ?? [];
+  // Several --server make a pool (checked before anything connects); one names today's single server.
+  const poolServers = servers.length > 1 ? resolvePoolServers(servers, values.local, environment) : null;
+  const resolved = poolServers ? poolServers[0]! : resolveServer({ server: servers[0], local: values.local }, environment);
   // A UI graph (or an image carrying only one) is converted with this server's node definitions.
   const file = await readWorkflowFile(workflowPath, () => fetchNodeDefinitions(resolved, environment));
   const workflow = file.prompt;
@@ -261,6 +288,30 @@ export async function runCommand(argv: string[], io: CliIo, environment: CliEnvi
   const progress = createProgressReporter(io.stderr);
   const log = (message: string): void => progress.line(message);
   for (const warning of file.warnings) log(`warning: ${warning}`);
+  if (poolServers || repeat > 1) {
+    if (values['save-previews']) throw new UsageError('--save-previews follows one job; it cannot be used with --repeat or several --server.');
+    return runRepeated(
+      {
+        servers: poolServers ?? [resolved],
+        repeat,
+        concurrency: perServer,
+        workflow,
+        workflowPath,
+        editorGraph: file.uiWorkflow,
+        uploadedRefs: [...uploadPlan.uploads.map((u) => u.ref), ...uploadPlan.masks.map((m) => m.ref)],
+        applyUploads: (member, target) => applyUploads(member.api, target, uploadPlan, log),
+        checkSetInputs: (definitions) => {
+          if (definitions) requireKnownInputs(workflow, setRefs, definitions);
+        },
+        outDir,
+        json,
+        signal: deadlineSignal,
+        log,
+      },
+      io,
+      environment,
+    );
+  }
 
   const key = await requireKey(resolved, environment);
   const session = await openSession(resolved.server, key, environment.dataDir, {

@@ -17,9 +17,11 @@ import { HotFolderConfigError, HotFolderService, librarySink, trackerFollower, t
 import { systemFolderReason } from '../../main/files/system-folders';
 import { isInside } from '../../main/watch/config';
 import { acquireFolderLock, FolderLockedError } from '../../main/watch/lock';
-import { parseCommandArgs } from '../args';
+import { parseCommandArgs, parseWholeNumber } from '../args';
 import { openCliStore } from '../open-store';
 import { requireKey, resolveServer, type CliEnvironment } from '../connection';
+import { openPool, resolvePoolServers, type PoolConnections } from '../pool-connections';
+import type { NodeDefinitions } from '../../main/service/object-info';
 import { ExitCode, UsageError } from '../errors';
 import { removeStalePartials, type CliIo } from './run';
 import { readWorkflowFile } from '../workflow-file';
@@ -27,19 +29,14 @@ import { stringifyJsonExact } from '../../shared/json';
 import type { Workflow } from '../../main/service/types';
 import { parseInputRef, unknownInputProblem } from '../../main/workflow/edit';
 
-export const WATCH_USAGE = `flowdeck watch DIR --workflow WF.json --bind NODE.INPUT [--server URL] [--local] [--out DIR]
+export const WATCH_USAGE = `flowdeck watch DIR --workflow WF.json --bind NODE.INPUT [--server URL]... [--local] [--out DIR]
              [--concurrency N] [--once] [--json] [--recursive] [--move] [--name RULE]
-             [--settle MS] [--retry-failed]`;
+             [--settle MS] [--retry-failed]
+  Repeating --server makes a pool: each file goes to the least-loaded server that can run the
+  workflow, and --concurrency is then per server (default 1; the cloud: the account's limit).`;
 
 /** Waits for Ctrl+C or SIGTERM; injectable so tests and the entry point decide. */
 export type SignalWaiter = () => Promise<void>;
-
-function parseCount(name: string, text: string | undefined, min: number, max: number): number | undefined {
-  if (text === undefined) return undefined;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < min || value > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max} (got "${text}").`);
-  return value;
-}
 
 /** The lock of an input folder: one watch at a time per folder, whatever its workflow. */
 function lockIdFor(inputDir: string): string {
@@ -58,7 +55,7 @@ function folderIdFor(inputDir: string, workflow: Workflow, bind: string): string
 }
 
 /** A bound input the node's class lacks would leave every file unused: refused before the first file. */
-async function checkBind(api: ServiceClient, workflow: Workflow, bind: string, note: (message: string) => void): Promise<void> {
+async function checkBind(readDefinitions: () => Promise<NodeDefinitions>, workflow: Workflow, bind: string, note: (message: string) => void): Promise<void> {
   let ref;
   try {
     ref = parseInputRef(bind);
@@ -67,7 +64,7 @@ async function checkBind(api: ServiceClient, workflow: Workflow, bind: string, n
   }
   let definitions;
   try {
-    definitions = await api.getNodeDefinitions();
+    definitions = await readDefinitions();
   } catch (error) {
     note(`warning: could not read the node definitions to check --bind ${bind} (${error instanceof Error ? error.message : String(error)})`);
     return;
@@ -86,7 +83,7 @@ export async function watchCommand(argv: string[], io: CliIo, environment: CliEn
   const { values, positionals } = parseCommandArgs('watch', argv, {
     workflow: { type: 'string' },
     bind: { type: 'string' },
-    server: { type: 'string' },
+    server: { type: 'string', multiple: true },
     local: { type: 'boolean' },
     out: { type: 'string' },
     concurrency: { type: 'string' },
@@ -106,8 +103,8 @@ export async function watchCommand(argv: string[], io: CliIo, environment: CliEn
   if (!statSync(inputDir).isDirectory()) throw new UsageError(`${inputDir} is a file, not a folder. Give the folder to watch.`);
   const workflowPath = resolve(values.workflow);
   const { prompt: workflow } = await readWorkflowFile(workflowPath);
-  const concurrency = parseCount('concurrency', values.concurrency, 1, 64);
-  const settleMs = parseCount('settle', values.settle, 0, 600_000);
+  const concurrency = parseWholeNumber('concurrency', values.concurrency, 1, 64);
+  const settleMs = parseWholeNumber('settle', values.settle, 0, 600_000);
   const once = values.once === true;
   const json = values.json === true;
   const outputDir = resolve(values.out ?? join(inputDir, 'output'));
@@ -117,8 +114,11 @@ export async function watchCommand(argv: string[], io: CliIo, environment: CliEn
     if (system) throw new UsageError(`The ${what} folder: ${system}`);
   }
 
-  const resolved = resolveServer({ server: values.server, local: values.local }, environment);
-  const key = await requireKey(resolved, environment);
+  const servers = values.server ?? [];
+  // One --server (or none) is today's single server; several make a pool, checked before anything connects.
+  const poolServers = servers.length > 1 ? resolvePoolServers(servers, values.local, environment) : null;
+  const resolved = poolServers ? poolServers[0]! : resolveServer({ server: servers[0], local: values.local }, environment);
+  const key = poolServers ? null : await requireKey(resolved, environment);
   const folderId = folderIdFor(inputDir, workflow, values.bind);
   let release: () => void;
   try {
@@ -137,28 +137,50 @@ export async function watchCommand(argv: string[], io: CliIo, environment: CliEn
 
   const apiKey = (): string | null => key;
   const api = new ServiceClient(resolved.server, { apiKey, onWait: note });
+  if (!poolServers) {
+    try {
+      await checkBind(() => api.getNodeDefinitions(), workflow, values.bind, note);
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+  const events = new EventsSocket(resolved.server, { apiKey });
+  let store: Store;
   try {
-    await checkBind(api, workflow, values.bind, note);
+    store = await openCliStore(environment.dataDir, note);
   } catch (error) {
     release();
     throw error;
   }
-  const events = new EventsSocket(resolved.server, { apiKey });
-  const store = await openCliStore(environment.dataDir, note);
   let hot: HotFolderService | null = null;
   let tracker: JobTracker | null = null;
   let library: Library | null = null;
+  let pool: PoolConnections | null = null;
   try {
     const jobs = await JobStore.open(store);
+    if (poolServers) {
+      pool = await openPool(poolServers, environment, { jobs, concurrency, requireAnswer: once, note, onWait: note });
+      const readable = pool.pool.members.find((m) => m.definitions !== null);
+      await checkBind(async () => readable?.definitions ?? Promise.reject(new Error('no server of the pool gave its node definitions')), workflow, values.bind, note);
+    }
     tracker = new JobTracker({ api, events, jobs, pollIntervalMs: 1000, staleAfterMs: 1000 });
     // Outputs enter the library too (by copy, with their input as source), as `flowdeck run`'s do.
     library = await openLibrary(store, resolveLibraryDir(environment.dataDir, environment.env), note);
     // --once must end: a server that does not answer fails the command within the answer deadline
     // (limits.ts) instead of pausing and retrying files for minutes; a long-running watch rides
-    // outages out by design.
-    if (once) await api.getQueue();
-    events.start();
-    hot = new HotFolderService({ store, api, clientId: events.clientId, follower: trackerFollower(tracker), sink: library ? librarySink(library, null) : null });
+    // outages out by design. (A pool asked each of its servers in openPool.)
+    if (once && !pool) await api.getQueue();
+    if (!pool) events.start();
+    const poolOfServers = pool?.pool ?? null;
+    hot = new HotFolderService({
+      store,
+      api,
+      clientId: events.clientId,
+      follower: trackerFollower(tracker),
+      sink: library ? librarySink(library, null) : null,
+      ...(poolOfServers ? { poolFor: () => poolOfServers } : {}),
+    });
     await hot.start();
 
     const changedThisRun = new Set<string>();
@@ -188,9 +210,9 @@ export async function watchCommand(argv: string[], io: CliIo, environment: CliEn
       lastState.set(id, row.state);
       changedThisRun.add(row.path);
       if (row.state === 'done') {
-        if (json) out({ event: 'done', file: row.path, prompt_id: row.promptId, outputs: row.outputs });
+        if (json) out({ event: 'done', file: row.path, prompt_id: row.promptId, server: row.server, outputs: row.outputs });
         else {
-          note(`done: ${row.relPath} (job ${row.promptId ?? '?'})`);
+          note(`done: ${row.relPath} (job ${row.promptId ?? '?'}${pool ? ` on ${row.server ?? '?'}` : ''})`);
           for (const path of row.outputs) out(path);
         }
       } else if (row.state === 'failed') {
@@ -220,7 +242,7 @@ export async function watchCommand(argv: string[], io: CliIo, environment: CliEn
           recursive: values.recursive === true,
           processed: values.move ? 'move' : 'leave',
           ...(values.name ? { outputName: values.name } : {}),
-          ...(concurrency !== undefined ? { concurrency } : {}),
+          ...(concurrency !== undefined && !poolServers ? { concurrency } : {}),
           ...(settleMs !== undefined ? { settleMs } : {}),
         },
         { persist: false, watch: !once },
@@ -234,7 +256,8 @@ export async function watchCommand(argv: string[], io: CliIo, environment: CliEn
       if (!json) note(`retrying ${count} failed file${count === 1 ? '' : 's'}`);
     }
     await removeStalePartials(outputDir, note);
-    if (!json) note(`watching ${inputDir} -> ${outputDir} on ${resolved.server.baseUrl}${once ? ' (once)' : '; Ctrl+C stops'}`);
+    const where = pool ? `a pool of ${pool.pool.members.length} servers (${pool.pool.members.map((m) => m.baseUrl).join(', ')})` : resolved.server.baseUrl;
+    if (!json) note(`watching ${inputDir} -> ${outputDir} on ${where}${once ? ' (once)' : '; Ctrl+C stops'}`);
 
     if (once) {
       const reason = await hot.whenIdle(folderId);
@@ -247,6 +270,7 @@ export async function watchCommand(argv: string[], io: CliIo, environment: CliEn
         else note(`failed earlier: ${row.relPath}: ${row.reason ?? 'no reason given'} (--retry-failed tries it again)`);
       }
       summarise(status.counters, failed.length);
+      if (pool) reportPool(pool);
       if (reason === 'paused') {
         note(`stopped: ${status.pauseReason ?? 'the folder is paused'}`);
         return exitCodeForPause(status.pauseKind);
@@ -269,6 +293,12 @@ export async function watchCommand(argv: string[], io: CliIo, environment: CliEn
     if (running > 0 && !json) note(`${running} job${running === 1 ? '' : 's'} still on the server; their results are collected on the next start.`);
     return ExitCode.ok;
 
+    function reportPool(connections: PoolConnections): void {
+      const members = connections.pool.status().members;
+      if (json) out({ event: 'pool', servers: members.map((m) => ({ server: m.baseUrl, done: m.done, failed: m.failed, in_rotation: m.inRotation, reason: m.reason })) });
+      else for (const m of members) note(`${m.baseUrl}: ${m.done} done, ${m.failed} failed${m.inRotation ? '' : `, out of rotation (${m.reason ?? 'not answering'})`}`);
+    }
+
     function summarise(counters: { done: number; failed: number; duplicates: number; waiting: number; running: number }, failedCount: number): void {
       if (json) out({ event: 'summary', done: counters.done, failed: failedCount, duplicates: counters.duplicates, waiting: counters.waiting, running: counters.running });
       else note(`${counters.done} done, ${failedCount} failed, ${counters.duplicates} duplicate${counters.duplicates === 1 ? '' : 's'}`);
@@ -277,6 +307,7 @@ export async function watchCommand(argv: string[], io: CliIo, environment: CliEn
     await hot?.dispose().catch(() => undefined);
     await tracker?.dispose().catch(() => undefined);
     await events.dispose().catch(() => undefined);
+    await pool?.close().catch(() => undefined);
     await library?.dispose().catch(() => undefined);
     await store.close().catch(() => undefined);
     release();

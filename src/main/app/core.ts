@@ -24,7 +24,10 @@ import { KeyVault } from './keys';
 import { nodeDefinitionsView } from './node-definitions';
 import { OutputCache } from './output-cache';
 import { PreviewGate, type PreviewLaneStats } from './preview-gate';
-import { ProfileSession, type ConnectFactory } from './session';
+import { ProfileSession, queueView, type ConnectFactory } from './session';
+import { LivePool } from './live-pool';
+import { createPoolHandlers } from './pool-handlers';
+import { poolSettingsView } from './pool-settings';
 import { Library, resolveLibraryDir, type TrashFunction } from '../library';
 import type { JobSnapshot } from '../jobs/types';
 import { createInvoke } from './envelope';
@@ -255,6 +258,21 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
     }
   };
 
+  /** Restarts the hot folders on the active session, so the pool is opened afresh from the settings. */
+  const restartFolders = (): Promise<void> => {
+    switching = switching.then(() => hotFolders?.restart()).catch((error: unknown) => log('error', `restarting the hot folders failed: ${describe(error)}`));
+    return switching;
+  };
+
+  const inPool = (profileId: string): boolean => deps.settings.read().pool.some((e) => e.profileId === profileId);
+
+  /** The profile name of the server at `baseUrl` (a hot folder file's server). */
+  const serverName = (baseUrl: string): string | null => {
+    const wanted = safeBaseUrl(baseUrl);
+    const profile = deps.settings.read().profiles.find((p) => (p.kind === 'demo' ? demo !== null && safeBaseUrl(demo.url) === wanted : safeBaseUrl(p.baseUrl) === wanted));
+    return profile?.name ?? null;
+  };
+
   const switchTo = (profileId: string | null): Promise<void> => {
     switching = switching.then(() => activate(profileId)).catch((error: unknown) => log('error', `switching profiles failed: ${describe(error)}`));
     return switching;
@@ -377,6 +395,7 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
       }));
       const serverChanged = existing !== undefined && (existing.kind !== profile.kind || existing.baseUrl !== profile.baseUrl);
       if ((select && !wasActive) || (wasActive && serverChanged)) await switchTo(profile.id);
+      else if (serverChanged && current.pool.some((e) => e.profileId === profile.id)) await restartFolders();
       emitProfiles();
       return profileView(profile);
     },
@@ -395,16 +414,19 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
           }
         }
       }
+      const inPool = deps.settings.read().pool.some((e) => e.profileId === id);
       const next = deps.settings.update((s) => {
         const profiles = s.profiles.filter((p) => p.id !== id);
-        return { ...s, profiles, activeProfileId: s.activeProfileId === id ? successor : s.activeProfileId };
+        // A removed server leaves the pool too.
+        return { ...s, profiles, pool: s.pool.filter((e) => e.profileId !== id), activeProfileId: s.activeProfileId === id ? successor : s.activeProfileId };
       });
       if (profile.kind !== 'demo') await vault.remove(id);
       problems.set(id, null);
       if (wasActive) {
         if (!next.activeProfileId) hotFolders?.setOfflineReason(`The server "${profile.name}" was removed: choose a server in Servers and the folder runs again.`);
         await switchTo(next.activeProfileId);
-      }
+      } else if (inPool) await restartFolders();
+      if (inPool) hub.emit('pool.changed', poolSettingsView(next.pool, next.profiles));
       emitProfiles();
       return profilesState();
     },
@@ -431,6 +453,7 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
       problems.set(profile.id, null);
       // The events socket authenticates when it connects: reconnect with the new key.
       if (session?.profileId === profile.id) await switchTo(profile.id);
+      else if (inPool(profile.id)) await restartFolders();
       return status;
     },
 
@@ -440,6 +463,8 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
       const status = await vault.remove(profile.id);
       problems.set(profile.id, needsKey(profile) ? 'no_key' : null);
       if (session?.profileId === profile.id) await switchTo(profile.id);
+      // A pool server without its key leaves the running pool (shown out of rotation with the reason).
+      else if (inPool(profile.id)) await restartFolders();
       return status;
     },
 
@@ -488,6 +513,16 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
     ...createWorkflowHandlers({ settings: deps.settings, dialogs: deps.dialogs ?? null, allowAnyPath: deps.allowAnyPath === true, session: () => session, requireLibrary }),
     ...createJobHandlers({ now, log, session: () => session, requireSession, requireJobs, withServerApi, outputs }),
     ...createHistoryHandlers({ requireJobs, requireSession }),
+    ...createPoolHandlers({
+      settings: deps.settings,
+      needsKey,
+      hasKey: async (profile) => (await keyFor(profile)) !== null,
+      hotFolders: () => hotFolders,
+      restartFolders,
+      queueOf: (profile) => withApi(profile, async (api) => queueView(await api.getQueue())),
+      labelOf: async (promptId) => (await jobs?.get(promptId))?.workflowName ?? null,
+      emit: (name, payload) => hub.emit(name, payload),
+    }),
     ...createUploadHandlers({
       requireSession,
       requireLibrary,
@@ -558,6 +593,29 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
         now,
         dialogs: deps.dialogs ?? null,
         desktop: deps.desktop ?? null,
+        serverName,
+        openPool: (active) => {
+          const openJobs = jobs;
+          if (!openJobs) return Promise.resolve(null);
+          return LivePool.open(
+            {
+              entries: deps.settings.read().pool,
+              profiles: deps.settings.read().profiles,
+              needsKey,
+              hasKey: async (profile) => (await keyFor(profile)) !== null,
+              serverFor,
+              keyFor,
+              connect: deps.connect,
+              jobs: openJobs,
+              previews,
+              now,
+              ...(deps.pollIntervalMs !== undefined ? { pollIntervalMs: deps.pollIntervalMs } : {}),
+              warn: (message) => log('warn', message),
+              jobEnded: (snapshot, profileId, server) => void recordOutputs(snapshot, profileId, server),
+            },
+            active,
+          );
+        },
       });
       let settings = deps.settings.read();
       if (settings.profiles.length === 0) {
@@ -591,6 +649,15 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
       jobs = null;
     },
   };
+}
+
+/** A base URL normalised for comparison; as given when it cannot be parsed. */
+function safeBaseUrl(url: string): string {
+  try {
+    return normaliseBaseUrl(url);
+  } catch {
+    return url;
+  }
 }
 
 function describe(error: unknown): string {

@@ -55,6 +55,10 @@ export function eventKey(event: AppEvent): string | null {
       return `hot-folder:${event.payload.id}`;
     case 'hotFolders.file':
       return `hot-file:${event.payload.folderId}:${event.payload.path}`;
+    case 'pool.status':
+      return 'pool-status';
+    case 'pool.changed':
+      return 'pool';
     case 'app.notice':
       return `notice:${event.payload.message}`;
     case 'library.changed':

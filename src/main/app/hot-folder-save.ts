@@ -83,6 +83,7 @@ export function configFromSave(input: HotFolderSaveInput, workflow: Workflow, cu
   if (input.concurrency !== undefined) out.concurrency = input.concurrency;
   if (input.processed !== undefined) out.processed = input.processed;
   if (input.settleMs !== undefined) out.settleMs = input.settleMs;
+  if (input.runOn !== undefined) out.runOn = input.runOn;
   if (input.maxAttempts !== undefined) {
     const base = current?.retry ?? { baseDelayMs: 2_000, maxDelayMs: 60_000 };
     out.retry = { baseDelayMs: base.baseDelayMs, maxDelayMs: base.maxDelayMs, maxAttempts: input.maxAttempts };

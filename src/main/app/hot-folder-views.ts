@@ -40,6 +40,7 @@ export function folderView(config: HotFolderConfig, status: Omit<HotFolderStatus
     concurrency: config.concurrency,
     processed: config.processed,
     enabled: config.enabled,
+    runOn: config.runOn,
     status: {
       counters: countersView(status.counters),
       paused: status.paused,
@@ -64,7 +65,8 @@ export function jobProgress(snapshot: JobSnapshot | null): number | null {
   return Math.min(1, Math.max(0, (snapshot.nodesDone + partial) / snapshot.nodesTotal));
 }
 
-export function fileView(row: HotFileRow, progress: number | null): HotFileView {
+/** `serverName`: the profile name of the server the row's job went to, when known. */
+export function fileView(row: HotFileRow, progress: number | null, serverName: string | null = null): HotFileView {
   return {
     folderId: row.folderId,
     path: row.path,
@@ -77,6 +79,8 @@ export function fileView(row: HotFileRow, progress: number | null): HotFileView 
     progress: row.state === 'running' ? progress : row.state === 'done' ? 1 : null,
     outputs: [...row.outputs],
     duplicateOf: row.duplicateOf,
+    server: row.server,
+    serverName,
     updatedAt: row.updatedAt,
   };
 }
@@ -105,6 +109,7 @@ export function entryRow(entry: EntryRecord): HotFileRow {
     retryAt: null,
     outputs: [...entry.outputs],
     duplicateOf: null,
+    server: entry.baseUrl,
     updatedAt: entry.updatedAt,
   };
 }

@@ -1,11 +1,12 @@
 // Hosts the hot folders in the app: one HotFolderService on the active profile's connection,
-// rebuilt when the profile changes; their contract calls (hotFolders.*, dialog.pickFolder) and
+// rebuilt when the profile changes, and the pool (LivePool) that folders set to "Run on: Pool"
+// share, opened with it when a folder needs it; their contract calls (hotFolders.*, dialog.pickFolder) and
 // events; outputs into the library. With no server connected the saved folders are still listed
 // (paused, with the reason) and can be added, edited, paused or removed: they are configurations
 // in the store, which the next service starts.
 import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
-import type { CallHandlers, EventName, EventPayload } from '../../shared/ipc/contract';
+import type { CallHandlers, EventName, EventPayload, PoolStatusView } from '../../shared/ipc/contract';
 import type { HotFileView, HotFolderSaveInput, HotFolderView, hotFolderCalls } from '../../shared/ipc/hot-folders-contract';
 import { isJsonObject, parseJsonExact } from '../../shared/json';
 import type { Store } from '../jobs/store';
@@ -21,7 +22,10 @@ import {
   type HotFolderConfig,
   type HotFolderCounters,
   type HotFolderEvent,
+  type OutputSink,
 } from '../watch';
+import type { JobTracker } from '../jobs/tracker';
+import type { ServerPool } from '../pool/server-pool';
 import { WatchJournal } from '../watch/journal';
 import { storedConfigText } from '../watch/service';
 import type { FileDialogs, LogLevel } from './core';
@@ -31,6 +35,7 @@ import { checkImageBind, checkOverlap, configFromSave, parseSaveWorkflow } from 
 import { LatestWins } from './hot-folder-throttle';
 import { countersOfStates, entryRow, fileView, folderView, jobProgress, offlineStatus } from './hot-folder-views';
 import type { ProfileSession } from './session';
+import { NO_POOL_STATUS, type LivePool } from './live-pool';
 
 export type HotFolderCallName = keyof typeof hotFolderCalls;
 
@@ -46,7 +51,14 @@ export interface HotFoldersHostDeps {
   fileEventMs?: number;
   /** Per-folder throttle of hotFolders.changed (ms). Default 250. */
   folderEventMs?: number;
+  /** Opens the pool's connections (the active session reused); null: no server of the pool can be used. Absent: no pool. */
+  openPool?: (active: ProfileSession) => Promise<LivePool | null>;
+  /** The profile name of the server at a base URL, for file rows. */
+  serverName?: (baseUrl: string) => string | null;
 }
+
+/** Throttle of pool.status (ms): every job start and end changes it. */
+const POOL_STATUS_MS = 250;
 
 /** How long a save waits for the server's node definitions to check the bound input. */
 const DEFINITIONS_WAIT_MS = 3000;
@@ -54,6 +66,8 @@ const DEFINITIONS_WAIT_MS = 3000;
 interface Live {
   session: ProfileSession;
   service: HotFolderService;
+  /** The pool, once a folder runs on it. */
+  pool: LivePool | null;
   off: Array<() => void>;
 }
 
@@ -68,6 +82,7 @@ export class HotFoldersHost {
   private readonly rowOfJob = new Map<string, HotFileRow>();
   private readonly fileEvents: LatestWins<HotFileView>;
   private readonly folderEvents: LatestWins<HotFolderView>;
+  private readonly poolEvents: LatestWins<PoolStatusView>;
   private disposed = false;
   /** Why folders are paused while no session runs (a removed server says so); null: no server. */
   private offlineReason: string | null = null;
@@ -76,6 +91,7 @@ export class HotFoldersHost {
     this.deps = deps;
     this.fileEvents = new LatestWins(deps.fileEventMs ?? 100, (view) => deps.emit('hotFolders.file', view));
     this.folderEvents = new LatestWins(deps.folderEventMs ?? 250, (view) => deps.emit('hotFolders.changed', view));
+    this.poolEvents = new LatestWins(POOL_STATUS_MS, (status) => deps.emit('pool.status', status));
     this.ready = WatchJournal.open(deps.store);
     this.ready.catch((error: unknown) => deps.log('error', `The hot folders' journal cannot be opened: ${describe(error)}`));
   }
@@ -93,18 +109,15 @@ export class HotFoldersHost {
         clientId: () => session.events.clientId,
         follower: trackerFollower(session.tracker),
         profileId: session.profileId,
-        sink: librarySink(() => this.deps.library(), session.profileId),
+        sink: this.sinkFor(() => live),
         now: this.deps.now,
+        poolFor: (config) => this.poolFor(live, config),
       });
-      const live: Live = { session, service, off: [] };
-      live.off.push(
-        service.on((event) => this.onServiceEvent(live, event)),
-        session.tracker.onUpdate((snapshot) => {
-          const row = this.rowOfJob.get(snapshot.promptId);
-          if (row && this.live === live && row.state === 'running') this.offerFile(row, jobProgress(snapshot));
-        }),
-      );
+      const live: Live = { session, service, pool: null, off: [] };
+      live.off.push(service.on((event) => this.onServiceEvent(live, event)), this.followProgress(live, session.tracker));
       this.live = live;
+      // The pool first, ready (its servers' definitions read), so its folders start on it.
+      if ((await this.savedConfigs()).some((c) => c.runOn === 'pool' && c.enabled)) await this.openPool(live).catch((error: unknown) => this.deps.log('error', `The pool could not be opened: ${describe(error)}`));
       await service.start();
       for (const { config, status } of service.list()) this.folderEvents.offer(config.id, folderView(config, status));
     });
@@ -122,6 +135,17 @@ export class HotFoldersHost {
       if (this.disposed) return;
       for (const view of await this.offlineFolders()) this.folderEvents.offer(view.id, view);
     }).catch((error: unknown) => this.deps.log('error', `Could not stop the hot folders cleanly: ${describe(error)}`));
+  }
+
+  /** The running pool's status (servers, jobs per server, throughput), or that none runs. */
+  poolStatus(): PoolStatusView {
+    return this.live?.pool?.status() ?? NO_POOL_STATUS;
+  }
+
+  /** Restarts the folders on the same session (the pool's settings changed: its connections are opened afresh). */
+  restart(): Promise<void> {
+    const session = this.live?.session;
+    return session ? this.attach(session) : Promise.resolve();
   }
 
   handlers(): Pick<CallHandlers, HotFolderCallName> {
@@ -167,6 +191,7 @@ export class HotFoldersHost {
     await this.serially(() => this.stopLive());
     this.fileEvents.clear();
     this.folderEvents.clear();
+    this.poolEvents.clear();
     await (await this.ready.catch(() => null))?.flushed().catch(() => undefined);
   }
 
@@ -196,6 +221,12 @@ export class HotFoldersHost {
       throw error;
     }
     checkOverlap(config, existing);
+    if (live && config.runOn === 'pool' && config.enabled && !live.pool) {
+      await this.openPool(live).catch((error: unknown) => {
+        throw new AppFailure('invalid_input', `The pool cannot be used: ${describe(error)}`);
+      });
+      if (!live.pool) throw new AppFailure('invalid_input', 'The pool has no server that can be used. Add servers to the pool in Servers (each with its key), or run the folder on the active server.');
+    }
     if (live) {
       const saved = await guard(() => (current ? live.service.update(config.id, wanted) : live.service.add({ ...wanted, id: config.id })));
       const view = folderView(saved, live.service.status(saved.id));
@@ -244,11 +275,11 @@ export class HotFoldersHost {
     const live = await this.current();
     if (live) {
       const rows = guardSync(() => live.service.files(id));
-      return rows.map((row) => fileView(row, row.state === 'running' && row.promptId ? jobProgress(live.session.tracker.get(row.promptId)) : null));
+      return rows.map((row) => this.fileViewOf(row, row.state === 'running' && row.promptId ? jobProgress(this.trackerOf(live, row).get(row.promptId)) : null));
     }
     await this.savedConfig(id);
     const { entries } = await (await this.ready).load(id);
-    return entries.map((entry) => fileView(entryRow(entry), null));
+    return entries.map((entry) => this.fileViewOf(entryRow(entry), null));
   }
 
   private async configOf(id: string): Promise<HotFolderConfig> {
@@ -272,7 +303,7 @@ export class HotFoldersHost {
           if (row.state === 'running' || row.state === 'submitting') this.rowOfJob.set(row.promptId, row);
           else this.rowOfJob.delete(row.promptId);
         }
-        this.offerFile(row, row.state === 'running' && row.promptId ? jobProgress(live.session.tracker.get(row.promptId)) : null);
+        this.offerFile(row, row.state === 'running' && row.promptId ? jobProgress(this.trackerOf(live, row).get(row.promptId)) : null);
         return;
       }
       case 'folder': {
@@ -298,7 +329,64 @@ export class HotFoldersHost {
   }
 
   private offerFile(row: HotFileRow, progress: number | null): void {
-    this.fileEvents.offer(`${row.folderId}\u0000${row.relPath}`, fileView(row, progress));
+    this.fileEvents.offer(`${row.folderId}\u0000${row.relPath}`, this.fileViewOf(row, progress));
+  }
+
+  private fileViewOf(row: HotFileRow, progress: number | null): HotFileView {
+    return fileView(row, progress, row.server ? (this.deps.serverName?.(row.server) ?? null) : null);
+  }
+
+  // ---- the pool -----------------------------------------------------------------------------------
+
+  /** A folder's pool: the live pool for "Run on: Pool" (null = the active server, a pool of one). */
+  private poolFor(live: Live, config: HotFolderConfig): ServerPool | null {
+    if (config.runOn !== 'pool') return null;
+    if (live.pool) return live.pool.pool;
+    // Said at each start of the folder: it runs, on the active server, rather than not at all.
+    const message = `The hot folder "${config.name}" is set to run on the pool, but no server of the pool can be used: it runs on the active server until the pool is set in Servers.`;
+    this.deps.log('warn', message);
+    this.deps.emit('app.notice', { level: 'warning', message });
+    return null;
+  }
+
+  /** Opens the pool for `live` (once), ready to dispatch: its servers' definitions are read. */
+  private async openPool(live: Live): Promise<void> {
+    if (live.pool || !this.deps.openPool) return;
+    const pool = await this.deps.openPool(live.session);
+    if (!pool) return;
+    if (this.live !== live) {
+      await pool.dispose();
+      return;
+    }
+    await pool.pool.prepare();
+    live.pool = pool;
+    live.off.push(pool.onStatus((status) => this.poolEvents.offer('pool', status)));
+    for (const tracker of pool.trackers()) if (tracker !== live.session.tracker) live.off.push(this.followProgress(live, tracker));
+    this.poolEvents.offer('pool', pool.status());
+  }
+
+  /** Progress of the running rows whose jobs `tracker` follows. */
+  private followProgress(live: Live, tracker: JobTracker): () => void {
+    return tracker.onUpdate((snapshot) => {
+      const row = this.rowOfJob.get(snapshot.promptId);
+      if (row && this.live === live && row.state === 'running') this.offerFile(row, jobProgress(snapshot));
+    });
+  }
+
+  /** The tracker of the server a row's job went to. */
+  private trackerOf(live: Live, row: HotFileRow): JobTracker {
+    return live.pool?.trackerFor(row.server) ?? live.session.tracker;
+  }
+
+  /** The library sink; each output is recorded with the profile of the server that made it. */
+  private sinkFor(live: () => Live): OutputSink {
+    const library = (): ReturnType<HotFoldersHostDeps['library']> => this.deps.library();
+    const profileOf = (baseUrl: string): string => live().pool?.profileFor(baseUrl)?.id ?? live().session.profileId;
+    const base = librarySink(library, null);
+    return {
+      add: (output, staged) => librarySink(library, profileOf(output.provenance.server.baseUrl)).add(output, staged),
+      ...(base.prepare ? { prepare: base.prepare } : {}),
+    };
   }
 
   // ---- saved folders (no server connected) ---------------------------------------------------------
@@ -358,6 +446,11 @@ export class HotFoldersHost {
     this.live = null;
     for (const off of live.off.splice(0)) off();
     await live.service.dispose();
+    if (live.pool) {
+      await live.pool.dispose();
+      this.poolEvents.clear();
+      this.deps.emit('pool.status', NO_POOL_STATUS);
+    }
     this.rowOfJob.clear();
     this.fileEvents.flush();
   }

@@ -15,6 +15,19 @@ export const profileSchema = z.object({
 });
 export type Profile = z.infer<typeof profileSchema>;
 
+/**
+ * One server of the pool: a profile and how many jobs the pool sends it at once. For a cloud
+ * profile the account's own limit wins where the server's discovery tells it; this is the
+ * fallback (and the figure for local and demo servers, default 1).
+ */
+export const poolEntrySchema = z.object({
+  profileId: z.string().min(1).max(64),
+  concurrency: z.number().int().min(1).max(64).default(1),
+});
+export type PoolEntry = z.infer<typeof poolEntrySchema>;
+/** More servers than anyone runs at once; bounds what one settings file can make the app connect to. */
+export const MAX_POOL_SERVERS = 16;
+
 export const windowStateSchema = z.object({
   x: z.number().int().optional(),
   y: z.number().int().optional(),
@@ -26,6 +39,8 @@ export const windowStateSchema = z.object({
 export const settingsSchema = z.object({
   profiles: z.array(profileSchema).default([]),
   activeProfileId: z.string().nullable().default(null),
+  /** The pool: servers in the user's order of preference (hot folders set to "Run on: Pool" use it). */
+  pool: z.array(poolEntrySchema).max(MAX_POOL_SERVERS).default([]),
   recentWorkflows: z.array(z.string()).max(50).default([]),
   window: windowStateSchema.nullable().default(null),
   /** The library folder the user chose; null: <data folder>/library (see resolveLibraryDir). */

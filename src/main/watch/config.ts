@@ -54,6 +54,8 @@ export const hotFolderInputSchema = z.object({
   /** A folder paused for the key, credits or subscription tries again at this interval (ms). */
   pauseRecheckMs: z.number().int().min(100).max(86_400_000).default(60_000),
   enabled: z.boolean().default(true),
+  /** Where its files run: the active server, or the pool of servers set in Servers (the app's hosts decide what the pool is). */
+  runOn: z.enum(['active', 'pool']).default('active'),
 });
 export type HotFolderInput = z.input<typeof hotFolderInputSchema>;
 

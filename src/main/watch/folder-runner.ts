@@ -14,8 +14,7 @@
 // SubmitAndCollect talks to the server, PauseGate decides whether new files may go, and FolderFeed
 // publishes rows, status and warnings.
 import { existsSync } from 'node:fs';
-import type { ServiceApi } from '../service/ports';
-import { parseInputRef } from '../workflow/edit';
+import { parseInputRef, type InputRef } from '../workflow/edit';
 import { isInside, type HotFolderConfig } from './config';
 import { hashFile } from './content-hash';
 import { EntryBook } from './entry-book';
@@ -25,20 +24,21 @@ import type { EntryRecord, FailedPhase, WatchJournal } from './journal';
 import { Limiter } from './limiter';
 import { PauseGate } from './pause-gate';
 import { reactionTo, retryDelay } from './policy';
-import { CollectError, FileGoneError, StoppedError, type ActivePhase, type Entry } from './runner-entry';
+import { CollectError, FileGoneError, JobLostError, StoppedError, type ActivePhase, type Entry } from './runner-entry';
 import { SubmitAndCollect } from './submit-and-collect';
+import { cancelLateJob } from '../pool/late-jobs';
 import type { JobStore } from '../jobs/job-store';
-import type { HotFileRow, HotFolderEvent, HotFolderStatus, JobFollower, OutputSink, PauseKind } from './types';
+import type { HotFileRow, HotFolderEvent, HotFolderStatus, OutputSink, PauseKind } from './types';
+import { isUnreachable, refusedBeforeSending } from '../pool/failure-kinds';
+import type { PoolEvent, PoolMember, ServerPool } from '../pool/server-pool';
 
 export interface RunnerDeps {
   journal: WatchJournal;
   /** The job journal (origin 'hot-folder'); null in tests that run a folder without one. */
   jobs: JobStore | null;
   profileId: string | null;
-  api: ServiceApi;
-  /** The events socket's client id: a local server sends a job's events only to the socket it names. */
-  clientId: () => string;
-  follower: JobFollower;
+  /** The servers files go to: one (today's single server) or several acting as one queue. */
+  pool: ServerPool;
   sink: OutputSink | null;
   emit(event: HotFolderEvent): void;
   now(): number;
@@ -71,6 +71,13 @@ export class FolderRunner {
   private readonly collectQueue: Entry[] = [];
   private readonly delayed = new Map<Entry, ReturnType<typeof setTimeout>>();
   private readonly active = new Map<Entry, ActivePhase>();
+  private readonly pool: ServerPool;
+  private readonly bindRef: InputRef;
+  /** Entries whose job is on a pool server that stopped answering, with the timer that sends them elsewhere. */
+  private readonly orphans = new Map<Entry, { member: PoolMember; timer: ReturnType<typeof setTimeout> }>();
+  /** Jobs given up on a server that stopped answering and run elsewhere: cancelled there if it comes back. */
+  private readonly superseded: { member: PoolMember; promptId: string }[] = [];
+  private unsubscribePool: (() => void) | null = null;
   private readonly idleWaiters = new Set<(reason: IdleReason) => void>();
   private readonly phaseWaiters = new Set<() => void>();
   private stopping = false;
@@ -81,6 +88,8 @@ export class FolderRunner {
     this.config = config;
     this.deps = deps;
     this.options = options;
+    this.pool = deps.pool;
+    this.bindRef = parseInputRef(config.bind);
     const excluded = [config.doneDir, config.failedDir, config.outputDir].filter((dir) => isInside(dir, config.inputDir));
     const now = (): number => deps.now();
     this.feed = new FolderFeed({ folderId: config.id, emit: (event) => deps.emit(event), now, status: () => this.status() });
@@ -110,12 +119,9 @@ export class FolderRunner {
     });
     this.jobs = new SubmitAndCollect({
       config,
-      bindRef: parseInputRef(config.bind),
-      api: deps.api,
+      bindRef: this.bindRef,
       jobs: deps.jobs,
       profileId: deps.profileId,
-      clientId: () => deps.clientId(),
-      follower: deps.follower,
       sink: deps.sink,
       emit: (event) => deps.emit(event),
       now,
@@ -128,6 +134,7 @@ export class FolderRunner {
         accepted: () => {
           if (this.gate.pausedForAccount) this.resume();
         },
+        movesLostJobs: () => !this.pool.isSingle,
         warn: (message) => this.feed.warn(message),
       },
     });
@@ -140,6 +147,7 @@ export class FolderRunner {
     const { entries, paths } = await this.deps.journal.load(this.config.id);
     this.book.loadPaths(paths);
     for (const record of entries) this.adopt(record);
+    this.unsubscribePool = this.pool.on((event) => this.onPoolEvent(event));
     if (this.options.watch) await this.intake.watch();
     this.intake.startScan(() => {
       this.book.forgetVanished();
@@ -159,6 +167,7 @@ export class FolderRunner {
   async stop(): Promise<void> {
     if (this.stopping) return this.waitForPhases();
     this.stopping = true;
+    this.unsubscribePool?.();
     this.clearTimers();
     await this.intake.close();
     await this.waitForPhases();
@@ -191,6 +200,7 @@ export class FolderRunner {
     this.intake.cancelRescan();
     this.gate.dispose();
     for (const timer of this.delayed.values()) clearTimeout(timer);
+    for (const { timer } of this.orphans.values()) clearTimeout(timer);
   }
 
   // ---- public state -----------------------------------------------------------------------------
@@ -289,27 +299,67 @@ export class FolderRunner {
     this.book.refreshRow(entry);
   }
 
+  /** A pool of one keeps the folder's own concurrency; a larger pool caps each server instead. */
+  private capacity(): number {
+    return this.pool.isSingle ? this.config.concurrency : Number.POSITIVE_INFINITY;
+  }
+
   private pump(): void {
     if (this.stopping) return;
-    while (this.active.size < this.config.concurrency) {
-      let entry = this.collectQueue.shift();
-      if (!entry) {
-        if (this.gate.holdsNewWork()) break;
-        entry = this.runQueue.shift();
-        if (!entry) break;
-        this.gate.letThrough();
+    while (this.active.size < this.capacity()) {
+      const collecting = this.collectQueue.shift();
+      if (collecting) {
+        this.launchPinned(collecting);
+        continue;
       }
-      this.launch(entry);
+      if (this.gate.holdsNewWork()) break;
+      const entry = this.runQueue[0];
+      if (!entry) break;
+      // A recorded send is asked about where it went before anything is sent again.
+      if (entry.record.state === 'submitting' && entry.record.promptId) {
+        this.runQueue.shift();
+        this.gate.letThrough();
+        this.launchPinned(entry);
+        continue;
+      }
+      const choice = this.pool.choose(this.config.workflow, [this.bindRef], entry.refusedBy);
+      if (choice.kind === 'busy') break;
+      if (choice.kind === 'down') {
+        if (this.gate.pauseFor('servers_down', choice.reason)) this.checkIdle();
+        break;
+      }
+      this.runQueue.shift();
+      if (choice.kind === 'none') {
+        this.failNow(entry, 'submit', choice.reason);
+        continue;
+      }
+      this.gate.letThrough();
+      this.launch(entry, choice.member);
     }
     this.feed.publishStatus();
   }
 
-  private launch(entry: Entry): void {
+  /** An entry whose job went to a known server: it is asked there, whichever server new work goes to. */
+  private launchPinned(entry: Entry): void {
+    const r = entry.record;
+    const member = this.pool.memberFor(r.baseUrl);
+    if (!member) {
+      const others = this.pool.members.map((m) => m.baseUrl).join(', ');
+      this.failNow(entry, 'collect', `The job ${r.promptId ?? '?'} was sent to ${r.baseUrl ?? 'an unknown server'}, not to the server${this.pool.isSingle ? '' : 's'} this folder uses now (${others}); its results cannot be collected here.`);
+      return;
+    }
+    if (member.down !== null) {
+      this.orphan(entry, member);
+      return;
+    }
+    this.launch(entry, member);
+  }
+
+  /** Fails an entry without a server (none can run it): active until the journal has it, so the folder is not idle before. */
+  private failNow(entry: Entry, phase: FailedPhase, reason: string): void {
     entry.where = 'active';
-    entry.retryAt = null;
-    this.setPhase(entry, entry.record.state === 'submitted' ? 'following' : 'sending');
-    void this.jobs.run(entry)
-      .catch((error: unknown) => this.react(entry, error))
+    this.setPhase(entry, 'sending');
+    void this.fail(entry, phase, reason)
       .catch((error: unknown) => this.feed.warn(`Internal error with ${entry.record.path}: ${error instanceof Error ? error.message : String(error)}`))
       .finally(() => {
         this.setPhase(entry, null);
@@ -319,8 +369,105 @@ export class FolderRunner {
       });
   }
 
+  private launch(entry: Entry, member: PoolMember): void {
+    entry.where = 'active';
+    entry.retryAt = null;
+    this.pool.take(member);
+    this.setPhase(entry, entry.record.state === 'submitted' ? 'following' : 'sending');
+    void this.jobs.run(entry, member)
+      .catch((error: unknown) => this.react(entry, error, member))
+      .catch((error: unknown) => this.feed.warn(`Internal error with ${entry.record.path}: ${error instanceof Error ? error.message : String(error)}`))
+      .finally(() => {
+        const state = entry.record.state;
+        this.pool.release(member, state === 'done' ? 'done' : state === 'failed' ? 'failed' : 'moved');
+        this.setPhase(entry, null);
+        if (entry.where === 'active') entry.where = 'idle';
+        this.pump();
+        this.checkIdle();
+      });
+  }
+
+  // ---- pool failover ----------------------------------------------------------------------------
+
+  private onPoolEvent(event: PoolEvent): void {
+    if (this.stopping || event.type !== 'rejoined') return;
+    const member = event.member;
+    for (const [entry, orphan] of [...this.orphans]) {
+      if (orphan.member !== member) continue;
+      clearTimeout(orphan.timer);
+      this.orphans.delete(entry);
+      entry.where = 'idle';
+      this.enqueue(entry, true);
+    }
+    for (const late of this.superseded.filter((s) => s.member === member)) {
+      this.superseded.splice(this.superseded.indexOf(late), 1);
+      void cancelLateJob(member, late.promptId).then(
+        (note) => note && this.feed.warn(note),
+        () => undefined,
+      );
+    }
+    if (this.gate.kind === 'servers_down') {
+      this.gate.lift();
+      this.feed.publishStatus();
+    }
+    this.pump();
+  }
+
+  /**
+   * The entry's job is on a server that stopped answering. It waits for that server: collected
+   * from it when it answers again, or, once the pool's reconcile deadline (counted from when the
+   * server stopped answering) has passed, run again on another server (supersede()).
+   */
+  private orphan(entry: Entry, member: PoolMember): void {
+    entry.where = 'orphaned';
+    const since = member.down?.since ?? this.deps.now();
+    const due = Math.max(0, since + this.pool.reconcileAfterMs - this.deps.now());
+    entry.record.reason = `Waiting for ${member.name}, which stopped answering: its job is collected when it answers again, or run on another server after ${Math.ceil(due / 1000)} s.`;
+    this.book.refreshRow(entry);
+    const timer = setTimeout(() => {
+      void this.supersede(entry, member).catch((error: unknown) => this.feed.warn(`Internal error with ${entry.record.path}: ${String(error)}`));
+    }, due);
+    this.orphans.set(entry, { member, timer });
+  }
+
+  /**
+   * Gives up on the job a dead server had and sends the file again. The old job is remembered:
+   * should the server come back with it unfinished, it is cancelled there; if it finished, its
+   * outputs are never collected (the entry no longer points at it), so one file yields the outputs
+   * of exactly one job.
+   */
+  private async supersede(entry: Entry, member: PoolMember): Promise<void> {
+    if (!this.orphans.has(entry) || this.stopping) return;
+    this.orphans.delete(entry);
+    const why = `${member.name} has not answered for ${Math.round(this.pool.reconcileAfterMs / 1000)} s; its job ${entry.record.promptId ?? ''} is given up and the file runs on another server.`;
+    await this.runElsewhere(entry, member, why);
+    this.pump();
+    this.checkIdle();
+  }
+
+  /** Forgets the entry's job on `member` (remembered as superseded) and queues the file to run again. */
+  private async runElsewhere(entry: Entry, member: PoolMember, why: string): Promise<void> {
+    const r = entry.record;
+    this.feed.warn(`${r.relPath}: ${why}`);
+    if (r.promptId) {
+      this.superseded.push({ member, promptId: r.promptId });
+      await this.deps.jobs?.updatePhase(r.promptId, 'cancelled', 'superseded').catch(() => undefined);
+    }
+    r.promptId = null;
+    r.baseUrl = null;
+    r.serverKind = null;
+    r.uploadedAs = null;
+    r.reason = null;
+    entry.workflow = null;
+    entry.sentHere = false;
+    await this.book.setState(entry, 'discovered');
+    entry.where = 'idle';
+    // Queued only: the caller pumps (a run that ends here pumps once it has left the active set).
+    this.enqueue(entry, true);
+  }
+
   /** What a failure does: pause the folder, retry the file later, or fail it. */
-  private async react(entry: Entry, error: unknown): Promise<void> {
+  private async react(entry: Entry, error: unknown, member: PoolMember): Promise<void> {
     if (error instanceof StoppedError || (this.stopping && this.stopped)) return;
     if (this.stopping && entry.record.state === 'submitted') return; // collected on the next start
     const r = entry.record;
@@ -331,6 +478,7 @@ export class FolderRunner {
     }
     const collecting = error instanceof CollectError;
     const cause = collecting ? error.cause : error;
+    if (!this.pool.isSingle && !this.stopping && (await this.reactInPool(entry, cause, member))) return;
     const reaction = reactionTo(cause);
     const phase: FailedPhase = collecting || r.state === 'submitted' ? 'collect' : 'submit';
     if (reaction.kind === 'fail' || this.stopping) {
@@ -380,6 +528,38 @@ export class FolderRunner {
     );
   }
 
+  /**
+   * A pool's own answers to a failure (true when handled): a server that stopped answering leaves
+   * the rotation, and its file goes to another server at once when nothing reached it, or waits
+   * for it (orphan()) when it may have the job; a file over one server's upload limits tries the others.
+   */
+  private async reactInPool(entry: Entry, cause: unknown, member: PoolMember): Promise<boolean> {
+    const r = entry.record;
+    if (cause instanceof JobLostError) {
+      await this.runElsewhere(entry, member, `${cause.message} The file runs again.`);
+      return true;
+    }
+    if (isUnreachable(cause)) {
+      this.pool.markDown(member, cause);
+      if (r.state === 'submitting' || r.state === 'submitted') {
+        this.orphan(entry, member);
+        return true;
+      }
+      if (r.state === 'uploading') await this.book.setState(entry, 'discovered');
+      entry.where = 'idle';
+      this.enqueue(entry, true);
+      return true;
+    }
+    if (r.state === 'uploading' && refusedBeforeSending(cause)) {
+      (entry.refusedBy ??= new Map()).set(member.baseUrl, cause instanceof Error ? cause.message : String(cause));
+      await this.book.setState(entry, 'discovered');
+      entry.where = 'idle';
+      this.enqueue(entry, true);
+      return true;
+    }
+    return false;
+  }
+
   private autoPause(kind: Exclude<PauseKind, 'user'>, serverText: string): void {
     if (!this.gate.pauseFor(kind, serverText)) return;
     this.feed.publishStatus();
@@ -398,7 +578,16 @@ export class FolderRunner {
   // ---- idleness ---------------------------------------------------------------------------------
 
   private busy(): boolean {
-    return !this.intake.scanned || this.intake.scanInProgress || this.intake.pending > 0 || this.runQueue.length > 0 || this.collectQueue.length > 0 || this.delayed.size > 0 || this.active.size > 0;
+    return (
+      !this.intake.scanned ||
+      this.intake.scanInProgress ||
+      this.intake.pending > 0 ||
+      this.runQueue.length > 0 ||
+      this.collectQueue.length > 0 ||
+      this.delayed.size > 0 ||
+      this.active.size > 0 ||
+      this.orphans.size > 0
+    );
   }
 
   private idleReason(): IdleReason | null {

@@ -34,6 +34,8 @@ export function retryDelay(attempt: number, policy: RetryPolicyConfig, random: (
 
 /** Plain words for a pause, saying what fixes it. */
 export function pauseExplanation(kind: Exclude<PauseKind, 'user'>, serverText: string): string {
+  // The pool's own words say which servers and why; it resumes when one answers again.
+  if (kind === 'servers_down') return `${serverText} The folder resumes by itself when one answers again.`;
   const what =
     kind === 'unauthorized'
       ? 'The server did not accept the API key. Set a valid key'

@@ -14,7 +14,10 @@ export interface Entry {
   /** Accepted by this process (its events come to our socket), as opposed to found in the journal. */
   sentHere: boolean;
   retryAt: number | null;
-  where: 'idle' | 'queued' | 'delayed' | 'active';
+  /** 'orphaned': its job is on a pool server that stopped answering (see FolderRunner.orphan). */
+  where: 'idle' | 'queued' | 'delayed' | 'active' | 'orphaned';
+  /** Pool servers that refused this file before it was sent (its upload is over their limits), with why. */
+  refusedBy?: Map<string, string>;
 }
 
 export type ActivePhase = 'sending' | 'following' | 'delivering';
@@ -35,6 +38,17 @@ export class StoppedError extends Error {
   constructor() {
     super('stopped');
     this.name = 'StoppedError';
+  }
+}
+
+/** A pool server came back without the job it had accepted (it restarted): the file runs again elsewhere. */
+export class JobLostError extends Error {
+  constructor(
+    readonly promptId: string,
+    server: string,
+  ) {
+    super(`${server} no longer knows job ${promptId} (it was restarted, or its history cleared).`);
+    this.name = 'JobLostError';
   }
 }
 
@@ -62,6 +76,7 @@ export function entryRow(folderId: string, entry: Entry): HotFileRow {
     retryAt: entry.where === 'delayed' ? entry.retryAt : null,
     outputs: [...r.outputs],
     duplicateOf: null,
+    server: r.baseUrl,
     updatedAt: r.updatedAt,
   };
 }
@@ -81,6 +96,7 @@ export function pathRow(folderId: string, path: string, relPath: string, state: 
     retryAt: null,
     outputs: [],
     duplicateOf: null,
+    server: null,
     updatedAt: now,
   };
 }

@@ -10,6 +10,7 @@ import { FolderRunner, type IdleReason } from './folder-runner';
 import { WatchJournal } from './journal';
 import { JobStore } from '../jobs/job-store';
 import type { HotFileRow, HotFolderCounters, HotFolderEvent, HotFolderStatus, JobFollower, OutputSink } from './types';
+import { ServerPool } from '../pool/server-pool';
 
 export interface HotFolderServiceDeps {
   store: Store;
@@ -23,6 +24,11 @@ export interface HotFolderServiceDeps {
   random?: () => number;
   /** The settings profile of the server, recorded with each job in the job journal. */
   profileId?: string | null;
+  /**
+   * The pool a folder's files go to; null or absent: the connection above (api, clientId,
+   * follower) as a pool of one, today's single server. The caller owns the pools it returns.
+   */
+  poolFor?: (config: HotFolderConfig) => ServerPool | null;
 }
 
 export interface AddOptions {
@@ -55,6 +61,8 @@ export class HotFolderService {
   /** The job journal, where each file's job is recorded with origin 'hot-folder' before it is sent. */
   private jobs: JobStore | null = null;
   private started: Promise<void> | null = null;
+  /** The connection of `deps` as a pool of one, shared by the folders that use no other pool. */
+  private singlePool: ServerPool | null = null;
   private disposed = false;
 
   constructor(deps: HotFolderServiceDeps) {
@@ -91,6 +99,7 @@ export class HotFolderService {
     // The folders stay listed (stopped), so a caller can still read their last counters and files.
     await Promise.all([...this.folders.values()].map((hosted) => hosted.runner?.stop()));
     await this.journal?.flushed().catch(() => undefined);
+    this.singlePool?.dispose();
   }
 
   on(listener: (event: HotFolderEvent) => void): () => void {
@@ -181,16 +190,13 @@ export class HotFolderService {
     const hosted: Hosted = { config, runner: null, options };
     this.folders.set(config.id, hosted);
     if (!config.enabled) return;
-    const clientId = this.deps.clientId;
     const runner = new FolderRunner(
       config,
       {
         journal: this.requireJournal(),
         jobs: this.jobs,
         profileId: this.deps.profileId ?? null,
-        api: this.deps.api,
-        clientId: typeof clientId === 'string' ? () => clientId : clientId,
-        follower: this.deps.follower,
+        pool: this.deps.poolFor?.(config) ?? this.connectionPool(),
         sink: this.deps.sink ?? null,
         emit: (event) => this.emit(event),
         now: () => this.now(),
@@ -201,6 +207,12 @@ export class HotFolderService {
     );
     hosted.runner = runner;
     await runner.start();
+  }
+
+  private connectionPool(): ServerPool {
+    const { api, follower, clientId } = this.deps;
+    this.singlePool ??= new ServerPool([{ name: api.profile.baseUrl, api, follower, clientId: typeof clientId === 'string' ? () => clientId : clientId, concurrency: null }]);
+    return this.singlePool;
   }
 
   private statusOf(hosted: Hosted): HotFolderStatus {

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { basename, extname, join } from 'node:path';
 import { prepareMaskPng } from '../images/mask-file';
 import { safeBaseName } from '../service/filenames';
+import type { ServiceApi } from '../service/ports';
 import type { Workflow } from '../service/types';
 import { uploadedInputValue } from '../service/capabilities';
 import { cloneWorkflow, setInput, type InputRef } from '../workflow/edit';
@@ -17,9 +18,11 @@ import type { EntryBook } from './entry-book';
 import type { EntryRecord, FailedPhase } from './journal';
 import { askServer, type Verdict } from '../jobs/server-verdict';
 import { recordAccepted, submitJob, type JobIntent, type SubmitTarget } from '../jobs/submit-job';
-import { CollectError, FileGoneError, StoppedError, type ActivePhase, type Entry } from './runner-entry';
+import { CollectError, FileGoneError, JobLostError, StoppedError, type ActivePhase, type Entry } from './runner-entry';
 import type { RunnerDeps } from './folder-runner';
 import type { FinishedOutput, FollowOutcome } from './types';
+import type { PoolMember } from '../pool/server-pool';
+import { isForgottenJob } from '../pool/failure-kinds';
 
 /** What sending and collecting need from the runner. */
 export interface SubmitAndCollectHost {
@@ -28,10 +31,12 @@ export interface SubmitAndCollectHost {
   fail(entry: Entry, phase: FailedPhase, reason: string): Promise<void>;
   /** The server accepted a file: a pause for an account problem is over. */
   accepted(): void;
+  /** Whether a job its server no longer knows runs again elsewhere (a pool) instead of failing. */
+  movesLostJobs(): boolean;
   warn(message: string): void;
 }
 
-export interface SubmitAndCollectDeps extends Pick<RunnerDeps, 'api' | 'jobs' | 'profileId' | 'clientId' | 'follower' | 'sink' | 'emit' | 'now' | 'newPromptId'> {
+export interface SubmitAndCollectDeps extends Pick<RunnerDeps, 'jobs' | 'profileId' | 'sink' | 'emit' | 'now' | 'newPromptId'> {
   config: HotFolderConfig;
   /** The workflow input the file's upload is bound to. */
   bindRef: InputRef;
@@ -45,37 +50,39 @@ export class SubmitAndCollect {
 
   constructor(private readonly deps: SubmitAndCollectDeps) {}
 
-  async run(entry: Entry): Promise<void> {
+  /** Runs `entry` on `member`: the pool's choice for a new send, or the server a recorded job went to. */
+  async run(entry: Entry, member: PoolMember): Promise<void> {
     const r = entry.record;
     if (r.state === 'submitted' && r.promptId) {
-      await this.collect(entry, null);
+      await this.collect(entry, member, null);
       return;
     }
     if (r.state === 'submitting' && r.promptId) {
-      const verdict = await askServer(this.deps.api, r.promptId);
+      const verdict = await askServer(member.api, r.promptId);
       if (verdict.kind === 'unreachable') throw verdict.error;
       if (verdict.kind !== 'unknown') {
         // The send before the crash got through: never send it again.
-        await recordAccepted(this.target(), this.intent(entry.workflow ?? this.rebuildWorkflow(r)), { promptId: r.promptId, number: null }, true);
+        await recordAccepted(this.target(member), this.intent(entry.workflow ?? this.rebuildWorkflow(r)), { promptId: r.promptId, number: null }, true);
         await this.deps.book.setState(entry, 'submitted');
         this.deps.host.setPhase(entry, 'following');
-        await this.collect(entry, verdict);
+        await this.collect(entry, member, verdict);
         return;
       }
       // The server never had it: sending again (with the same id) cannot run it twice.
     }
-    await this.send(entry);
+    await this.send(entry, member);
     this.deps.host.setPhase(entry, 'following');
-    await this.collect(entry, null);
+    await this.collect(entry, member, null);
   }
 
   /** Uploads the file (and its mask), records the prompt id, submits. */
-  private async send(entry: Entry): Promise<void> {
+  private async send(entry: Entry, member: PoolMember): Promise<void> {
     const r = entry.record;
-    const { api, book } = this.deps;
+    const { book } = this.deps;
+    const api = member.api;
     if (!existsSync(r.path)) throw new FileGoneError(r.path);
     await book.setState(entry, 'uploading');
-    const value = await this.upload(entry);
+    const value = await this.upload(entry, api);
     r.uploadedAs = value;
     const workflow = cloneWorkflow(this.deps.config.workflow);
     setInput(workflow, this.deps.bindRef, value);
@@ -83,7 +90,7 @@ export class SubmitAndCollect {
     // The pipeline's one submit: where the client picks the id, it is recorded here (and in the
     // job journal, with origin 'hot-folder') BEFORE sending, so a crash between the send and the
     // answer is settled by asking the server; a resend after a verdict of "unknown" keeps the id.
-    const { promptId } = await submitJob(this.target(), {
+    const { promptId } = await submitJob(this.target(member), {
       ...this.intent(workflow),
       promptId: r.promptId,
       newPromptId: this.deps.newPromptId,
@@ -101,9 +108,8 @@ export class SubmitAndCollect {
     this.deps.host.accepted();
   }
 
-  private async upload(entry: Entry): Promise<string> {
+  private async upload(entry: Entry, api: ServiceApi): Promise<string> {
     const r = entry.record;
-    const api = this.deps.api;
     const ext = extname(r.path).toLowerCase();
     const stem = safeBaseName(basename(r.path, extname(r.path)), 'input');
     // Named by content: the same bytes get the same name (a resend keeps one file on the server),
@@ -124,25 +130,24 @@ export class SubmitAndCollect {
   }
 
   /** Follows an accepted job (or reads how it ended), then delivers its outputs. */
-  private async collect(entry: Entry, known: Verdict | null): Promise<void> {
+  private async collect(entry: Entry, member: PoolMember, known: Verdict | null): Promise<void> {
     const r = entry.record;
     const promptId = r.promptId!;
-    const { api, config, book, host } = this.deps;
-    if (r.baseUrl !== null && r.baseUrl !== api.profile.baseUrl) {
-      await host.fail(entry, 'collect', `The job ${promptId} was sent to ${r.baseUrl}, not to the server this folder uses now (${api.profile.baseUrl}); its results cannot be collected here.`);
-      return;
-    }
+    const { config, book, host } = this.deps;
+    const api = member.api;
     const workflow = entry.workflow ?? this.rebuildWorkflow(r);
     const meta = { workflow, workflowName: config.workflowName };
     let outcome: FollowOutcome;
     if (entry.sentHere && known === null) {
-      outcome = await this.follow(promptId, meta);
+      outcome = await this.follow(member, promptId, meta);
     } else {
       const verdict = known ?? (await askServer(api, promptId));
       switch (verdict.kind) {
         case 'unreachable':
           throw verdict.error;
         case 'unknown':
+          // In a pool the file simply runs elsewhere: a server that does not know the job cannot finish it.
+          if (host.movesLostJobs()) throw new JobLostError(promptId, member.name);
           await host.fail(
             entry,
             'job',
@@ -164,10 +169,12 @@ export class SubmitAndCollect {
           };
           break;
         case 'in_flight':
-          outcome = await this.follow(promptId, meta);
+          outcome = await this.follow(member, promptId, meta);
           break;
       }
     }
+    // The server forgot the job (restarted while it ran): in a pool the file runs again elsewhere.
+    if (outcome.phase === 'failed' && isForgottenJob(outcome.raw) && host.movesLostJobs()) throw new JobLostError(promptId, member.name);
     if (outcome.phase !== 'succeeded') {
       await host.fail(entry, 'job', outcome.errorText ?? `The job ended as ${outcome.raw}.`);
       return;
@@ -198,10 +205,10 @@ export class SubmitAndCollect {
     await book.disposeInputs(entry);
   }
 
-  private async follow(promptId: string, meta: { workflow: Workflow; workflowName: string | null }): Promise<FollowOutcome> {
+  private async follow(member: PoolMember, promptId: string, meta: { workflow: Workflow; workflowName: string | null }): Promise<FollowOutcome> {
     let outcome: FollowOutcome;
     try {
-      outcome = await this.deps.follower.follow(promptId, meta);
+      outcome = await member.server.follower.follow(promptId, meta);
     } catch (error) {
       if (this.deps.host.isStopping()) throw new StoppedError();
       throw error;
@@ -211,8 +218,8 @@ export class SubmitAndCollect {
     return outcome;
   }
 
-  private target(): SubmitTarget {
-    return { api: this.deps.api, jobs: this.deps.jobs, clientId: this.deps.clientId(), profileId: this.deps.profileId };
+  private target(member: PoolMember): SubmitTarget {
+    return { api: member.api, jobs: this.deps.jobs, clientId: member.server.clientId(), profileId: member.server.profileId ?? this.deps.profileId };
   }
 
   private intent(workflow: Workflow): JobIntent {

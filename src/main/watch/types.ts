@@ -32,6 +32,8 @@ export interface HotFileRow {
   outputs: string[];
   /** For a duplicate: the path of the file with the same content. */
   duplicateOf: string | null;
+  /** The server its job went to (base URL), once sent; a pool spreads a folder's files over several. */
+  server: string | null;
   updatedAt: number;
 }
 
@@ -45,7 +47,8 @@ export interface HotFolderCounters {
   duplicates: number;
 }
 
-export type PauseKind = 'user' | 'unauthorized' | 'insufficient_credits' | 'subscription_inactive';
+/** servers_down: every pool server that can run the folder's workflow is out of rotation. */
+export type PauseKind = 'user' | 'unauthorized' | 'insufficient_credits' | 'subscription_inactive' | 'servers_down';
 
 export interface HotFolderStatus {
   id: string;

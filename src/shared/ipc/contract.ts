@@ -19,6 +19,7 @@ import type { CallName, EventName } from './names';
 import { hotFolderCalls, hotFolderEvents } from './hot-folders-contract';
 import { libraryCalls, libraryEvents } from './library-contract';
 import { historyCalls } from './history-contract';
+import { poolCalls, poolEvents } from './pool-contract';
 
 // ---------------------------------------------------------------------------------------------
 // Shared pieces
@@ -444,6 +445,7 @@ export const calls = {
   ...libraryCalls,
   ...hotFolderCalls,
   ...historyCalls,
+  ...poolCalls,
 } as const satisfies { [N in CallName]: { input: z.ZodType; result: z.ZodType } };
 
 /** Something the user should know that no call asked about (a damaged store was reset at start). */
@@ -457,6 +459,7 @@ export const events = {
   'profiles.changed': profilesStateSchema,
   ...libraryEvents,
   ...hotFolderEvents,
+  ...poolEvents,
   'app.notice': appNoticeSchema,
 } as const satisfies { [E in EventName]: z.ZodType };
 
@@ -490,3 +493,4 @@ export type { CallName, EventName } from './names';
 export * from './library-contract';
 export * from './hot-folders-contract';
 export * from './history-contract';
+export * from './pool-contract';

@@ -6,6 +6,9 @@ import { z } from 'zod';
 const folderId = z.string().min(1).max(200);
 const absolutePath = z.string().min(1).max(4096);
 
+export const runOnSchema = z.enum(['active', 'pool']);
+export type RunOn = z.infer<typeof runOnSchema>;
+
 export const HOT_FILE_STATES = ['settling', 'waiting', 'uploading', 'submitting', 'running', 'done', 'failed', 'duplicate'] as const;
 export const hotFileStateSchema = z.enum(HOT_FILE_STATES);
 
@@ -22,7 +25,7 @@ export const hotFolderStatusSchema = z.object({
   counters: hotFolderCountersSchema,
   paused: z.boolean(),
   /** Why: the user paused it, or the account needs attention (key, credits, subscription). */
-  pauseKind: z.enum(['user', 'unauthorized', 'insufficient_credits', 'subscription_inactive']).nullable(),
+  pauseKind: z.enum(['user', 'unauthorized', 'insufficient_credits', 'subscription_inactive', 'servers_down']).nullable(),
   /** What the user must do, in plain words. */
   pauseReason: z.string().nullable(),
   scanned: z.boolean(),
@@ -46,6 +49,8 @@ export const hotFolderSchema = z.object({
   concurrency: z.number().int(),
   processed: z.enum(['leave', 'move']),
   enabled: z.boolean(),
+  /** Where its files run: the active server, or the pool (Servers). */
+  runOn: runOnSchema,
   status: hotFolderStatusSchema,
 });
 export type HotFolderView = z.infer<typeof hotFolderSchema>;
@@ -65,6 +70,10 @@ export const hotFileSchema = z.object({
   /** Paths of the outputs written for it. */
   outputs: z.array(z.string()),
   duplicateOf: z.string().nullable(),
+  /** The server its job went to (a pool spreads files over several). */
+  server: z.string().nullable().optional(),
+  /** That server's profile name, when it is one of the app's profiles. */
+  serverName: z.string().nullable().optional(),
   updatedAt: z.number(),
 });
 export type HotFileView = z.infer<typeof hotFileSchema>;
@@ -88,6 +97,7 @@ export const hotFolderSaveSchema = z
     maxAttempts: z.number().int().min(1).max(100).optional(),
     processed: z.enum(['leave', 'move']).optional(),
     settleMs: z.number().int().min(0).max(600_000).optional(),
+    runOn: runOnSchema.optional(),
   })
   .strict();
 export type HotFolderSaveInput = z.infer<typeof hotFolderSaveSchema>;

@@ -49,6 +49,10 @@ export const CALL_NAMES = [
   'hotFolders.openOutput',
   'dialog.pickFolder',
   'history.list',
+  'pool.get',
+  'pool.save',
+  'pool.queues',
+  'pool.status',
 ] as const;
 
 export const EVENT_NAMES = [
@@ -61,6 +65,8 @@ export const EVENT_NAMES = [
   'hotFolders.changed',
   'hotFolders.file',
   'hotFolders.drained',
+  'pool.status',
+  'pool.changed',
   'app.notice',
 ] as const;
 

@@ -9,6 +9,7 @@ import { ConnectionStore } from './stores/connection.svelte';
 import { DefinitionsStore } from './stores/definitions.svelte';
 import { JobsStore } from './stores/jobs.svelte';
 import { Navigation } from './stores/navigation.svelte';
+import { PoolStore } from './stores/pool.svelte';
 import { ProfilesStore } from './stores/profiles.svelte';
 import { QueueStore } from './stores/queue.svelte';
 import { RecentStore } from './stores/recent.svelte';
@@ -22,6 +23,7 @@ export interface AppState {
   nav: Navigation;
   connection: ConnectionStore;
   profiles: ProfilesStore;
+  pool: PoolStore;
   definitions: DefinitionsStore;
   jobs: JobsStore;
   queue: QueueStore;
@@ -46,6 +48,7 @@ export function createAppState(bridge: FlowdeckApi): AppState {
     nav,
     connection: new ConnectionStore(),
     profiles: new ProfilesStore(api),
+    pool: new PoolStore(api),
     definitions,
     jobs,
     queue: new QueueStore(api, (ids) => jobs.noteStopRequested(ids)),
@@ -61,11 +64,11 @@ export function createAppState(bridge: FlowdeckApi): AppState {
 
 /** Subscribes every store to its events, then tells main the renderer is ready for them. */
 export async function startAppState(app: AppState): Promise<() => void> {
-  const detach = [app.connection.attach(app.api), app.profiles.attach(), app.jobs.attach(), app.queue.attach(), app.library.attach(), app.hotFolders.attach(), app.notices.attach(app.api)];
+  const detach = [app.connection.attach(app.api), app.profiles.attach(), app.pool.attach(), app.jobs.attach(), app.queue.attach(), app.library.attach(), app.hotFolders.attach(), app.notices.attach(app.api)];
   // Read-only counters of the preview pipeline, for bench/preview-pipeline.ts (numbers only).
   Object.defineProperty(window, '__flowdeckPreviewStats', { value: app.jobs.previews.stats, configurable: true });
   await app.api.call('renderer.ready').catch((error: unknown) => console.warn('flowdeck: renderer.ready failed', error));
-  await Promise.allSettled([app.profiles.load(), app.jobs.load(), app.queue.refresh(), app.recent.refresh(), app.hotFolders.load()]);
+  await Promise.allSettled([app.profiles.load(), app.pool.load(), app.jobs.load(), app.queue.refresh(), app.recent.refresh(), app.hotFolders.load()]);
   return () => {
     for (const off of detach) off();
   };

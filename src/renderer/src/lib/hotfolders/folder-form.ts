@@ -1,7 +1,7 @@
 // The add/edit form of a hot folder as plain data: its starting values (a new folder or an existing
 // one), the checks made before asking main, and the hotFolders.save input it becomes. Main checks
 // everything again (rules, overlapping folders); these checks only catch what is plainly missing.
-import type { HotFolderSaveInput, HotFolderView } from '../../../../shared/ipc/hot-folders-contract';
+import type { HotFolderSaveInput, HotFolderView, RunOn } from '../../../../shared/ipc/hot-folders-contract';
 
 export const DEFAULT_OUTPUT_NAME = '{stem}_{node}_{index}.{ext}';
 export const DEFAULT_MASK_RULE = '{stem}.mask.png';
@@ -22,6 +22,8 @@ export interface FolderDraft {
   outputName: string;
   concurrency: number;
   processed: 'leave' | 'move';
+  /** The active server, or the pool set in Servers. */
+  runOn: RunOn;
 }
 
 export type DraftField = keyof FolderDraft;
@@ -40,6 +42,7 @@ export function newDraft(): FolderDraft {
     outputName: DEFAULT_OUTPUT_NAME,
     concurrency: DEFAULT_CONCURRENCY,
     processed: 'leave',
+    runOn: 'active',
   };
 }
 
@@ -56,6 +59,7 @@ export function draftOf(folder: HotFolderView): FolderDraft {
     outputName: folder.outputName,
     concurrency: folder.concurrency,
     processed: folder.processed,
+    runOn: folder.runOn,
   };
 }
 
@@ -96,6 +100,7 @@ export function toSaveInput(draft: FolderDraft, existing: HotFolderView | null):
       outputName,
       concurrency: draft.concurrency,
       processed: draft.processed,
+      runOn: draft.runOn,
     },
   };
 }
@@ -112,6 +117,7 @@ const FIELD_BY_SAVE_KEY: Readonly<Record<string, DraftField>> = {
   outputName: 'outputName',
   concurrency: 'concurrency',
   processed: 'processed',
+  runOn: 'runOn',
 };
 
 /** Main's invalid_input issues (path "inputDir", ...) placed on the form's fields; the rest stay general. */

@@ -1,0 +1,233 @@
+// The pool through the app core, against two real demo services (local flavour, real HTTP +
+// WebSocket, real files): the pool's settings are checked when saved (one server twice, a server
+// without its key, an unknown profile), a hot folder set to "Run on: Pool" sends its files to both
+// servers (each row names its server; each output enters the library with the profile of the
+// server that made it), pool.status events report jobs per server and throughput, and pool.queues
+// reads each pool server's own queue.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { poolStatusSchema, type EventName, type EventPayload, type HotFileView, type ProfileView } from '../../src/shared/ipc/contract';
+import type { AppCore } from '../../src/main/app/core';
+import { DemoService } from '../../src/main/demo';
+import { Store } from '../../src/main/jobs/store';
+import { Library } from '../../src/main/library';
+import { invertWorkflow, makePng, totalSubmissions, until } from '../watch/helpers';
+import { demoAppCore, failure, ok } from '../support/demo-core';
+
+const FILES = 8;
+let first: DemoService;
+let second: DemoService;
+let work = '';
+let dataDir = '';
+let inDir = '';
+let outDir = '';
+let core: AppCore | null = null;
+let events: { name: EventName; payload: unknown }[] = [];
+
+beforeAll(async () => {
+  // Slow enough that a job is still running when the next file is ready: the pool must spread them.
+  first = new DemoService({ flavour: 'local', timeScale: 0.3 });
+  second = new DemoService({ flavour: 'local', timeScale: 0.3 });
+  await Promise.all([first.start(), second.start()]);
+});
+
+afterAll(async () => {
+  await Promise.all([first.stop(), second.stop()]);
+});
+
+beforeEach(() => {
+  work = mkdtempSync(join(tmpdir(), 'flowdeck-pool-core-'));
+  dataDir = join(work, 'data');
+  inDir = join(work, 'in');
+  outDir = join(work, 'out');
+  mkdirSync(inDir, { recursive: true });
+  events = [];
+});
+
+afterEach(async () => {
+  await core?.dispose();
+  core = null;
+  rmSync(work, { recursive: true, force: true });
+});
+
+async function openCore(): Promise<AppCore> {
+  core = demoAppCore(dataDir);
+  core.onEvent((event) => void events.push({ name: event.name, payload: event.payload }));
+  await core.start();
+  await core.invoke('renderer.ready', undefined);
+  return core;
+}
+
+function payloads<E extends EventName>(name: E): EventPayload<E>[] {
+  return events.filter((e) => e.name === name).map((e) => e.payload as EventPayload<E>);
+}
+
+async function addProfile(c: AppCore, name: string, kind: 'local' | 'cloud', baseUrl: string): Promise<ProfileView> {
+  return ok(c, 'profiles.save', { name, kind, baseUrl });
+}
+
+describe('the pool in the app core', () => {
+  it('refuses a pool with one server twice, a server without its key or an unknown profile, naming each; keeps the order it is given', async () => {
+    const c = await openCore();
+    const gpu1 = await addProfile(c, 'GPU 1', 'local', first.url);
+    const again = await addProfile(c, 'GPU 1 again', 'local', `${first.url}/`);
+    const gpu2 = await addProfile(c, 'GPU 2', 'local', second.url);
+    const cloud = await addProfile(c, 'Cloud', 'cloud', 'https://cloud.example.invalid');
+    expect(await ok(c, 'pool.get')).toEqual({ servers: [] });
+
+    const twice = await failure(c, 'pool.save', { servers: [{ profileId: gpu1.id, concurrency: 1 }, { profileId: gpu1.id, concurrency: 2 }] });
+    expect(twice.code).toBe('invalid_input');
+    expect(twice.message).toMatch(/"GPU 1" is in the pool twice/);
+
+    const sameServer = await failure(c, 'pool.save', { servers: [{ profileId: gpu1.id, concurrency: 1 }, { profileId: again.id, concurrency: 1 }] });
+    expect(sameServer.message).toMatch(/"GPU 1 again" and "GPU 1" are the same server/);
+
+    const keyless = await failure(c, 'pool.save', { servers: [{ profileId: gpu2.id, concurrency: 1 }, { profileId: cloud.id, concurrency: 3 }, { profileId: 'gone', concurrency: 1 }] });
+    expect(keyless.message).toMatch(/"Cloud" has no API key/);
+    expect(keyless.message).toMatch(/no server profile with id "gone"/);
+    expect((keyless.details as { issues: unknown[] }).issues).toHaveLength(2);
+    // Nothing was saved by a refused save.
+    expect(await ok(c, 'pool.get')).toEqual({ servers: [] });
+
+    // With its key the cloud server may join; the order given is the order kept.
+    await ok(c, 'profiles.select', { id: cloud.id });
+    await ok(c, 'key.save', { key: 'sk-test-pool-key-0001', sessionOnly: true });
+    const saved = await ok(c, 'pool.save', { servers: [{ profileId: cloud.id, concurrency: 3 }, { profileId: gpu2.id, concurrency: 2 }] });
+    expect(saved.servers).toEqual([
+      { profileId: cloud.id, name: 'Cloud', kind: 'cloud', concurrency: 3 },
+      { profileId: gpu2.id, name: 'GPU 2', kind: 'local', concurrency: 2 },
+    ]);
+    expect(payloads('pool.changed').at(-1)).toEqual(saved);
+
+    // A removed profile leaves the pool.
+    await ok(c, 'profiles.remove', { id: cloud.id });
+    expect((await ok(c, 'pool.get')).servers.map((s) => s.name)).toEqual(['GPU 2']);
+  });
+
+  it('sends a pool folder\'s files to both servers, names the server of each row, and reports the pool\'s status', async () => {
+    const c = await openCore();
+    const gpu1 = await addProfile(c, 'GPU 1', 'local', first.url);
+    const gpu2 = await addProfile(c, 'GPU 2', 'local', second.url);
+    await ok(c, 'pool.save', { servers: [{ profileId: gpu1.id, concurrency: 1 }, { profileId: gpu2.id, concurrency: 1 }] });
+    expect(await ok(c, 'pool.status')).toEqual({ active: false, members: [], jobsPerMinute: 0 });
+
+    const before = [totalSubmissions(first), totalSubmissions(second)] as const;
+    const folder = await ok(c, 'hotFolders.save', { inputDir: inDir, outputDir: outDir, workflowJson: JSON.stringify(invertWorkflow()), bind: '1.image', settleMs: 100, runOn: 'pool' });
+    expect(folder.runOn).toBe('pool');
+    for (let i = 0; i < FILES; i += 1) writeFileSync(join(inDir, `img${i}.png`), makePng(900 + i));
+    await until(() => payloads('hotFolders.drained').some((d) => d.folderId === folder.id && d.counters.done === FILES), 'the pool folder drained', 60_000);
+
+    // Both servers ran files, and together exactly one job per file.
+    const ran = [totalSubmissions(first) - before[0], totalSubmissions(second) - before[1]];
+    expect(ran[0]).toBeGreaterThan(0);
+    expect(ran[1]).toBeGreaterThan(0);
+    expect(ran[0]! + ran[1]!).toBe(FILES);
+
+    const files = (await ok(c, 'hotFolders.files', { id: folder.id })).files as HotFileView[];
+    expect(files).toHaveLength(FILES);
+    const byServer = new Map<string, number>();
+    for (const row of files) byServer.set(`${row.serverName}@${row.server}`, (byServer.get(`${row.serverName}@${row.server}`) ?? 0) + 1);
+    expect(byServer.get(`GPU 1@${first.url}`)).toBe(ran[0]);
+    expect(byServer.get(`GPU 2@${second.url}`)).toBe(ran[1]);
+
+    // The status events: valid by the contract, both servers named, in rotation, the work counted.
+    const statuses = payloads('pool.status');
+    for (const status of statuses) expect(poolStatusSchema.safeParse(status).success).toBe(true);
+    await until(() => (payloads('pool.status').at(-1)?.members.reduce((n, m) => n + m.done, 0) ?? 0) === FILES, 'the last status counts every file');
+    const last = payloads('pool.status').at(-1)!;
+    expect(last.active).toBe(true);
+    expect(last.members.map((m) => ({ name: m.name, profileId: m.profileId, inRotation: m.inRotation, concurrency: m.concurrency, running: m.running }))).toEqual([
+      { name: 'GPU 1', profileId: gpu1.id, inRotation: true, concurrency: 1, running: 0 },
+      { name: 'GPU 2', profileId: gpu2.id, inRotation: true, concurrency: 1, running: 0 },
+    ]);
+    expect(last.members.map((m) => m.done)).toEqual(ran);
+    expect(last.jobsPerMinute).toBe(FILES);
+    // Some status said a server was busy while the files ran.
+    expect(statuses.some((s) => s.members.some((m) => m.running > 0))).toBe(true);
+    expect(await ok(c, 'pool.status')).toEqual(last);
+
+    // Each pool server's queue, from its own server, in the pool's order.
+    const queues = await ok(c, 'pool.queues');
+    expect(queues.servers.map((q) => ({ name: q.name, error: q.error, running: q.running.length, pending: q.pending.length }))).toEqual([
+      { name: 'GPU 1', error: null, running: 0, pending: 0 },
+      { name: 'GPU 2', error: null, running: 0, pending: 0 },
+    ]);
+
+    // The library records each output with the profile of the server that made it.
+    await c.dispose();
+    const store = await Store.open(join(dataDir, 'flowdeck.sqlite'));
+    const library = await Library.open({ store, root: join(dataDir, 'library'), source: () => null });
+    try {
+      const items = await library.list();
+      expect(items).toHaveLength(FILES);
+      const profileOfRow = new Map(files.map((f) => [f.promptId, f.serverName === 'GPU 1' ? gpu1.id : gpu2.id]));
+      for (const item of items) expect(item.server.profileId).toBe(profileOfRow.get(item.promptId));
+    } finally {
+      await library.dispose();
+      await store.close();
+    }
+    expect(payloads('pool.status').at(-1)).toEqual({ active: false, members: [], jobsPerMinute: 0 });
+  });
+
+  it('leaves a pool server whose key was removed out of rotation, with the reason, and runs the files on the others', async () => {
+    const c = await openCore();
+    const gpu1 = await addProfile(c, 'GPU 1', 'local', first.url);
+    const gpu2 = await addProfile(c, 'GPU 2', 'local', second.url);
+    const cloud = await addProfile(c, 'Cloud', 'cloud', 'https://cloud.example.invalid');
+    await ok(c, 'key.save', { profileId: cloud.id, key: 'sk-test-pool-key-0002', sessionOnly: true });
+    await ok(c, 'pool.save', { servers: [{ profileId: cloud.id, concurrency: 1 }, { profileId: gpu1.id, concurrency: 1 }, { profileId: gpu2.id, concurrency: 1 }] });
+    const folder = await ok(c, 'hotFolders.save', { inputDir: inDir, outputDir: outDir, workflowJson: JSON.stringify(invertWorkflow()), bind: '1.image', settleMs: 100, runOn: 'pool' });
+    // The key goes: the pool is opened again without that server.
+    await ok(c, 'key.remove', { profileId: cloud.id });
+    const status = await ok(c, 'pool.status');
+    expect(status.members.map((m) => [m.name, m.inRotation])).toEqual([
+      ['GPU 1', true],
+      ['GPU 2', true],
+      ['Cloud', false],
+    ]);
+    expect(status.members[2]!.reason).toMatch(/"Cloud" has no API key/);
+    for (let i = 0; i < 4; i += 1) writeFileSync(join(inDir, `k${i}.png`), makePng(950 + i));
+    await until(() => payloads('hotFolders.drained').some((d) => d.folderId === folder.id && d.counters.done === 4), 'the files ran on the others', 60_000);
+    const servers = new Set(((await ok(c, 'hotFolders.files', { id: folder.id })).files as HotFileView[]).map((f) => f.serverName));
+    expect([...servers].every((name) => name === 'GPU 1' || name === 'GPU 2')).toBe(true);
+  });
+
+  it('takes a pool server that stops answering out of rotation, says why in pool.status, and runs the files on the other', async () => {
+    const doomed = new DemoService({ flavour: 'local', timeScale: 0.3 });
+    await doomed.start();
+    try {
+      const c = await openCore();
+      const gpu1 = await addProfile(c, 'GPU 1', 'local', first.url);
+      const gone = await addProfile(c, 'Doomed', 'local', doomed.url);
+      // The doomed server first: it is preferred, so files go to it until it stops answering.
+      await ok(c, 'pool.save', { servers: [{ profileId: gone.id, concurrency: 1 }, { profileId: gpu1.id, concurrency: 1 }] });
+      const folder = await ok(c, 'hotFolders.save', { inputDir: inDir, outputDir: outDir, workflowJson: JSON.stringify(invertWorkflow()), bind: '1.image', settleMs: 100, runOn: 'pool' });
+      expect((await ok(c, 'pool.status')).members.every((m) => m.inRotation)).toBe(true);
+      await doomed.stop();
+      for (let i = 0; i < 3; i += 1) writeFileSync(join(inDir, `d${i}.png`), makePng(970 + i));
+      await until(() => payloads('hotFolders.drained').some((d) => d.folderId === folder.id && d.counters.done === 3), 'the files ran on the other server', 60_000);
+      await until(() => payloads('pool.status').some((s) => s.members.some((m) => m.name === 'Doomed' && !m.inRotation)), 'a status with the server out of rotation');
+      const out = payloads('pool.status').find((s) => s.members.some((m) => m.name === 'Doomed' && !m.inRotation))!;
+      expect(poolStatusSchema.safeParse(out).success).toBe(true);
+      expect(out.members.find((m) => m.name === 'Doomed')!.reason).toMatch(/.+/);
+      const files = (await ok(c, 'hotFolders.files', { id: folder.id })).files as HotFileView[];
+      expect(files.map((f) => f.serverName)).toEqual(['GPU 1', 'GPU 1', 'GPU 1']);
+    } finally {
+      await doomed.stop().catch(() => undefined);
+    }
+  });
+
+  it('reads an unreachable pool server\'s queue as an error of that column, the other still read', async () => {
+    const c = await openCore();
+    const gpu1 = await addProfile(c, 'GPU 1', 'local', first.url);
+    const gone = await addProfile(c, 'Gone', 'local', 'http://127.0.0.1:9');
+    await ok(c, 'pool.save', { servers: [{ profileId: gpu1.id, concurrency: 1 }, { profileId: gone.id, concurrency: 1 }] });
+    const queues = await ok(c, 'pool.queues');
+    expect(queues.servers.map((q) => q.name)).toEqual(['GPU 1', 'Gone']);
+    expect(queues.servers[0]!.error).toBeNull();
+    expect(queues.servers[1]!.error).toMatch(/.+/);
+  });
+});
+
