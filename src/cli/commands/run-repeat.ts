@@ -6,6 +6,7 @@
 // collected from it if it comes back, and otherwise runs on another server, the late one being
 // cancelled there should it come back with it. Each run prints its own result line (--json: one
 // object per run, with the server that ran it).
+import { basename } from 'node:path';
 import { JobStore } from '../../main/jobs/job-store';
 import { Library, resolveLibraryDir } from '../../main/library';
 import type { PoolMember, ServerPool } from '../../main/pool/server-pool';
@@ -16,8 +17,9 @@ import type { CliEnvironment, ResolvedServer } from '../connection';
 import { ExitCode } from '../errors';
 import { openCliStore } from '../open-store';
 import { openPool } from '../pool-connections';
-import { RepeatDispatcher } from '../../main/pool/repeat-dispatch';
-import type { CliIo, RunResultJson } from './run';
+import { RepeatDispatcher, type RunOutcome } from '../../main/pool/repeat-dispatch';
+import { safeBaseName } from '../../main/service/filenames';
+import { downloadOutputs, type CliIo, type RunResultJson } from './run';
 
 export interface RepeatRequest {
   servers: ResolvedServer[];
@@ -38,7 +40,7 @@ export interface RepeatRequest {
   log(message: string): void;
 }
 
-export type RunLine = RunResultJson & { server: string | null; run: number };
+type RunLine = RunResultJson & { server: string | null; run: number };
 
 export async function runRepeated(request: RepeatRequest, io: CliIo, environment: CliEnvironment): Promise<number> {
   const { log } = request;
@@ -54,8 +56,7 @@ export async function runRepeated(request: RepeatRequest, io: CliIo, environment
     if (!readable) log('could not read the node definitions to check --set names');
     await request.checkSetInputs(readable);
     library = await openLibrary(store, servers, environment, log);
-    const dispatcher = new RepeatDispatcher(servers, jobs, library, request);
-    const lines = await dispatcher.runAll();
+    const lines = (await repeatDispatcher(servers, jobs, library, request).runAll()).map(lineOf);
     for (const line of lines) {
       if (request.json) io.stdout.write(`${JSON.stringify(line)}\n`);
       else for (const o of line.outputs) io.stdout.write(`${o.path}\n`);
@@ -86,4 +87,34 @@ async function openLibrary(store: Awaited<ReturnType<typeof openCliStore>>, pool
     log(`The outputs library cannot be used (${error instanceof Error ? error.message : String(error)}); outputs are saved to the output folder only.`);
     return null;
   }
+}
+
+/** The shared dispatcher with the CLI's parts: uploads per server, outputs downloaded into --out (and the library). */
+function repeatDispatcher(pool: ServerPool, jobs: JobStore, library: Library | null, request: RepeatRequest): RepeatDispatcher<RunResultJson['outputs']> {
+  const workflowName = basename(request.workflowPath);
+  /** Output names taken in --out by any run, so two runs never pick the same one. */
+  const taken = new Set<string>();
+  return new RepeatDispatcher({
+    pool,
+    jobs,
+    repeat: request.repeat,
+    workflow: request.workflow,
+    workflowName,
+    origin: 'cli',
+    editorGraph: request.editorGraph,
+    uploadedRefs: request.uploadedRefs,
+    prepare: (member, workflow) => request.applyUploads(member, workflow),
+    succeeded: (_run, member, promptId, outcome, workflow) => {
+      const source = { api: member.api, library, profileId: member.server.profileId ?? null, safeName: (name: string) => safeBaseName(name, 'output') };
+      const libraryRun = { promptId, workflow, workflowName, createdAt: Date.now(), server: member.api.profile };
+      return downloadOutputs(source, outcome.outputs, request.outDir, request.log, libraryRun, request.signal, taken);
+    },
+    log: request.log,
+  });
+}
+
+function lineOf(outcome: RunOutcome<RunResultJson['outputs']>): RunLine {
+  const server = outcome.member?.baseUrl ?? null;
+  if (outcome.status === 'succeeded') return { run: outcome.run, server, prompt_id: outcome.promptId, status: 'succeeded', outputs: outcome.value, error: null };
+  return { run: outcome.run, server, prompt_id: outcome.promptId, status: outcome.status, outputs: [], error: outcome.error };
 }
