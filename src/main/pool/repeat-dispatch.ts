@@ -37,6 +37,8 @@ export interface RepeatDispatchOptions<T> {
   accepted?(run: number, member: PoolMember, promptId: string): void;
   /** A run waits for room on the pool (every server that can run it is full). */
   waiting?(run: number): void;
+  /** A run ended (as runAll will report it). */
+  ended?(outcome: RunOutcome<T>): void;
   /** What a succeeded run's outputs become (the CLI downloads them into --out). */
   succeeded(run: number, member: PoolMember, promptId: string, outcome: FollowOutcome, workflow: Workflow): Promise<T>;
   log(message: string): void;
@@ -78,7 +80,11 @@ export class RepeatDispatcher<T> {
   }
 
   async runAll(): Promise<RunOutcome<T>[]> {
-    const runs = Array.from({ length: this.options.repeat }, (_, i) => this.runOne(i + 1));
+    const runs = Array.from({ length: this.options.repeat }, async (_, i) => {
+      const outcome = await this.runOne(i + 1);
+      this.options.ended?.(outcome);
+      return outcome;
+    });
     try {
       return await Promise.all(runs);
     } finally {
