@@ -165,6 +165,25 @@ describe('repeated runs on the pool in the app', () => {
     expect(listed.map((j) => j.profileId)).toEqual([gpu1.id, gpu1.id, gpu1.id]);
   });
 
+  it('cancels a pool job on its own server, not the active one', async () => {
+    const c = await openCore();
+    const { gpu2 } = await twoServerPool(c);
+    const slow = JSON.stringify({
+      '3': { class_type: 'DemoSampler', inputs: { prompt: 'slow', seed: 7, steps: 40, width: 64, height: 64, cfg: 7, sampler_name: 'euler', delay_ms: 500, fail_at_step: 0 } },
+      '9': { class_type: 'SaveImage', inputs: { images: ['3', 0], filename_prefix: 'slow' } },
+    });
+    const { promptIds } = await ok(c, 'run.submit', { workflowJson: slow, repeat: 2, label: 'slow.json', target: 'pool' });
+    expect(promptIds).toHaveLength(2);
+    await until(() => promptIds.every((id) => updates().some((u) => u.promptId === id)), 'both jobs reported');
+    const onGpu2 = updates().find((u) => promptIds.includes(u.promptId) && u.profileId === gpu2.id)!.promptId;
+    const onGpu1 = promptIds.find((id) => id !== onGpu2)!;
+    expect(await ok(c, 'jobs.cancel', { promptId: onGpu2 })).toEqual({ cancelled: true });
+    await until(() => updates().some((u) => u.promptId === onGpu2 && u.phase === 'cancelled'), 'the GPU 2 job cancelled', 30_000);
+    // The job on the active server goes on.
+    expect(updates().filter((u) => u.promptId === onGpu1).at(-1)?.phase).not.toBe('cancelled');
+    expect(await ok(c, 'jobs.cancel', { promptId: onGpu1 })).toEqual({ cancelled: true });
+  });
+
   it('refuses target "pool" without a pool, naming what to do', async () => {
     const c = await openCore();
     await ok(c, 'profiles.save', { name: 'GPU 1', kind: 'local', baseUrl: first.url, select: true });
