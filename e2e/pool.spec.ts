@@ -2,7 +2,8 @@
 // (local flavour) this spec starts, both made the pool in Servers (a second profile at the same
 // address is refused with its reason; order changed with Move up); a hot folder set to "Run on:
 // Pool" runs dropped images on both servers (the files table names each one's server) with the
-// pool's status line shown; the Queue view shows one column per pool server.
+// pool's status line shown; the Queue view shows one column per pool server; the Run form's
+// "Run on: Pool" with repeat 2 sends the two runs to the two servers, each with its job card.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +11,7 @@ import type { Page } from '@playwright/test';
 import { PNG } from 'pngjs';
 import { DemoService } from '../src/main/demo';
 import { expect, test } from './fixtures/index';
-import { waitConnected } from './ui-helpers';
+import { openWorkflow, runButton, TEXT_TO_IMAGE, waitConnected } from './ui-helpers';
 
 const INVERT_WORKFLOW = {
   '1': { class_type: 'LoadImage', inputs: { image: 'example.png' } },
@@ -142,5 +143,26 @@ test('a pool of two servers: set in Servers, chosen in the hot folder form, used
     await expect(column.getByRole('heading', { name: 'Running (0)' })).toBeVisible();
     await expect(column.getByRole('heading', { name: 'Pending (0)' })).toBeVisible();
   }
+
+  // ---- Run: "Run on: Pool" with a repeat count ----
+  await openWorkflow(page, TEXT_TO_IMAGE);
+  const runOnForm = page.getByRole('group', { name: 'Run on' });
+  await expect(runOnForm.getByRole('radio', { name: 'Active server' })).toBeChecked();
+  await expect(runOnForm.getByRole('radio', { name: 'Pool' })).toBeEnabled();
+  await page.getByRole('spinbutton', { name: 'Repeat' }).fill('2');
+  // Keyboard: from "Active server" the arrow key moves the choice to "Pool".
+  await runOnForm.getByRole('radio', { name: 'Active server' }).focus();
+  await page.keyboard.press('ArrowRight');
+  await expect(runOnForm.getByRole('radio', { name: 'Pool' })).toBeChecked();
+  await expect(runOnForm).toContainText('each run to the least busy of Demo, GPU 2');
+  const submissionsBefore = [...second.stats.submissions.values()].reduce((a, b) => a + b, 0);
+  await runButton(page).click();
+  // The hot folder's jobs are in the panel too; the Run form's are "from this window".
+  const cards = page.getByRole('region', { name: 'Jobs' }).getByRole('article').filter({ hasText: 'from this window' });
+  await expect(cards).toHaveCount(2, { timeout: 30_000 });
+  await expect(cards.filter({ hasText: 'Status: done' })).toHaveCount(2, { timeout: 60_000 });
+  // One of the two went to GPU 2 (the Demo takes one job at a time), and its card says so.
+  await expect(cards.filter({ hasText: 'on GPU 2' })).toHaveCount(1);
+  expect([...second.stats.submissions.values()].reduce((a, b) => a + b, 0) - submissionsBefore).toBe(1);
   expect(pageErrors).toEqual([]);
 });

@@ -1,7 +1,8 @@
 // `npm run screenshots`: starts the BUILT browser harness (out/main/harness.js, so run
 // `npm run build` first) on its demo service with a fresh data folder, and saves a PNG of each
 // view at 1280×800 and 800×600, in dark and light, into screenshots/ (ignored by git). Uses
-// Debian's Chromium (CHROMIUM_PATH to change it), like the e2e specs.
+// Debian's Chromium (CHROMIUM_PATH to change it), like the e2e specs. FLOWDECK_SHOTS=pool takes
+// only the pool's shots (quicker when only those changed).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -85,8 +86,8 @@ async function invoke(page, name, input) {
 /**
  * The pool: a second harness with another demo service ("GPU 2", local) beside the built-in one,
  * both made the pool; a hot folder running on it (jobs slow enough to be seen running), the
- * Servers view with the pool, the hot folder form's "Run on", the files with their servers and the
- * Queue's per-server columns.
+ * Servers view with the pool, the hot folder form's "Run on", the files with their servers, the
+ * Queue's per-server columns, and the Run form's "Run on" with a repeated run on the pool.
  */
 async function shootPool(browser, shoot) {
   const harness = startHarness(['--demo-time-scale', '1', '--local-demo', 'GPU 2']);
@@ -118,6 +119,13 @@ async function shootPool(browser, shoot) {
     const table = page.getByRole('table', { name: 'Files of Scans' });
     await table.getByRole('cell', { name: 'GPU 2', exact: true }).first().waitFor({ timeout: 60_000 });
     await table.getByRole('cell', { name: 'done', exact: true }).first().waitFor({ timeout: 60_000 });
+    // The Run form: the sample, repeated twice on the pool (its cards beside the hot folder's).
+    await go(page, 'run');
+    await page.getByRole('button', { name: 'Open sample: Text to image' }).click();
+    await page.getByRole('spinbutton', { name: 'Repeat' }).fill('2');
+    await page.getByRole('group', { name: 'Run on' }).getByRole('radio', { name: 'Pool' }).check();
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await page.getByRole('region', { name: 'Jobs' }).getByRole('article').filter({ hasText: 'from this window' }).nth(1).waitFor({ timeout: 30_000 });
     for (const size of SIZES) {
       await page.setViewportSize(size);
       for (const theme of THEMES) {
@@ -139,6 +147,10 @@ async function shootPool(browser, shoot) {
         await page.waitForTimeout(200);
         await shoot(page, 'dialog-hot-folder-run-on', size, theme);
         await page.keyboard.press('Escape');
+        await go(page, 'run');
+        await page.getByRole('group', { name: 'Run on' }).evaluate((el) => el.scrollIntoView({ block: 'end' }));
+        await page.waitForTimeout(200);
+        await shoot(page, 'run-pool', size, theme);
       }
     }
     await page.close();
@@ -171,6 +183,11 @@ async function main() {
       saved += 1;
     };
     const shoot = (name, size, theme) => shootOn(page, name, size, theme);
+    if (process.env.FLOWDECK_SHOTS === 'pool') {
+      await shootPool(browser, shootOn);
+      console.log(`${saved} screenshots in ${OUT}`);
+      return;
+    }
 
     // The empty Run view first, in every size and theme.
     for (const size of SIZES) {

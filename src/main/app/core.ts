@@ -304,9 +304,17 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
     }
   };
 
+  /** The open connection to `server`: the active session's, else the open pool's (no new connection). */
+  const openApiFor = (server: { kind: ServerKind; baseUrl: string }): ServiceApi | null => {
+    if (session && session.server.baseUrl === server.baseUrl && session.server.kind === server.kind) return session.api;
+    const pooled = hotFolders?.currentPool()?.sessionFor(server.baseUrl) ?? null;
+    return pooled && pooled.server.kind === server.kind ? pooled.api : null;
+  };
+
   const withServerApi = async <T>(server: ServerProfile, profileId: string | null, use: (api: ServiceApi) => Promise<T>): Promise<T> => {
     await switching;
-    if (session && session.server.baseUrl === server.baseUrl && session.server.kind === server.kind) return use(session.api);
+    const open = openApiFor(server);
+    if (open) return use(open);
     const profile = profileId ? deps.settings.read().profiles.find((p) => p.id === profileId) : undefined;
     const { api, events } = deps.connect(server, () => (profile ? keyFor(profile) : null));
     try {
@@ -511,7 +519,20 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
     },
 
     ...createWorkflowHandlers({ settings: deps.settings, dialogs: deps.dialogs ?? null, allowAnyPath: deps.allowAnyPath === true, session: () => session, requireLibrary }),
-    ...createJobHandlers({ now, log, session: () => session, requireSession, requireJobs, withServerApi, outputs }),
+    ...createJobHandlers({
+      now,
+      log,
+      session: () => session,
+      requireSession,
+      requireJobs,
+      withServerApi,
+      outputs,
+      usePool: async () => (hotFolders ? hotFolders.usePool() : null),
+      currentPool: () => hotFolders?.currentPool() ?? null,
+      poolIsSet: () => deps.settings.read().pool.length > 0,
+      poolTempDir: join(paths.cache, 'pool-inputs'),
+      notify: (message) => hub.emit('app.notice', { level: 'warning', message }),
+    }),
     ...createHistoryHandlers({ requireJobs, requireSession }),
     ...createPoolHandlers({
       settings: deps.settings,
@@ -579,8 +600,9 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
         store,
         root: resolveLibraryDir(deps.dataDir, process.env, deps.settings.read().libraryDir),
         ...(deps.libraryTrash ? { trash: deps.libraryTrash } : {}),
-        // Downloads go through the active profile's client; other servers' items wait until it is active.
-        source: (server) => (session && session.server.kind === server.kind && session.server.baseUrl === server.baseUrl ? session.api : null),
+        // Downloads go through the active profile's client or an open pool server's; other
+        // servers' items wait until one of those is open.
+        source: (server) => openApiFor(server),
         log: (message) => log('warn', message),
       });
       await library.start();
@@ -611,6 +633,7 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
               now,
               ...(deps.pollIntervalMs !== undefined ? { pollIntervalMs: deps.pollIntervalMs } : {}),
               warn: (message) => log('warn', message),
+              job: (snapshot) => hub.emit('job.update', snapshot),
               jobEnded: (snapshot, profileId, server) => void recordOutputs(snapshot, profileId, server),
             },
             active,

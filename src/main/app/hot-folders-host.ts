@@ -66,8 +66,10 @@ const DEFINITIONS_WAIT_MS = 3000;
 interface Live {
   session: ProfileSession;
   service: HotFolderService;
-  /** The pool, once a folder runs on it. */
+  /** The pool, once a folder (or a run from the Run view) uses it. */
   pool: LivePool | null;
+  /** The pool being opened, so two callers at once open it once. */
+  poolOpening: Promise<void> | null;
   off: Array<() => void>;
 }
 
@@ -113,7 +115,7 @@ export class HotFoldersHost {
         now: this.deps.now,
         poolFor: (config) => this.poolFor(live, config),
       });
-      const live: Live = { session, service, pool: null, off: [] };
+      const live: Live = { session, service, pool: null, poolOpening: null, off: [] };
       live.off.push(service.on((event) => this.onServiceEvent(live, event)), this.followProgress(live, session.tracker));
       this.live = live;
       // The pool first, ready (its servers' definitions read), so its folders start on it.
@@ -140,6 +142,24 @@ export class HotFoldersHost {
   /** The running pool's status (servers, jobs per server, throughput), or that none runs. */
   poolStatus(): PoolStatusView {
     return this.live?.pool?.status() ?? NO_POOL_STATUS;
+  }
+
+  /** The running pool, if one is open (no opening, no waiting). */
+  currentPool(): LivePool | null {
+    return this.live?.pool ?? null;
+  }
+
+  /**
+   * The pool for a run from the Run view: the one the folders use, opened now (its servers'
+   * definitions read) when none is open yet. Null when no server is connected or no server of
+   * the pool can be used. It lives as long as the folders' connection (closed on a profile switch
+   * or when the pool's settings change).
+   */
+  async usePool(): Promise<LivePool | null> {
+    const live = await this.current();
+    if (!live) return null;
+    await this.openPool(live);
+    return this.live === live ? live.pool : null;
   }
 
   /** Restarts the folders on the same session (the pool's settings changed: its connections are opened afresh). */
@@ -350,9 +370,16 @@ export class HotFoldersHost {
   }
 
   /** Opens the pool for `live` (once), ready to dispatch: its servers' definitions are read. */
-  private async openPool(live: Live): Promise<void> {
-    if (live.pool || !this.deps.openPool) return;
-    const pool = await this.deps.openPool(live.session);
+  private openPool(live: Live): Promise<void> {
+    if (live.pool || !this.deps.openPool) return Promise.resolve();
+    live.poolOpening ??= this.openPoolNow(live, this.deps.openPool).finally(() => {
+      live.poolOpening = null;
+    });
+    return live.poolOpening;
+  }
+
+  private async openPoolNow(live: Live, open: NonNullable<HotFoldersHostDeps['openPool']>): Promise<void> {
+    const pool = await open(live.session);
     if (!pool) return;
     if (this.live !== live) {
       await pool.dispose();

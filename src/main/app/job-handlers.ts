@@ -1,6 +1,7 @@
-// Jobs and the queue: run.submit (journaled before and after the server answers), jobs.list (the
-// journal merged with what the live tracker knows), jobs.cancel, queue.*, and the files of jobs
-// (output.fetch, only files a job really produced; input.fetch).
+// Jobs and the queue: run.submit (journaled before and after the server answers; on the active
+// server, or over the pool: pool-run.ts), jobs.list (the journal merged with what the live
+// trackers know, the pool servers' too), jobs.cancel and jobs.checkAgain (on the job's own
+// server), queue.*, and the files of jobs (output.fetch, only files a job really produced; input.fetch).
 import type { CallHandlers, JobSnapshotView } from '../../shared/ipc/contract';
 import { isJsonObject, parseJsonExact, type JsonObject } from '../../shared/json';
 import type { JobRecord, JobStore } from '../jobs/job-store';
@@ -12,8 +13,11 @@ import type { ServerProfile } from '../service/types';
 import { interpretWorkflow } from '../workflow/parse';
 import type { LogLevel } from './core';
 import { AppFailure } from './errors';
+import type { LivePool } from './live-pool';
 import type { OutputCache } from './output-cache';
+import { submitToPool } from './pool-run';
 import { errorView, jobView, type ProfileSession } from './session';
+import type { JobSnapshot } from '../jobs/types';
 
 export type JobCallName =
   | 'run.submit'
@@ -37,6 +41,16 @@ export interface JobHandlerContext {
   /** A REST client for a job's server: the session's when it is that server, else a short-lived one. */
   withServerApi<T>(server: ServerProfile, profileId: string | null, use: (api: ServiceApi) => Promise<T>): Promise<T>;
   outputs: OutputCache;
+  /** The pool (opened when none is open yet); null when no server of the pool can be used. */
+  usePool(): Promise<LivePool | null>;
+  /** The pool if one is open (no opening). */
+  currentPool(): LivePool | null;
+  /** Whether a pool is set in Servers (pool settings). */
+  poolIsSet(): boolean;
+  /** Where images are copied through on their way to another pool server. */
+  poolTempDir: string;
+  /** Tells the user (app.notice): a pool run that failed after run.submit answered. */
+  notify(message: string): void;
 }
 
 /** A journaled job as the renderer sees it (live details such as step progress are not journaled). */
@@ -80,13 +94,28 @@ function editorGraphOf(uiWorkflowJson: string | undefined): JsonObject | null {
 }
 
 export function createJobHandlers(ctx: JobHandlerContext): Pick<CallHandlers, JobCallName> {
-  /** The freshest view of a job: the live tracker's when it follows it, else the journal's. */
-  const findJob = async (promptId: string): Promise<{ view: JobSnapshotView; record: JobRecord | null }> => {
+  /** The live connections: the active session, then the open pool's others. */
+  const liveSessions = (): ProfileSession[] => {
+    const active = ctx.session();
+    const others = ctx.currentPool()?.allSessions().filter((s) => s !== active) ?? [];
+    return active ? [active, ...others] : others;
+  };
+
+  /** The connection whose tracker follows a job, with what it knows. */
+  const liveJob = (promptId: string): { session: ProfileSession; snapshot: JobSnapshot } | null => {
+    for (const session of liveSessions()) {
+      const snapshot = session.tracker.get(promptId);
+      if (snapshot) return { session, snapshot };
+    }
+    return null;
+  };
+
+  /** The freshest view of a job: the live tracker's when one follows it, else the journal's. */
+  const findJob = async (promptId: string): Promise<{ view: JobSnapshotView; record: JobRecord | null; session: ProfileSession | null }> => {
     const record = await ctx.requireJobs().get(promptId);
-    const session = ctx.session();
-    const live = session?.tracker.get(promptId);
-    if (live) return { view: jobView(live, session?.profileId ?? null, ctx.now()), record };
-    if (record) return { view: recordView(record), record };
+    const live = liveJob(promptId);
+    if (live) return { view: jobView(live.snapshot, live.session.profileId, ctx.now()), record, session: live.session };
+    if (record) return { view: recordView(record), record, session: null };
     throw new AppFailure('not_found', `There is no job ${promptId}.`);
   };
 
@@ -98,7 +127,7 @@ export function createJobHandlers(ctx: JobHandlerContext): Pick<CallHandlers, Jo
   };
 
   return {
-    'run.submit': async ({ workflowJson, repeat, label, uiWorkflowJson }) => {
+    'run.submit': async ({ workflowJson, repeat, label, uiWorkflowJson, target }) => {
       let value: unknown;
       try {
         value = parseJsonExact(workflowJson);
@@ -111,6 +140,23 @@ export function createJobHandlers(ctx: JobHandlerContext): Pick<CallHandlers, Jo
       const store = ctx.requireJobs();
       const workflow = parsed.workflow;
       const editorGraph = editorGraphOf(uiWorkflowJson);
+      if (target === 'pool') {
+        if (!ctx.poolIsSet()) throw new AppFailure('invalid_input', 'No pool is set. Add servers to the pool in Servers, or run on the active server.');
+        const pool = await ctx.usePool();
+        if (!pool) throw new AppFailure('invalid_input', 'The pool has no server that can be used. Check its servers in Servers (each with its key), or run on the active server.');
+        return submitToPool({
+          pool,
+          active,
+          jobs: store,
+          workflow,
+          workflowName: label ?? null,
+          editorGraph,
+          repeat: repeat ?? 1,
+          tempDir: ctx.poolTempDir,
+          log: ctx.log,
+          notify: ctx.notify,
+        });
+      }
       const promptIds: string[] = [];
       for (let i = 0; i < (repeat ?? 1); i += 1) {
         let result;
@@ -139,8 +185,7 @@ export function createJobHandlers(ctx: JobHandlerContext): Pick<CallHandlers, Jo
     'jobs.list': async () => {
       const records = await ctx.requireJobs().list({ limit: 500 });
       const byId = new Map<string, JobSnapshotView>(records.map((r) => [r.promptId, recordView(r)]));
-      const session = ctx.session();
-      if (session) {
+      for (const session of liveSessions()) {
         for (const live of session.tracker.list()) {
           const view = jobView(live, session.profileId, ctx.now());
           byId.set(live.promptId, { ...view, origin: view.origin ?? byId.get(live.promptId)?.origin ?? null });
@@ -150,7 +195,7 @@ export function createJobHandlers(ctx: JobHandlerContext): Pick<CallHandlers, Jo
     },
 
     'jobs.cancel': async ({ promptId, stopAllRunning }) => {
-      const { view, record } = await findJob(promptId);
+      const { view, record, session: following } = await findJob(promptId);
       if (isTerminalPhase(view.phase)) return { cancelled: false };
       const server = serverOf(promptId, record);
       // A waiting job is deleted from the queue. A running one is interrupted by its id where the
@@ -158,14 +203,16 @@ export function createJobHandlers(ctx: JobHandlerContext): Pick<CallHandlers, Jo
       // others running nothing is stopped until the user agrees (stopAllRunning).
       const outcome = await ctx.withServerApi(server, view.profileId, (api) => api.stopJob(promptId, { stopOthers: stopAllRunning === true }));
       if (outcome.kind === 'would_stop_others') return { cancelled: false, stopsAllRunning: outcome.running };
-      const session = ctx.session();
+      // The tracker of the job's own server (a pool server's, for a job the pool sent there).
+      const session = following ?? ctx.session();
       session?.tracker.noteCancelRequested(promptId);
       session?.refreshQueueSoon();
       return { cancelled: true };
     },
 
     'jobs.checkAgain': async ({ promptId }) => {
-      const session = ctx.session();
+      // Asked of the job's own server: the pool server's tracker when one follows it.
+      const session = liveJob(promptId)?.session ?? ctx.session();
       const live = await session?.tracker.checkAgain(promptId);
       if (live && session) return jobView(live, session.profileId, ctx.now());
       return (await findJob(promptId)).view;

@@ -1,9 +1,11 @@
 // The pool as the app runs it: one connection (REST client, events socket, job tracker) per pool
 // server, the active server's own session reused rather than opened twice (two trackers of one
 // profile would both reconcile its jobs), and the ServerPool over them that hot folders set to
-// "Run on: Pool" share. Opened when the hot folders start and a folder needs it, disposed with
-// them (profile switch, pool settings changed). Servers that cannot be used (no key, the same
+// "Run on: Pool" and the Run view's repeated runs share. Opened when the hot folders start and a
+// folder needs it, or when a run is sent to the pool; disposed with the hot folders (profile
+// switch, pool settings changed). Servers that cannot be used (no key, the same
 // server twice) are left out and shown out of rotation with the reason; the others run.
+import type { JobSnapshotView } from '../../shared/ipc/contract';
 import type { PoolMemberStatusView, PoolStatusView } from '../../shared/ipc/pool-contract';
 import type { PoolEntry, Profile } from '../config/settings';
 import type { JobStore } from '../jobs/job-store';
@@ -27,6 +29,8 @@ export interface LivePoolDeps extends PoolProfiles {
   now: () => number;
   pollIntervalMs?: number;
   warn(message: string): void;
+  /** A job on a pool server other than the active one changed (the Jobs panel shows its card live). */
+  job(snapshot: JobSnapshotView): void;
   /**
    * A job this pool's own connection saw end: the app records its outputs as the active session
    * does (a job run from the window on that server earlier is finished here, and must not lose
@@ -47,6 +51,7 @@ interface Left {
 export class LivePool {
   private readonly listeners = new Set<(status: PoolStatusView) => void>();
   private readonly offPool: () => void;
+  private readonly closing = new AbortController();
   private disposed = false;
 
   private constructor(
@@ -100,9 +105,9 @@ export class LivePool {
         previews: deps.previews,
         now: deps.now,
         ...(deps.pollIntervalMs !== undefined ? { pollIntervalMs: deps.pollIntervalMs } : {}),
-        // The pool's status speaks for its servers; the Queue view reads their queues itself.
-        // The renderer's job cards act on the active server, so jobs of other servers are not sent there live.
-        outputs: { connection: () => undefined, job: () => undefined, queue: () => undefined, warn: deps.warn, jobEnded: (snapshot) => deps.jobEnded(snapshot, profile.id, server) },
+        // The pool's status speaks for its servers; the Queue view reads their queues itself. Its
+        // jobs reach the Jobs panel live (their cards act on the job's own server).
+        outputs: { connection: () => undefined, job: deps.job, queue: () => undefined, warn: deps.warn, jobEnded: (snapshot) => deps.jobEnded(snapshot, profile.id, server) },
       });
       session.start();
       owned.push(session);
@@ -140,8 +145,23 @@ export class LivePool {
 
   /** The tracker following jobs on the server at `baseUrl` (a file row's server). */
   trackerFor(baseUrl: string | null): JobTracker | null {
+    return this.sessionFor(baseUrl)?.tracker ?? null;
+  }
+
+  /** The connection to the server at `baseUrl`, when it is in the pool. */
+  sessionFor(baseUrl: string | null): ProfileSession | null {
     const member = this.pool.memberFor(baseUrl);
-    return member ? (this.sessions.get(member.baseUrl)?.session.tracker ?? null) : null;
+    return member ? (this.sessions.get(member.baseUrl)?.session ?? null) : null;
+  }
+
+  /** Every pool server's connection (the active session among them when it is in the pool). */
+  allSessions(): ProfileSession[] {
+    return [...this.sessions.values()].map(({ session }) => session);
+  }
+
+  /** Aborted when the pool closes: work waiting for one of its servers stops waiting. */
+  get closed(): AbortSignal {
+    return this.closing.signal;
   }
 
   /** The profile of the server at `baseUrl`, when it is in the pool. */
@@ -179,6 +199,7 @@ export class LivePool {
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
+    this.closing.abort();
     this.offPool();
     this.listeners.clear();
     this.pool.dispose();

@@ -79,6 +79,10 @@ const id = z.string().min(1).max(200);
 const profileTarget = z.object({ profileId: id.optional() }).strict().optional();
 const noInput = z.undefined();
 
+/** Where run.submit sends its runs: the active server, or the pool of servers set in Servers. */
+export const runTargetSchema = z.enum(['active', 'pool']);
+export type RunTarget = z.infer<typeof runTargetSchema>;
+
 export const fileRefSchema = z.object({ filename: z.string().min(1).max(1024), subfolder: z.string().max(1024), type: z.string().min(1).max(32) });
 export type FileRefView = z.infer<typeof fileRefSchema>;
 
@@ -387,9 +391,18 @@ export const calls = {
         label: z.string().max(255).optional(),
         /** The editor graph the workflow came from (workflow.open's uiWorkflowJson): sent on local servers only. */
         uiWorkflowJson: z.string().min(2).max(50 * 1024 * 1024).optional(),
+        /**
+         * Where the runs go: the active server (default), or the pool set in Servers, each run to
+         * the least-loaded pool server that can run it (with failover).
+         */
+        target: runTargetSchema.optional(),
       })
       .strict(),
-    result: z.object({ promptIds: z.array(z.string()) }),
+    /**
+     * The jobs accepted by now. On the pool, runs waiting for room are sent as servers free up
+     * (`waiting` of them); their jobs then appear through job.update.
+     */
+    result: z.object({ promptIds: z.array(z.string()), waiting: z.number().int().min(0).optional() }),
   },
   'jobs.list': { input: noInput, result: z.object({ jobs: z.array(jobSnapshotSchema) }) },
   // A running cloud job cannot be stopped alone: when others run too, nothing is stopped and

@@ -43,17 +43,18 @@ export function createAppState(bridge: FlowdeckApi): AppState {
   const jobs = new JobsStore(api);
   const recent = new RecentStore(api);
   const notices = new NoticeCentre();
+  const pool = new PoolStore(api);
   return {
     api,
     nav,
     connection: new ConnectionStore(),
     profiles: new ProfilesStore(api),
-    pool: new PoolStore(api),
+    pool,
     definitions,
     jobs,
     queue: new QueueStore(api, (ids) => jobs.noteStopRequested(ids)),
     recent,
-    run: new RunStore(api, definitions, jobs, nav, recent),
+    run: new RunStore(api, definitions, jobs, nav, recent, () => pool.servers.length > 0),
     library: new LibraryStore(api),
     hotFolders: new HotFoldersStore(api, notices),
     viewer: new ViewerStore(),

@@ -1,7 +1,7 @@
 // The Run view's controller: opening a workflow file, the form built from it, uploads into image
-// inputs, and submitting with a repeat count. Problems are reported where the user acts: in the
+// inputs, and submitting with a repeat count, on the active server or over the pool. Problems are reported where the user acts: in the
 // form (aria-invalid + message), in a notice, or at the key field (401).
-import { MAX_WORKFLOW_FILE_BYTES, type CallResult, type UploadView } from '../../../../shared/ipc/contract';
+import { MAX_WORKFLOW_FILE_BYTES, type CallResult, type RunTarget, type UploadView } from '../../../../shared/ipc/contract';
 import type { MaskSaveResult } from '../mask/upload';
 import { isJsonObject, parseJsonExact, stringifyJsonExact, type JsonValue } from '../../../../shared/json';
 import { messageOf, type Api } from '../api';
@@ -27,6 +27,8 @@ export class RunStore {
   submitting = $state(false);
   repeat = $state(1);
   newSeedEachRepeat = $state(true);
+  /** Where the runs go: the active server, or the pool set in Servers (only while one is set). */
+  target = $state<RunTarget>('active');
   groups: NodeGroup[] = $derived.by(() => this.#buildGroups());
   unknownNodes = $derived(this.groups.filter((g) => !g.known));
   /** Image inputs that take an uploaded file (LoadImage's `image`): where a library image can go. */
@@ -38,13 +40,20 @@ export class RunStore {
   readonly #jobs: JobsStore;
   readonly #nav: Navigation;
   readonly #recent: RecentStore;
+  readonly #poolIsSet: () => boolean;
 
-  constructor(api: Api, definitions: DefinitionsStore, jobs: JobsStore, nav: Navigation, recent: RecentStore) {
+  constructor(api: Api, definitions: DefinitionsStore, jobs: JobsStore, nav: Navigation, recent: RecentStore, poolIsSet: () => boolean = () => false) {
     this.#api = api;
     this.definitions = definitions;
     this.#jobs = jobs;
     this.#nav = nav;
     this.#recent = recent;
+    this.#poolIsSet = poolIsSet;
+  }
+
+  /** The target a run goes to now: the pool only while one is set (it may have been emptied since it was chosen). */
+  get effectiveTarget(): RunTarget {
+    return this.target === 'pool' && this.#poolIsSet() ? 'pool' : 'active';
   }
 
   #buildGroups(): NodeGroup[] {
@@ -191,7 +200,9 @@ export class RunStore {
     if (!doc || this.submitting) return [];
     doc.clearProblems();
     this.notice = null;
-    if (this.unknownNodes.length > 0) {
+    const target = this.effectiveTarget;
+    // On the pool, main names what each server lacks; the active server's definitions do not decide.
+    if (target === 'active' && this.unknownNodes.length > 0) {
       for (const g of this.unknownNodes) doc.nodeErrors.set(g.id, `The server has no node class "${g.classType}".`);
       const list = this.unknownNodes.map((g) => `node ${g.id} (${g.classType})`).join(', ');
       this.notice = { tone: 'error', title: 'Unknown node classes', message: `The active server does not know ${list}. Install the nodes on the server or pick another server.` };
@@ -201,22 +212,31 @@ export class RunStore {
     const freshSeeds = repeat > 1 && this.newSeedEachRepeat && this.seedFields.length > 0;
     this.submitting = true;
     const ids: string[] = [];
+    let waiting = 0;
     try {
       // With fresh seeds each repeat is its own submission (the same workflow twice would be
       // served from the server's cache); otherwise main submits the copies.
       for (let i = 0; i < (freshSeeds ? repeat : 1); i += 1) {
         if (i > 0) for (const field of this.seedFields) this.randomize(field);
-        const submitted = await this.#submitOnce(doc, freshSeeds ? 1 : repeat);
+        const submitted = await this.#submitOnce(doc, freshSeeds ? 1 : repeat, target);
         if (!submitted) break;
-        ids.push(...submitted);
+        ids.push(...submitted.promptIds);
+        waiting += submitted.waiting ?? 0;
       }
     } finally {
       this.submitting = false;
     }
+    if (waiting > 0 && this.notice === null) {
+      this.notice = {
+        tone: 'info',
+        title: `${waiting} ${waiting === 1 ? 'run waits' : 'runs wait'} for room on the pool`,
+        message: 'Every pool server that can run this workflow is busy. The waiting runs start as servers free up, and appear in Jobs then.',
+      };
+    }
     return ids;
   }
 
-  async #submitOnce(doc: OpenDocument, repeat: number): Promise<string[] | null> {
+  async #submitOnce(doc: OpenDocument, repeat: number, target: RunTarget): Promise<CallResult<'run.submit'> | null> {
     const fields = this.groups.flatMap((g) => g.fields);
     const { workflow, problems } = applyDrafts(doc.workflow, fields, doc.drafts);
     if (problems.length > 0) {
@@ -226,7 +246,10 @@ export class RunStore {
     }
     try {
       const ui = doc.uiWorkflowJson === null ? {} : { uiWorkflowJson: doc.uiWorkflowJson };
-      const { promptIds } = await this.#api.call('run.submit', { workflowJson: stringifyJsonExact(workflow), repeat, label: doc.name, ...ui });
+      // No target for the active server: the call is exactly what it was before pools.
+      const where = target === 'pool' ? { target } : {};
+      const submitted = await this.#api.call('run.submit', { workflowJson: stringifyJsonExact(workflow), repeat, label: doc.name, ...ui, ...where });
+      const { promptIds } = submitted;
       const nodeNames = Object.fromEntries(this.groups.map((g) => [g.id, g.displayName]));
       const inputImages = this.imageFields.flatMap((f) => {
         const node = workflow[f.nodeId];
@@ -234,7 +257,7 @@ export class RunStore {
         return typeof value === 'string' && value !== '' ? [value] : [];
       });
       for (const id of promptIds) this.#jobs.remember(id, { nodeNames, inputImages });
-      return promptIds;
+      return submitted;
     } catch (error) {
       this.#report(doc, error);
       return null;
