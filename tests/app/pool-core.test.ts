@@ -14,55 +14,22 @@ import { DemoService } from '../../src/main/demo';
 import { Store } from '../../src/main/jobs/store';
 import { Library } from '../../src/main/library';
 import { invertWorkflow, makePng, totalSubmissions, until } from '../watch/helpers';
-import { demoAppCore, failure, ok } from '../support/demo-core';
+import { failure, ok } from '../support/demo-core';
+import { poolAppFixture } from '../support/pool-app';
 
 const FILES = 8;
-let first: DemoService;
-let second: DemoService;
-let work = '';
-let dataDir = '';
+const app = poolAppFixture('flowdeck-pool-core-');
 let inDir = '';
 let outDir = '';
-let core: AppCore | null = null;
-let events: { name: EventName; payload: unknown }[] = [];
-
-beforeAll(async () => {
-  // Slow enough that a job is still running when the next file is ready: the pool must spread them.
-  first = new DemoService({ flavour: 'local', timeScale: 0.3 });
-  second = new DemoService({ flavour: 'local', timeScale: 0.3 });
-  await Promise.all([first.start(), second.start()]);
-});
-
-afterAll(async () => {
-  await Promise.all([first.stop(), second.stop()]);
-});
 
 beforeEach(() => {
-  work = mkdtempSync(join(tmpdir(), 'flowdeck-pool-core-'));
-  dataDir = join(work, 'data');
-  inDir = join(work, 'in');
-  outDir = join(work, 'out');
+  inDir = join(app.work, 'in');
+  outDir = join(app.work, 'out');
   mkdirSync(inDir, { recursive: true });
-  events = [];
 });
 
-afterEach(async () => {
-  await core?.dispose();
-  core = null;
-  rmSync(work, { recursive: true, force: true });
-});
-
-async function openCore(): Promise<AppCore> {
-  core = demoAppCore(dataDir);
-  core.onEvent((event) => void events.push({ name: event.name, payload: event.payload }));
-  await core.start();
-  await core.invoke('renderer.ready', undefined);
-  return core;
-}
-
-function payloads<E extends EventName>(name: E): EventPayload<E>[] {
-  return events.filter((e) => e.name === name).map((e) => e.payload as EventPayload<E>);
-}
+const openCore = (): Promise<AppCore> => app.openCore();
+const payloads = <E extends EventName>(name: E): EventPayload<E>[] => app.payloads(name);
 
 async function addProfile(c: AppCore, name: string, kind: 'local' | 'cloud', baseUrl: string): Promise<ProfileView> {
   return ok(c, 'profiles.save', { name, kind, baseUrl });
@@ -71,9 +38,9 @@ async function addProfile(c: AppCore, name: string, kind: 'local' | 'cloud', bas
 describe('the pool in the app core', () => {
   it('refuses a pool with one server twice, a server without its key or an unknown profile, naming each; keeps the order it is given', async () => {
     const c = await openCore();
-    const gpu1 = await addProfile(c, 'GPU 1', 'local', first.url);
-    const again = await addProfile(c, 'GPU 1 again', 'local', `${first.url}/`);
-    const gpu2 = await addProfile(c, 'GPU 2', 'local', second.url);
+    const gpu1 = await addProfile(c, 'GPU 1', 'local', app.first.url);
+    const again = await addProfile(c, 'GPU 1 again', 'local', `${app.first.url}/`);
+    const gpu2 = await addProfile(c, 'GPU 2', 'local', app.second.url);
     const cloud = await addProfile(c, 'Cloud', 'cloud', 'https://cloud.example.invalid');
     expect(await ok(c, 'pool.get')).toEqual({ servers: [] });
 
@@ -108,19 +75,19 @@ describe('the pool in the app core', () => {
 
   it('sends a pool folder\'s files to both servers, names the server of each row, and reports the pool\'s status', async () => {
     const c = await openCore();
-    const gpu1 = await addProfile(c, 'GPU 1', 'local', first.url);
-    const gpu2 = await addProfile(c, 'GPU 2', 'local', second.url);
+    const gpu1 = await addProfile(c, 'GPU 1', 'local', app.first.url);
+    const gpu2 = await addProfile(c, 'GPU 2', 'local', app.second.url);
     await ok(c, 'pool.save', { servers: [{ profileId: gpu1.id, concurrency: 1 }, { profileId: gpu2.id, concurrency: 1 }] });
     expect(await ok(c, 'pool.status')).toEqual({ active: false, members: [], jobsPerMinute: 0 });
 
-    const before = [totalSubmissions(first), totalSubmissions(second)] as const;
+    const before = [totalSubmissions(app.first), totalSubmissions(app.second)] as const;
     const folder = await ok(c, 'hotFolders.save', { inputDir: inDir, outputDir: outDir, workflowJson: JSON.stringify(invertWorkflow()), bind: '1.image', settleMs: 100, runOn: 'pool' });
     expect(folder.runOn).toBe('pool');
     for (let i = 0; i < FILES; i += 1) writeFileSync(join(inDir, `img${i}.png`), makePng(900 + i));
     await until(() => payloads('hotFolders.drained').some((d) => d.folderId === folder.id && d.counters.done === FILES), 'the pool folder drained', 60_000);
 
     // Both servers ran files, and together exactly one job per file.
-    const ran = [totalSubmissions(first) - before[0], totalSubmissions(second) - before[1]];
+    const ran = [totalSubmissions(app.first) - before[0], totalSubmissions(app.second) - before[1]];
     expect(ran[0]).toBeGreaterThan(0);
     expect(ran[1]).toBeGreaterThan(0);
     expect(ran[0]! + ran[1]!).toBe(FILES);
@@ -129,8 +96,8 @@ describe('the pool in the app core', () => {
     expect(files).toHaveLength(FILES);
     const byServer = new Map<string, number>();
     for (const row of files) byServer.set(`${row.serverName}@${row.server}`, (byServer.get(`${row.serverName}@${row.server}`) ?? 0) + 1);
-    expect(byServer.get(`GPU 1@${first.url}`)).toBe(ran[0]);
-    expect(byServer.get(`GPU 2@${second.url}`)).toBe(ran[1]);
+    expect(byServer.get(`GPU 1@${app.first.url}`)).toBe(ran[0]);
+    expect(byServer.get(`GPU 2@${app.second.url}`)).toBe(ran[1]);
 
     // The status events: valid by the contract, both servers named, in rotation, the work counted.
     const statuses = payloads('pool.status');
@@ -157,8 +124,8 @@ describe('the pool in the app core', () => {
 
     // The library records each output with the profile of the server that made it.
     await c.dispose();
-    const store = await Store.open(join(dataDir, 'flowdeck.sqlite'));
-    const library = await Library.open({ store, root: join(dataDir, 'library'), source: () => null });
+    const store = await Store.open(join(app.dataDir, 'flowdeck.sqlite'));
+    const library = await Library.open({ store, root: join(app.dataDir, 'library'), source: () => null });
     try {
       const items = await library.list();
       expect(items).toHaveLength(FILES);
@@ -173,8 +140,8 @@ describe('the pool in the app core', () => {
 
   it('leaves a pool server whose key was removed out of rotation, with the reason, and runs the files on the others', async () => {
     const c = await openCore();
-    const gpu1 = await addProfile(c, 'GPU 1', 'local', first.url);
-    const gpu2 = await addProfile(c, 'GPU 2', 'local', second.url);
+    const gpu1 = await addProfile(c, 'GPU 1', 'local', app.first.url);
+    const gpu2 = await addProfile(c, 'GPU 2', 'local', app.second.url);
     const cloud = await addProfile(c, 'Cloud', 'cloud', 'https://cloud.example.invalid');
     await ok(c, 'key.save', { profileId: cloud.id, key: 'sk-test-pool-key-0002', sessionOnly: true });
     await ok(c, 'pool.save', { servers: [{ profileId: cloud.id, concurrency: 1 }, { profileId: gpu1.id, concurrency: 1 }, { profileId: gpu2.id, concurrency: 1 }] });
@@ -199,7 +166,7 @@ describe('the pool in the app core', () => {
     await doomed.start();
     try {
       const c = await openCore();
-      const gpu1 = await addProfile(c, 'GPU 1', 'local', first.url);
+      const gpu1 = await addProfile(c, 'GPU 1', 'local', app.first.url);
       const gone = await addProfile(c, 'Doomed', 'local', doomed.url);
       // The doomed server first: it is preferred, so files go to it until it stops answering.
       await ok(c, 'pool.save', { servers: [{ profileId: gone.id, concurrency: 1 }, { profileId: gpu1.id, concurrency: 1 }] });
@@ -221,7 +188,7 @@ describe('the pool in the app core', () => {
 
   it('reads an unreachable pool server\'s queue as an error of that column, the other still read', async () => {
     const c = await openCore();
-    const gpu1 = await addProfile(c, 'GPU 1', 'local', first.url);
+    const gpu1 = await addProfile(c, 'GPU 1', 'local', app.first.url);
     const gone = await addProfile(c, 'Gone', 'local', 'http://127.0.0.1:9');
     await ok(c, 'pool.save', { servers: [{ profileId: gpu1.id, concurrency: 1 }, { profileId: gone.id, concurrency: 1 }] });
     const queues = await ok(c, 'pool.queues');

@@ -15,48 +15,14 @@ import { Store } from '../../src/main/jobs/store';
 import { JobStore } from '../../src/main/jobs/job-store';
 import { Library } from '../../src/main/library';
 import { invertWorkflow, makePng, totalSubmissions, until } from '../watch/helpers';
-import { demoAppCore, failure, ok } from '../support/demo-core';
+import { failure, ok } from '../support/demo-core';
+import { poolAppFixture } from '../support/pool-app';
 
-let first: DemoService;
-let second: DemoService;
-let work = '';
-let dataDir = '';
-let core: AppCore | null = null;
-let events: { name: EventName; payload: unknown }[] = [];
-
-beforeAll(async () => {
-  // Slow enough that both servers are busy while the next runs wait for room.
-  first = new DemoService({ flavour: 'local', timeScale: 0.3 });
-  second = new DemoService({ flavour: 'local', timeScale: 0.3 });
-  await Promise.all([first.start(), second.start()]);
-});
-
-afterAll(async () => {
-  await Promise.all([first.stop(), second.stop()]);
-});
-
-beforeEach(() => {
-  work = mkdtempSync(join(tmpdir(), 'flowdeck-pool-run-'));
-  dataDir = join(work, 'data');
-  events = [];
-});
-
-afterEach(async () => {
-  await core?.dispose();
-  core = null;
-  rmSync(work, { recursive: true, force: true });
-});
-
-async function openCore(): Promise<AppCore> {
-  core = demoAppCore(dataDir);
-  core.onEvent((event) => void events.push({ name: event.name, payload: event.payload }));
-  await core.start();
-  await core.invoke('renderer.ready', undefined);
-  return core;
-}
+const app = poolAppFixture('flowdeck-pool-run-');
+const openCore = (): Promise<AppCore> => app.openCore();
 
 function updates(): EventPayload<'job.update'>[] {
-  return events.filter((e) => e.name === 'job.update').map((e) => e.payload as EventPayload<'job.update'>);
+  return app.events.filter((e) => e.name === 'job.update').map((e) => e.payload as EventPayload<'job.update'>);
 }
 
 function succeeded(): Set<string> {
@@ -73,15 +39,15 @@ function pngsUnder(dir: string): string[] {
 
 /** Two local profiles, GPU 1 active, both in the pool (one job at a time each). */
 async function twoServerPool(c: AppCore): Promise<{ gpu1: ProfileView; gpu2: ProfileView }> {
-  const gpu1 = await ok(c, 'profiles.save', { name: 'GPU 1', kind: 'local', baseUrl: first.url, select: true });
-  const gpu2 = await ok(c, 'profiles.save', { name: 'GPU 2', kind: 'local', baseUrl: second.url });
+  const gpu1 = await ok(c, 'profiles.save', { name: 'GPU 1', kind: 'local', baseUrl: app.first.url, select: true });
+  const gpu2 = await ok(c, 'profiles.save', { name: 'GPU 2', kind: 'local', baseUrl: app.second.url });
   await ok(c, 'pool.save', { servers: [{ profileId: gpu1.id, concurrency: 1 }, { profileId: gpu2.id, concurrency: 1 }] });
   return { gpu1, gpu2 };
 }
 
 /** The form's image, uploaded to the active server as the Run form does; the workflow names it there. */
 async function workflowWithUpload(c: AppCore): Promise<string> {
-  const image = join(work, 'portrait.png');
+  const image = join(app.work, 'portrait.png');
   writeFileSync(image, makePng(4242, 16, 12));
   const uploaded = await ok(c, 'upload.image', { path: image });
   if (!uploaded) throw new Error('no upload');
@@ -93,7 +59,7 @@ describe('repeated runs on the pool in the app', () => {
     const c = await openCore();
     const { gpu1, gpu2 } = await twoServerPool(c);
     const workflowJson = await workflowWithUpload(c);
-    const before = [totalSubmissions(first), totalSubmissions(second)] as const;
+    const before = [totalSubmissions(app.first), totalSubmissions(app.second)] as const;
 
     const submitted = await ok(c, 'run.submit', { workflowJson, repeat: 4, label: 'pool-run.json', target: 'pool' });
     // One job at a time per server: at least two accepted when it answers, the others waiting
@@ -102,7 +68,7 @@ describe('repeated runs on the pool in the app', () => {
     expect(submitted.promptIds.length + (submitted.waiting ?? 0)).toBe(4);
 
     await until(() => succeeded().size === 4, 'four jobs succeeded', 60_000);
-    const ran = [totalSubmissions(first) - before[0], totalSubmissions(second) - before[1]];
+    const ran = [totalSubmissions(app.first) - before[0], totalSubmissions(app.second) - before[1]];
     expect(ran[0]).toBeGreaterThan(0);
     expect(ran[1]).toBeGreaterThan(0);
     expect(ran[0]! + ran[1]!).toBe(4);
@@ -125,16 +91,16 @@ describe('repeated runs on the pool in the app', () => {
       if (Date.now() > deadline) throw new Error(`only ${n} of 4 outputs reached the library`);
       await new Promise((r) => setTimeout(r, 100));
     }
-    expect(pngsUnder(join(dataDir, 'library')).length).toBeGreaterThan(0);
+    expect(pngsUnder(join(app.dataDir, 'library')).length).toBeGreaterThan(0);
     await c.dispose();
-    const store = await Store.open(join(dataDir, 'flowdeck.sqlite'));
-    const library = await Library.open({ store, root: join(dataDir, 'library'), source: () => null });
+    const store = await Store.open(join(app.dataDir, 'flowdeck.sqlite'));
+    const library = await Library.open({ store, root: join(app.dataDir, 'library'), source: () => null });
     try {
       const jobs = await JobStore.open(store);
       for (const id of succeeded()) {
         const record = await jobs.get(id);
         expect(record).toMatchObject({ origin: 'window', phase: 'succeeded', profileId: profileOf.get(id) });
-        expect(record?.baseUrl).toBe(profileOf.get(id) === gpu1.id ? first.url : second.url);
+        expect(record?.baseUrl).toBe(profileOf.get(id) === gpu1.id ? app.first.url : app.second.url);
       }
       const items = await library.list();
       expect(items).toHaveLength(4);
@@ -152,7 +118,7 @@ describe('repeated runs on the pool in the app', () => {
     const c = await openCore();
     const { gpu1 } = await twoServerPool(c);
     const workflowJson = await workflowWithUpload(c);
-    const before = [totalSubmissions(first), totalSubmissions(second)] as const;
+    const before = [totalSubmissions(app.first), totalSubmissions(app.second)] as const;
     const explicit = await ok(c, 'run.submit', { workflowJson, repeat: 2, label: 'active.json', target: 'active' });
     const implicit = await ok(c, 'run.submit', { workflowJson, repeat: 1, label: 'active.json' });
     // All accepted at once, none waiting: the active server queues them itself.
@@ -160,7 +126,7 @@ describe('repeated runs on the pool in the app', () => {
     expect(implicit.promptIds).toHaveLength(1);
     const ids = [...explicit.promptIds, ...implicit.promptIds];
     await until(() => ids.every((id) => succeeded().has(id)), 'the active jobs succeeded', 30_000);
-    expect([totalSubmissions(first) - before[0], totalSubmissions(second) - before[1]]).toEqual([3, 0]);
+    expect([totalSubmissions(app.first) - before[0], totalSubmissions(app.second) - before[1]]).toEqual([3, 0]);
     const listed = (await ok(c, 'jobs.list')).jobs.filter((j) => ids.includes(j.promptId));
     expect(listed.map((j) => j.profileId)).toEqual([gpu1.id, gpu1.id, gpu1.id]);
   });
@@ -186,7 +152,7 @@ describe('repeated runs on the pool in the app', () => {
 
   it('refuses target "pool" without a pool, naming what to do', async () => {
     const c = await openCore();
-    await ok(c, 'profiles.save', { name: 'GPU 1', kind: 'local', baseUrl: first.url, select: true });
+    await ok(c, 'profiles.save', { name: 'GPU 1', kind: 'local', baseUrl: app.first.url, select: true });
     const workflowJson = JSON.stringify(invertWorkflow());
     const error = await failure(c, 'run.submit', { workflowJson, repeat: 2, target: 'pool' });
     expect(error.code).toBe('invalid_input');
