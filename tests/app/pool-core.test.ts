@@ -4,10 +4,10 @@
 // servers (each row names its server; each output enters the library with the profile of the
 // server that made it), pool.status events report jobs per server and throughput, and pool.queues
 // reads each pool server's own queue.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
+
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { poolStatusSchema, type EventName, type EventPayload, type HotFileView, type ProfileView } from '../../src/shared/ipc/contract';
 import type { AppCore } from '../../src/main/app/core';
 import { DemoService } from '../../src/main/demo';

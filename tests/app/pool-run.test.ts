@@ -4,13 +4,13 @@
 // origin 'window' and the profile of its server, sends every job's progress to the renderer, and
 // each output enters the library with that profile; target 'active' (and no target) runs on the
 // active server only, as before; 'pool' without a pool is refused with the reason.
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, writeFileSync } from 'node:fs';
+
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { EventName, EventPayload, ProfileView } from '../../src/shared/ipc/contract';
+import { describe, expect, it } from 'vitest';
+import type { EventPayload, ProfileView } from '../../src/shared/ipc/contract';
 import type { AppCore } from '../../src/main/app/core';
-import { DemoService } from '../../src/main/demo';
+
 import { Store } from '../../src/main/jobs/store';
 import { JobStore } from '../../src/main/jobs/job-store';
 import { Library } from '../../src/main/library';
