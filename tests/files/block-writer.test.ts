@@ -109,6 +109,23 @@ it('holds the caller back once its blocks are all in flight, and takes the rest 
   expect((await readFile(join(dir, 'w.part'))).equals(bytes)).toBe(true);
 });
 
+it('two big downloads at once are written directly, a third buffered; a closed one makes room', async (context) => {
+  const dir = await tempDir();
+  if (!(await takesDirect(dir))) return context.skip('the temp folder has no O_DIRECT: every writer is buffered here');
+  const open = (name: string): Promise<BlockWriter> => BlockWriter.create([join(dir, name)], null);
+  const [first, second, third] = [await open('1.part'), await open('2.part'), await open('3.part')];
+  expect([first.direct, second.direct, third.direct]).toEqual([true, true, false]);
+  await first.close();
+  const fourth = await open('4.part');
+  expect(fourth.direct).toBe(true);
+  for (const writer of [second, third, fourth]) {
+    await writer.write(pattern(100));
+    await writer.end();
+    await writer.close();
+  }
+  expect((await readFile(join(dir, '3.part'))).equals(pattern(100))).toBe(true);
+});
+
 it('tmpfs, which refuses O_DIRECT, gets buffered writes of the same bytes', async (context) => {
   if (!existsSync('/dev/shm')) return context.skip('no /dev/shm (tmpfs) on this machine');
   const dir = await tempDir('/dev/shm');
