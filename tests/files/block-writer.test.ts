@@ -93,6 +93,15 @@ it('a small file goes through the page cache, also when more bytes come than ann
   await writer.end();
   await writer.close();
   expect((await readFile(join(dir, 's.part'))).equals(bytes)).toBe(true);
+
+  // Just under the O_DIRECT size: buffered, in 1 MiB blocks.
+  const large = pattern(DIRECT_MIN_BYTES - 1);
+  const buffered = await BlockWriter.create([join(dir, 'l.part')], large.length);
+  expect(buffered.direct).toBe(false);
+  await feed(buffered, large, [65_536, 3]);
+  expect(await buffered.end()).toBe(large.length);
+  await buffered.close();
+  expect((await readFile(join(dir, 'l.part'))).equals(large)).toBe(true);
 });
 
 it('holds the caller back once its blocks are all in flight, and takes the rest afterwards', async () => {

@@ -22,6 +22,8 @@ const BLOCKS_PER_WRITER = 4;
 const DIRECT_ALIGN = 4096;
 /** Below this size a file is written through the page cache: too small for O_DIRECT to pay. */
 export const DIRECT_MIN_BYTES = 8 << 20;
+/** The largest block of a file written through the page cache. */
+const SMALL_BLOCK_BYTES = 1 << 20;
 /**
  * Writers with aligned blocks at once; more concurrent big downloads are written buffered. Each
  * WebAssembly.Memory reserves ~10 GiB of address space (V8's guard region; not memory), so their
@@ -164,7 +166,8 @@ export class BlockWriter {
       await Promise.all(files.map((f) => fs.rm(f.path, { force: true }).catch(() => {})));
       throw error;
     }
-    const blockBytes = big ? BLOCK_BYTES : Math.max(DIRECT_ALIGN, expectedBytes ?? 0);
+    // A small file's blocks: its size, at most 1 MiB (hot folders download 8 at once).
+    const blockBytes = big ? BLOCK_BYTES : Math.max(1, Math.min(SMALL_BLOCK_BYTES, expectedBytes ?? 0));
     return new BlockWriter(files, alignedSet, blockBytes);
   }
 
