@@ -63,10 +63,15 @@ const roundUp = (n: number, to: number): number => Math.ceil(n / to) * to;
 
 /** One new file being written; switches itself to buffered writes when a direct one is refused. */
 class TargetFile {
+  /** Set once the file goes on buffered (several blocks may be in flight when that happens). */
+  #toBuffered: Promise<void> | null = null;
+
   private constructor(
     readonly path: string,
     private handle: fs.FileHandle,
     private direct: boolean,
+    /** Opened O_DIRECT: its last direct block may carry padding, cut by finish(). */
+    private readonly openedDirect: boolean,
   ) {}
 
   /** Creates `path` (it must not exist: 'wx'), directly written when `direct` and possible. */
@@ -74,43 +79,42 @@ class TargetFile {
     if (direct && O_DIRECT !== 0) {
       try {
         const flags = fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | O_DIRECT;
-        return new TargetFile(path, await fs.open(path, flags, 0o666), true);
+        return new TargetFile(path, await fs.open(path, flags, 0o666), true, true);
       } catch (error) {
         // EINVAL: this file system has no O_DIRECT (tmpfs, some FUSE). Anything else is real.
         if ((error as NodeJS.ErrnoException).code !== 'EINVAL') throw error;
       }
     }
-    return new TargetFile(path, await fs.open(path, 'wx'), false);
+    return new TargetFile(path, await fs.open(path, 'wx'), false, false);
   }
 
   /** Writes `length` bytes of `block` at `position`; `length` is padded to the alignment when direct. */
   async write(block: Buffer, length: number, position: number): Promise<void> {
     if (this.direct) {
       try {
-        await this.writeAll(block, roundUp(length, DIRECT_ALIGN), position);
+        await writeAll(this.handle, this.path, block, roundUp(length, DIRECT_ALIGN), position);
         return;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EINVAL') throw error;
         // The file system took the O_DIRECT open but not this write (alignment): go on buffered.
-        await this.handle.close().catch(() => {});
-        this.handle = await fs.open(this.path, 'r+');
-        this.direct = false;
+        this.#toBuffered ??= this.#reopenBuffered();
+        await this.#toBuffered;
       }
     }
-    await this.writeAll(block, length, position);
+    await writeAll(this.handle, this.path, block, length, position);
   }
 
-  private async writeAll(block: Buffer, length: number, position: number): Promise<void> {
-    for (let done = 0; done < length; ) {
-      const { bytesWritten } = await this.handle.write(block, done, length - done, position + done);
-      if (bytesWritten <= 0) throw new Error(`Could not write ${this.path}: no progress.`);
-      done += bytesWritten;
-    }
+  async #reopenBuffered(): Promise<void> {
+    const direct = this.handle;
+    this.handle = await fs.open(this.path, 'r+');
+    this.direct = false;
+    // FileHandle.close() waits for the writes still under way on it.
+    await direct.close().catch(() => {});
   }
 
   /** Cuts the padding of a direct last block and fsyncs, once, on the descriptor that wrote. */
   async finish(size: number): Promise<void> {
-    if (this.direct) await this.handle.truncate(size);
+    if (this.openedDirect) await this.handle.truncate(size);
     await this.handle.sync();
   }
 
@@ -119,7 +123,17 @@ class TargetFile {
   }
 
   async close(): Promise<void> {
+    await this.#toBuffered?.catch(() => {});
     await this.handle.close();
+  }
+}
+
+/** A positioned write of `length` bytes, looping over short writes. */
+async function writeAll(handle: fs.FileHandle, path: string, block: Buffer, length: number, position: number): Promise<void> {
+  for (let done = 0; done < length; ) {
+    const { bytesWritten } = await handle.write(block, done, length - done, position + done);
+    if (bytesWritten <= 0) throw new Error(`Could not write ${path}: no progress.`);
+    done += bytesWritten;
   }
 }
 
