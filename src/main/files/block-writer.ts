@@ -9,14 +9,19 @@
 // benchmark VM, ~0.4 s on bare metal) and a long fsync at the end. O_DIRECT wants the memory,
 // the file offset and the length aligned, so blocks are page-aligned memory (a WebAssembly.Memory:
 // V8 maps it on its own pages) and the last block is padded to the alignment, then the file is
-// truncated to its real size. A file system or platform without O_DIRECT (tmpfs, macOS, Windows)
-// gets ordinary buffered writes of the same blocks; so does a file whose direct write is refused.
+// truncated to its real size. A file system or platform without O_DIRECT (tmpfs before Linux 6.6,
+// some FUSE file systems, macOS, Windows) gets ordinary buffered writes of the same blocks; so does
+// a file whose direct write is refused.
 import { constants as fsConstants } from 'node:fs';
 import * as fs from 'node:fs/promises';
 
-/** One block: the unit of a write call (1 GiB alone, O_DIRECT + fsync: 4 MiB writes 0.47 s, 1 MiB 0.52-0.59 s). */
-export const BLOCK_BYTES = 4 << 20;
-/** Blocks one writer fills and writes at once (in flight + the one filling): 16 MiB per download. */
+/**
+ * One block: the unit of a write call. 1 GiB alone, O_DIRECT, 4 writes in flight: 2 MiB blocks
+ * 0.57-0.64 s, 4 MiB 0.58-0.71 s (same within noise); a 1 GiB download's peak RSS growth
+ * (bench/support/download-child.ts) 48-58 MB with 2 MiB, 59-71 MB with 4 MiB (target < 64 MB).
+ */
+export const BLOCK_BYTES = 2 << 20;
+/** Blocks one writer fills and writes at once (in flight + the one filling): 8 MiB per download. */
 const BLOCKS_PER_WRITER = 4;
 /** O_DIRECT offsets and lengths: the largest logical block size in use (4Kn disks). */
 const DIRECT_ALIGN = 4096;
@@ -37,7 +42,7 @@ const { Memory } = (globalThis as unknown as { WebAssembly: { Memory: new (size:
 
 /** Sets of aligned blocks made so far (in use or kept). */
 let alignedSets = 0;
-/** A freed set kept for the next big download (hot folders download many in a row): 16 MiB once touched. */
+/** A freed set kept for the next big download (hot folders download many in a row): 8 MiB once touched. */
 let keptSet: Buffer[] | null = null;
 
 /** BLOCKS_PER_WRITER page-aligned blocks, or null when DIRECT_WRITERS writers have theirs. */
@@ -81,7 +86,7 @@ class TargetFile {
         const flags = fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | O_DIRECT;
         return new TargetFile(path, await fs.open(path, flags, 0o666), true, true);
       } catch (error) {
-        // EINVAL: this file system has no O_DIRECT (tmpfs, some FUSE). Anything else is real.
+        // EINVAL: this file system has no O_DIRECT (older tmpfs, some FUSE). Anything else is real.
         if ((error as NodeJS.ErrnoException).code !== 'EINVAL') throw error;
       }
     }
