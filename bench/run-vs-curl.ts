@@ -57,13 +57,14 @@ async function flowdeckRun(work: string, workflowPath: string, url: string, key:
   }
 }
 
-async function curlRun(work: string, url: string, key: string, ref: { filename: string; subfolder: string; type: string }, sync: boolean): Promise<number> {
+/** curl on a fresh signed URL: wall seconds, and its CPU seconds (GNU time) when not synced. */
+async function curlRun(work: string, url: string, key: string, ref: { filename: string; subfolder: string; type: string }, sync: boolean): Promise<{ seconds: number; cpuSeconds: number }> {
   const target = join(work, 'curl.bin');
   const location = await signedUrl(url, key, ref);
   try {
-    return sync
-      ? await timeCommand('sh', ['-c', 'curl -s -f -o "$1" "$2" && sync "$1"', 'sh', target, location])
-      : await timeCommand('curl', ['-s', '-f', '-o', target, location]);
+    if (sync) return { seconds: await timeCommand('sh', ['-c', 'curl -s -f -o "$1" "$2" && sync "$1"', 'sh', target, location]), cpuSeconds: NaN };
+    const measured = await measureCommand('curl', ['-s', '-f', '-o', target, location], { quiet: true });
+    return { seconds: measured.seconds, cpuSeconds: measured.cpuSeconds };
   } finally {
     rmSync(target, { force: true });
   }
@@ -82,6 +83,7 @@ export async function runVsCurlBench(): Promise<Record<string, number>> {
     const flowdeck: (MeasuredRun & { phases: Phases })[] = [];
     const curl: number[] = [];
     const curlSynced: number[] = [];
+    const curlCpu: number[] = [];
     const baseline: MeasuredRun[] = [];
     try {
       const key = cloud.apiKey!;
@@ -90,16 +92,18 @@ export async function runVsCurlBench(): Promise<Record<string, number>> {
         ROUNDS,
         async (round) => void flowdeck.push(await flowdeckRun(work, workflowPath, cloud.url, key, round)),
         async (round) => {
-          curl.push(await curlRun(work, cloud.url, key, ref, false));
-          curlSynced.push(await curlRun(work, cloud.url, key, ref, true));
+          const plain = await curlRun(work, cloud.url, key, ref, false);
+          curl.push(plain.seconds);
+          curlCpu.push(plain.cpuSeconds);
+          curlSynced.push((await curlRun(work, cloud.url, key, ref, true)).seconds);
           if (BASELINE_CLI) baseline.push(await flowdeckRun(work, workflowPath, cloud.url, key, round, BASELINE_CLI));
         },
         (round) => {
           const f = flowdeck[round]!;
           const p = f.phases;
           if (BASELINE_CLI) console.log(`  round ${round + 1}: baseline run ${baseline[round]!.seconds.toFixed(2)} s (cpu ${baseline[round]!.cpuSeconds.toFixed(2)} s): ratio curl / baseline ${(curl[round]! / baseline[round]!.seconds).toFixed(2)}x`);
-          console.log(`  round ${round + 1}: flowdeck run ${f.seconds.toFixed(2)} s (cpu ${f.cpuSeconds.toFixed(2)} s, peak RSS ${f.maxRssMb.toFixed(0)} MB); curl -o ${curl[round]!.toFixed(2)} s; curl -o + sync ${curlSynced[round]!.toFixed(2)} s`);
-          console.log(`           flowdeck phases: start to submitted ${p.submitted.toFixed(2)} s, job ${(p.succeeded - p.submitted).toFixed(2)} s, library download + hash + --out copy ${(p.delivered - p.succeeded).toFixed(2)} s, exit ${(f.seconds - p.delivered).toFixed(2)} s`);
+          console.log(`  round ${round + 1}: flowdeck run ${f.seconds.toFixed(2)} s (cpu ${f.cpuSeconds.toFixed(2)} s, peak RSS ${f.maxRssMb.toFixed(0)} MB); curl -o ${curl[round]!.toFixed(2)} s (cpu ${curlCpu[round]!.toFixed(2)} s); curl -o + sync ${curlSynced[round]!.toFixed(2)} s; ratio curl / flowdeck ${(curl[round]! / f.seconds).toFixed(2)}x`);
+          console.log(`           flowdeck phases: start to submitted ${p.submitted.toFixed(2)} s, job ${(p.succeeded - p.submitted).toFixed(2)} s, library download (hashed, --out teed) ${(p.delivered - p.succeeded).toFixed(2)} s, exit ${(f.seconds - p.delivered).toFixed(2)} s`);
         },
       );
     } finally {
@@ -116,10 +120,11 @@ export async function runVsCurlBench(): Promise<Record<string, number>> {
       ratioSyncedMedian: median(flowdeckSeconds.map((s, i) => curlSynced[i]! / s)),
       peakRssMb: Math.max(...flowdeck.map((f) => f.maxRssMb)),
       flowdeckCpuMedianS: median(flowdeck.map((f) => f.cpuSeconds)),
+      curlCpuMedianS: median(curlCpu),
     };
     console.log(`whole \`flowdeck run --out\` of a 1 GiB output (cloud demo, 302 to a signed URL, library on), ${ROUNDS} alternating rounds:`);
     console.log(`  flowdeck run      median ${figures.flowdeckMedianS.toFixed(2)} s  (${(GiB / figures.flowdeckMedianS / 1e6).toFixed(0)} MB/s; cpu ${figures.flowdeckCpuMedianS.toFixed(2)} s)`);
-    console.log(`  curl -o           median ${figures.curlMedianS.toFixed(2)} s  (${(GiB / figures.curlMedianS / 1e6).toFixed(0)} MB/s)`);
+    console.log(`  curl -o           median ${figures.curlMedianS.toFixed(2)} s  (${(GiB / figures.curlMedianS / 1e6).toFixed(0)} MB/s; cpu ${figures.curlCpuMedianS.toFixed(2)} s, the demo server's not counted on either side)`);
     console.log(`  curl -o + sync    median ${figures.curlSyncedMedianS.toFixed(2)} s`);
     console.log(`  ratio curl / flowdeck   median ${figures.ratioMedian.toFixed(2)}x, best ${figures.ratioBest.toFixed(2)}x  (to curl + sync: ${figures.ratioSyncedMedian.toFixed(2)}x; target >= 0.9x)`);
     console.log(`  flowdeck peak RSS       ${figures.peakRssMb.toFixed(0)} MB  (VmHWM of the CLI process; target < 200 MB)`);

@@ -6,8 +6,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { Readable, Transform, Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { finished, Readable } from 'node:stream';
 import type { ReadableStream as NodeWebReadableStream } from 'node:stream/web';
 import { messageForStatus, ServiceError } from './errors';
 import { safeBaseName } from './filenames';
@@ -17,6 +16,7 @@ import { readWebBodyCapped, tooLarge } from './body-read';
 import { formatBytes } from './limits';
 import type { DownloadOptions, DownloadResult, StreamDigest } from './ports';
 import { partialPathFor, publishFile, syncDirectory } from '../files/publish';
+import { BlockWriter } from '../files/block-writer';
 import type { FileRef } from './types';
 
 export interface DownloadRequestOptions extends DownloadOptions {
@@ -57,41 +57,64 @@ interface Streamed {
 }
 
 /**
- * A sink writing every chunk to all `handles` (the download and its tee copies) with one writev
- * per batch and file: the bytes are read from the network once, whatever the number of files.
+ * Feeds `source`'s chunks to `take` in order; while `take` answers a promise (its blocks are all
+ * being written) the stream is paused. Resolves at the end of the stream, rejects on its error, a
+ * premature close, a failed `take` or `signal`. One listener per chunk: no stream stages between
+ * the socket and the file writes.
  */
-function fanOut(handles: readonly fs.FileHandle[]): Writable {
-  const writeAll = (chunks: Buffer[], callback: (error?: Error | null) => void): void => {
-    Promise.all(handles.map((h) => writeFully(h, chunks))).then(() => callback(), callback);
-  };
-  return new Writable({
-    highWaterMark: 1 << 20,
-    write(chunk: Buffer, _encoding, callback) {
-      writeAll([chunk], callback);
-    },
-    writev(entries, callback) {
-      writeAll(entries.map((e) => e.chunk as Buffer), callback);
-    },
-  });
-}
-
-/** writev may write less than asked (a signal, a full pipe); loops until every byte is down. */
-async function writeFully(handle: fs.FileHandle, chunks: Buffer[]): Promise<void> {
-  let rest = chunks;
-  while (rest.length > 0) {
-    const { bytesWritten } = await handle.writev(rest);
-    let skip = bytesWritten;
-    const next: Buffer[] = [];
-    for (const chunk of rest) {
-      if (skip >= chunk.length) {
-        skip -= chunk.length;
-        continue;
+function consume(source: Readable, signal: AbortSignal, take: (chunk: Buffer) => Promise<void> | null): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    let done = false;
+    let ended = false;
+    let backlog: Promise<void> | null = null;
+    const finish = (error?: unknown): void => {
+      if (done) return;
+      done = true;
+      signal.removeEventListener('abort', onAbort);
+      source.removeListener('data', onData);
+      if (error === undefined) return resolve();
+      source.destroy();
+      reject(error);
+    };
+    const onAbort = (): void => finish(signal.reason ?? new Error('aborted'));
+    const watch = (pending: Promise<void>): void => {
+      pending.then(() => {
+        if (backlog !== pending) return;
+        backlog = null;
+        if (ended) finish();
+        else source.resume();
+      }, finish);
+    };
+    const onData = (chunk: Buffer): void => {
+      if (done) return;
+      // A paused stream emits no more chunks; should one come anyway, it waits its turn.
+      if (backlog) {
+        backlog = backlog.then(() => take(chunk) ?? undefined);
+        watch(backlog);
+        return;
       }
-      next.push(skip > 0 ? chunk.subarray(skip) : chunk);
-      skip = 0;
-    }
-    rest = next;
-  }
+      let wait: Promise<void> | null;
+      try {
+        wait = take(chunk);
+      } catch (error) {
+        return finish(error);
+      }
+      if (!wait) return;
+      source.pause();
+      backlog = wait;
+      watch(wait);
+    };
+    source.on('data', onData);
+    // finished() also sees a body that ended or broke before these listeners were attached.
+    const stopWatching = finished(source, { writable: false }, (error) => {
+      stopWatching();
+      if (error) return finish(error);
+      ended = true;
+      if (!backlog) finish();
+    });
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 /**
@@ -140,14 +163,21 @@ async function streamToTemp(
     windowBytes = 0;
   }, Math.max(50, Math.min(1000, windowMs / 4)));
   const signal = options.signal ? AbortSignal.any([options.signal, limit.signal]) : limit.signal;
-  const counter = new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
+  let writer: BlockWriter | null = null;
+  try {
+    try {
+      // Fresh files ('wx'), never ones that are already there.
+      writer = await BlockWriter.create([tempPath, ...copies], total);
+    } catch (error) {
+      throw isFsError(error) ? new Error(`Could not write ${error.path ?? tempPath}: ${error.code ?? error.message}`, { cause: error }) : error;
+    }
+    const sink = writer;
+    const take = (chunk: Buffer): Promise<void> | null => {
       received += chunk.length;
       windowBytes += chunk.length;
       if (received > options.maxBytes) {
         limit.abort(new LimitFailure(tooLarge(options.maxBytes, what)));
-        callback(tooLarge(options.maxBytes, what));
-        return;
+        return null;
       }
       // The identity of the file is taken here, on the one pass over the bytes: no read-back.
       hash?.update(chunk);
@@ -156,45 +186,38 @@ async function streamToTemp(
         headParts.push(part);
         headLength += part.length;
       }
-      const lastChunkAt = Date.now();
-      if (options.onProgress && lastChunkAt - lastProgress >= PROGRESS_INTERVAL_MS) {
-        lastProgress = lastChunkAt;
-        options.onProgress(received, total);
+      if (options.onProgress) {
+        const now = Date.now();
+        if (now - lastProgress >= PROGRESS_INTERVAL_MS) {
+          lastProgress = now;
+          options.onProgress(received, total);
+        }
       }
-      callback(null, chunk);
-    },
-  });
-  const handles: fs.FileHandle[] = [];
-  try {
-    // 'wx': fresh files, never ones that are already there.
-    for (const file of [tempPath, ...copies]) {
-      try {
-        handles.push(await fs.open(file, 'wx'));
-      } catch (error) {
-        throw isFsError(error) ? new Error(`Could not write ${file}: ${error.code ?? error.message}`, { cause: error }) : error;
-      }
-    }
+      return sink.write(chunk);
+    };
     const source = nodeBody ?? Readable.fromWeb(response.body as unknown as NodeWebReadableStream<Uint8Array>);
     try {
-      await pipeline(source, counter, fanOut(handles), { signal });
+      await consume(source, signal, take);
+      if (total !== null && received !== total) throw new BodyFailure(`The download of ${name} ended after ${received} of ${total} bytes.`);
+      // Each file is fsynced once, on the descriptor that wrote it: the bytes are on disk before any rename or link.
+      await sink.end();
     } catch (error) {
+      if (error instanceof BodyFailure) throw error;
       if (options.signal?.aborted) throw new ServiceError('cancelled', `Cancelled: downloading ${name}.`, { cause: error, retryable: false });
       if (limit.signal.aborted) throw (limit.signal.reason as LimitFailure).failure;
-      if (isFsError(error)) throw new Error(`Could not write ${tempPath}: ${error.code ?? error.message}`, { cause: error });
+      if (isFsError(error)) throw new Error(`Could not write ${error.path ?? tempPath}: ${error.code ?? error.message}`, { cause: error });
       throw new BodyFailure(`The download of ${name} stopped after ${received} bytes: the connection broke.`, { cause: error });
     }
-    if (total !== null && received !== total) throw new BodyFailure(`The download of ${name} ended after ${received} of ${total} bytes.`);
-    // Each file is fsynced once, on the descriptor that wrote it: the bytes are on disk before any rename or link.
-    await Promise.all(handles.map((h) => h.sync()));
     options.onProgress?.(received, total);
     const digest = hash ? { sha256: hash.digest('hex'), size: received, head: Buffer.concat(headParts) } : undefined;
     return { tempPath, copies, bytes: received, ...(digest ? { digest } : {}) };
   } catch (error) {
+    await writer?.close();
     await Promise.all([tempPath, ...copies].map((file) => fs.rm(file, { force: true }).catch(() => {})));
     throw error;
   } finally {
     clearInterval(watchdog);
-    await Promise.all(handles.map((h) => h.close().catch(() => {})));
+    await writer?.close();
   }
 }
 
