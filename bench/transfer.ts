@@ -75,6 +75,9 @@ export async function runTransferBench(): Promise<Record<string, number>> {
       // Throughput with the client warm in this process (as in the app, where it runs for hours),
       // alternating with curl; peak memory from one upload in a process of its own.
       const client = new ServiceClient({ kind: 'local', baseUrl: local.url }, { apiKey: () => null });
+      // As `flowdeck run` does before an upload: the server's own max_upload_size (the bench's demo
+      // allows 8 GiB) replaces the local kind's 100 MiB default, which would refuse this file.
+      await client.discover();
       for (let round = 0; round < ROUNDS; round += 1) {
         curl = Math.min(curl, await timeCommand('curl', ['-s', '-f', '-o', '/dev/null', '-F', `image=@${upload}`, '-F', 'type=input', '-F', 'overwrite=true', `${local.url}/api/upload/image`]));
         const start = process.hrtime.bigint();
