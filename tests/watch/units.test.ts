@@ -1,7 +1,7 @@
 // The hot folder's small parts on their own: names and patterns, the mask rule, the output naming
 // rule, the streaming image check (fed in pieces, as files are read), the settle queue, the
 // retry policy, configuration checks, the journal's batched writes, and the folder lock.
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import jpeg from 'jpeg-js';
@@ -130,6 +130,28 @@ describe('the settle queue', () => {
     expect(stamp?.size).toBe(1 + 4 * 4);
     expect(Date.now() - started).toBeGreaterThanOrEqual(4 * 60 + 400 - 20);
     expect(await queue.waitStable(join(work, 'missing.bin'))).toBeNull();
+    queue.dispose();
+  });
+
+  it('takes a file at once when its modification time is older than the interval, and waits for a fresh one', async () => {
+    const old = join(work, 'settle-old.bin');
+    writeFileSync(old, 'written long ago');
+    const tenSecondsAgo = new Date(Date.now() - 10_000);
+    utimesSync(old, tenSecondsAgo, tenSecondsAgo);
+    const fresh = join(work, 'settle-fresh.bin');
+    writeFileSync(fresh, 'just written');
+    const queue = new SettleQueue(5_000);
+    const stampOf = (path: string) => {
+      const s = statSync(path);
+      return { size: s.size, mtimeMs: s.mtimeMs };
+    };
+    const started = Date.now();
+    expect(await queue.waitStable(old, stampOf(old))).toEqual(stampOf(old));
+    expect(Date.now() - started).toBeLessThan(2_500);
+    let freshSettled = false;
+    void queue.waitStable(fresh, stampOf(fresh)).then(() => (freshSettled = true));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(freshSettled).toBe(false);
     queue.dispose();
   });
 });
