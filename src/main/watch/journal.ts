@@ -6,7 +6,7 @@
 // does not read unchanged files again. Folder configurations the app keeps live here too.
 //
 // Writes are batched: every write made in the same turn of the event loop goes into one
-// transaction, and each write's promise resolves once its transaction has committed. A caller that
+// transaction (or one statement), and each write's promise resolves once it has committed. A caller that
 // must have a state on disk before acting (the prompt id before a submit) awaits the write.
 import { z } from 'zod';
 import type { Queryable, SqlValue, Store } from '../jobs/store';
@@ -190,6 +190,22 @@ async function runWrites(tx: Queryable, writes: readonly Write[]): Promise<void>
   await flush();
 }
 
+/**
+ * Whether a batch is one statement (upserts of one table, few enough for one INSERT): SQLite makes
+ * a single statement atomic by itself, so it needs no BEGIN IMMEDIATE / COMMIT around it (two more
+ * round trips on the store's one connection).
+ */
+function isOneStatement(writes: readonly Write[]): boolean {
+  const first = writes[0];
+  if (!first || typeof first === 'function') return false;
+  const keys = new Set<string>();
+  for (const write of writes) {
+    if (typeof write === 'function' || write.table !== first.table) return false;
+    keys.add(write.key);
+  }
+  return keys.size <= ROWS_PER_STATEMENT;
+}
+
 export class WatchJournal {
   private batch: { writes: Write[]; done: Promise<void> } | null = null;
   private chain: Promise<void> = Promise.resolve();
@@ -355,9 +371,7 @@ export class WatchJournal {
           new Promise<void>((resolve, reject) => {
             setImmediate(() => {
               if (this.batch?.writes === writes) this.batch = null;
-              this.store
-                .transaction((tx) => runWrites(tx, writes))
-                .then(resolve, reject);
+              (isOneStatement(writes) ? runWrites(this.store, writes) : this.store.transaction((tx) => runWrites(tx, writes))).then(resolve, reject);
             });
           }),
       );
