@@ -90,6 +90,27 @@ describe('JobStore', () => {
     expect((await jobs.get('p2'))?.phase).toBe('failed');
   });
 
+  it('records an end in one write: phase, error, progress and the outputs not there yet', async () => {
+    store = await Store.open(':memory:');
+    const jobs = await JobStore.open(store, { now });
+    await jobs.recordSubmitted({ ...base, promptId: 'e1', workflowName: 'first' });
+    // Recorded already: a later "if absent" leaves the record as it is.
+    await jobs.recordSubmittedIfAbsent({ ...base, promptId: 'e1', workflowName: 'second', clientId: 'c-2' });
+    await jobs.recordSubmittedIfAbsent({ ...base, promptId: 'e2' });
+    expect(await jobs.get('e1')).toMatchObject({ workflowName: 'first', clientId: 'c-1', phase: 'pending' });
+    expect(await jobs.get('e2')).toMatchObject({ phase: 'pending', rawStatus: 'submitted' });
+    const a = { filename: 'a.png', subfolder: '', type: 'output', node: '9', key: 'images' };
+    const b = { ...a, filename: 'b.png' };
+    await jobs.addOutputs('e1', [a]);
+    clock = 2_000;
+    const error = { exceptionType: 'E', explanation: 'x', message: 'y', nodeId: null, nodeType: null, traceback: [] };
+    await jobs.recordEnd('e1', { phase: 'failed', rawStatus: 'error', progress: { nodesDone: 1, nodesTotal: 2, currentNode: null }, error, outputs: [a, b] });
+    expect(await jobs.get('e1')).toMatchObject({ phase: 'failed', rawStatus: 'error', endedAt: 2_000, updatedAt: 2_000, error, progress: { nodesDone: 1, nodesTotal: 2, currentNode: null } });
+    expect((await jobs.get('e1'))!.outputs.map((o) => o.filename)).toEqual(['a.png', 'b.png']);
+    await jobs.recordEnd('e2', { phase: 'succeeded', rawStatus: 'success', progress: null, error: null, outputs: [] });
+    expect(await jobs.get('e2')).toMatchObject({ phase: 'succeeded', endedAt: 2_000, error: null, outputs: [] });
+  });
+
   it('keeps errors, lists newest first and in-flight oldest first', async () => {
     store = await Store.open(':memory:');
     const jobs = await JobStore.open(store, { now });

@@ -139,7 +139,7 @@ export class JobEventRouter {
       default: {
         const before = job.phase;
         const added = job.apply(event, now, this.host.collect);
-        if (added.length > 0) this.host.journal.write(job.promptId, (store) => store.addOutputs(job.promptId, added));
+        if (added.length > 0) this.host.journal.writeOutputs(job.promptId, added);
         if (job.phase !== before) this.host.journal.writePhase(job);
         this.host.emit(job);
       }

@@ -2,12 +2,19 @@
 // starts after its previous one, so the journal never shows an older phase over a newer one, and
 // a waiter can be told "ended" only once the end is on disk. A failed write is a warning, never
 // a stop. With no store, every write is a no-op.
+// The outputs each job's writes have recorded are remembered, so the end of a job whose outputs
+// are all on disk already (written when they were announced) is one statement, not a transaction
+// that reads the list back to merge nothing into it.
+import type { OutputFile } from '../service/types';
 import type { JobStore } from './job-store';
 import type { JobState } from './job-state';
 import { describe } from './tracker-errors';
+import { outputKey, type JobErrorInfo, type StoredPhase } from './types';
 
 export class JobJournal {
   private readonly persistChains = new Map<string, Promise<void>>();
+  /** Per job, the keys (outputKey) of the outputs its writes have recorded. */
+  private readonly recordedOutputs = new Map<string, Set<string>>();
 
   constructor(
     private readonly store: JobStore | null,
@@ -35,6 +42,38 @@ export class JobJournal {
     const raw = job.rawStatus;
     const progress = job.progressSummary();
     this.write(job.promptId, (store) => store.updatePhase(job.promptId, phase, raw, progress));
+  }
+
+  /** Journals outputs of job `promptId` that this journal has not recorded yet. */
+  writeOutputs(promptId: string, outputs: readonly OutputFile[]): void {
+    this.write(promptId, async (store) => {
+      const fresh = this.unrecorded(promptId, outputs);
+      if (fresh.length === 0) return;
+      await store.addOutputs(promptId, fresh);
+      this.noteRecorded(promptId, fresh);
+    });
+  }
+
+  /** Journals the end of job `job`: phase, raw status, progress, error and the outputs not yet recorded. */
+  writeEnd(job: JobState, phase: StoredPhase, raw: string, outputs: readonly OutputFile[], error: JobErrorInfo | null): void {
+    const promptId = job.promptId;
+    this.write(promptId, async (store) => {
+      // Read when the write runs: the earlier writes of this job have finished by then.
+      const fresh = this.unrecorded(promptId, outputs);
+      await store.recordEnd(promptId, { phase, rawStatus: raw, progress: job.progressSummary(), error, outputs: fresh });
+      this.recordedOutputs.delete(promptId);
+    });
+  }
+
+  private unrecorded(promptId: string, outputs: readonly OutputFile[]): OutputFile[] {
+    const recorded = this.recordedOutputs.get(promptId);
+    return recorded ? outputs.filter((o) => !recorded.has(outputKey(o))) : [...outputs];
+  }
+
+  private noteRecorded(promptId: string, outputs: readonly OutputFile[]): void {
+    let recorded = this.recordedOutputs.get(promptId);
+    if (!recorded) this.recordedOutputs.set(promptId, (recorded = new Set()));
+    for (const o of outputs) recorded.add(outputKey(o));
   }
 
   /** Resolves once every write queued so far for `promptId` is done. */

@@ -184,35 +184,40 @@ export class JobStore {
 
   /**
    * Records a job the server accepted. A row written by recordSubmitting moves on to `pending`
-   * (keeping its creation time); a row already further along is left as it is.
+   * (keeping its creation time); a row already further along is left as it is. One statement (an
+   * upsert; SET expressions read the row as it was), so no transaction is needed.
    */
   async recordSubmitted(job: NewJob): Promise<void> {
-    await this.store.transaction(async (tx) => {
-      const existing = await tx.get('SELECT phase FROM jobs WHERE prompt_id = ?', [job.promptId]);
-      if (!existing) {
-        await this.insertWith(tx, job, 'pending', 'submitted');
-        return;
-      }
-      const now = this.now();
-      await tx.run(
-        `UPDATE jobs SET number = COALESCE(?, number), client_id = COALESCE(?, client_id),
-           workflow = COALESCE(?, workflow), workflow_name = COALESCE(?, workflow_name),
-           profile_id = COALESCE(?, profile_id), origin = COALESCE(?, origin), updated_at = ?,
-           phase = CASE WHEN phase = 'submitting' THEN 'pending' ELSE phase END,
-           raw_status = CASE WHEN phase = 'submitting' THEN 'submitted' ELSE raw_status END
-         WHERE prompt_id = ?`,
-        [
-          job.number ?? null,
-          job.clientId ?? null,
-          job.workflow ? stringifyJsonExact(job.workflow) : null,
-          job.workflowName ?? null,
-          job.profileId ?? null,
-          job.origin ?? null,
-          now,
-          job.promptId,
-        ],
-      );
-    });
+    const now = this.now();
+    await this.store.run(
+      `INSERT INTO jobs (prompt_id, profile_id, server_kind, base_url, client_id, workflow, workflow_name,
+         phase, raw_status, number, created_at, updated_at, origin)
+       VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', 'submitted', ?, ?, ?, ?)
+       ON CONFLICT (prompt_id) DO UPDATE SET number = COALESCE(excluded.number, number),
+         client_id = COALESCE(excluded.client_id, client_id), workflow = COALESCE(excluded.workflow, workflow),
+         workflow_name = COALESCE(excluded.workflow_name, workflow_name), profile_id = COALESCE(excluded.profile_id, profile_id),
+         origin = COALESCE(excluded.origin, origin), updated_at = excluded.updated_at,
+         phase = CASE WHEN phase = 'submitting' THEN 'pending' ELSE phase END,
+         raw_status = CASE WHEN phase = 'submitting' THEN 'submitted' ELSE raw_status END`,
+      [
+        job.promptId,
+        job.profileId ?? null,
+        job.serverKind,
+        job.baseUrl,
+        job.clientId ?? null,
+        job.workflow ? stringifyJsonExact(job.workflow) : null,
+        job.workflowName ?? null,
+        job.number ?? null,
+        now,
+        now,
+        job.origin ?? null,
+      ],
+    );
+  }
+
+  /** Records an accepted job unless the journal has it already (then its record is left as it is). */
+  async recordSubmittedIfAbsent(job: NewJob): Promise<void> {
+    await this.insertWith(this.store, job, 'pending', 'submitted');
   }
 
   /** Sets the phase (and the server's word); a terminal phase also stamps ended_at. */
@@ -244,6 +249,42 @@ export class JobStore {
 
   async setError(promptId: string, error: JobErrorInfo | null): Promise<void> {
     await this.store.run('UPDATE jobs SET error = ?, updated_at = ? WHERE prompt_id = ?', [error ? JSON.stringify(error) : null, this.now(), promptId]);
+  }
+
+  /**
+   * Records how a job ended in one write: phase, the server's word, progress, error, and the
+   * outputs not recorded yet (merged like addOutputs). Without outputs it is one statement.
+   */
+  async recordEnd(promptId: string, end: { phase: StoredPhase; rawStatus: string | null; progress: ProgressSummary | null; error: JobErrorInfo | null; outputs: readonly OutputFile[] }): Promise<void> {
+    const now = this.now();
+    const update = (q: Queryable, outputs: string | null) =>
+      q.run(
+        `UPDATE jobs SET phase = ?, raw_status = COALESCE(?, raw_status), updated_at = ?,
+           ended_at = CASE WHEN ? THEN COALESCE(ended_at, ?) ELSE NULL END,
+           progress = COALESCE(?, progress), error = ?, outputs = COALESCE(?, outputs)
+         WHERE prompt_id = ?`,
+        [
+          end.phase,
+          end.rawStatus,
+          now,
+          isTerminalPhase(end.phase) ? 1 : 0,
+          now,
+          end.progress ? JSON.stringify(end.progress) : null,
+          end.error ? JSON.stringify(end.error) : null,
+          outputs,
+          promptId,
+        ],
+      );
+    if (end.outputs.length === 0) {
+      await update(this.store, null);
+      return;
+    }
+    await this.store.transaction(async (tx) => {
+      const row = await tx.get('SELECT outputs FROM jobs WHERE prompt_id = ?', [promptId]);
+      const current = row ? (parseJsonColumn(typeof row['outputs'] === 'string' ? row['outputs'] : '[]', z.array(outputSchema)) ?? []) : [];
+      const added = mergeOutputs(current, end.outputs);
+      await update(tx, added.length > 0 ? JSON.stringify(current) : null);
+    });
   }
 
   async get(promptId: string): Promise<JobRecord | null> {
