@@ -108,6 +108,7 @@ async function stageCopy(request: ImportFileRequest, work: string, ctx: ImportCo
     return { staged: known.path, digest: known.digest };
   }
   const staged = path.join(work, 'import');
+  await fs.mkdir(work, { recursive: true });
   try {
     if (known && (await reflinkCopy(request.path, staged))) {
       const size = (await fs.stat(staged)).size;
@@ -149,8 +150,8 @@ async function importStaged(request: ImportFileRequest, ctx: ImportContext): Pro
     return itemOf(ctx, known.id);
   }
 
+  // A folder of this import's own, made only when it copies the file itself (not for a tee copy).
   const work = path.join(ctx.stagingDir, `import-${randomBytes(6).toString('hex')}`);
-  await fs.mkdir(work, { recursive: true });
   try {
     const { staged, digest } = await stageCopy(request, work, ctx);
     const workflow = request.workflow;
@@ -184,7 +185,8 @@ async function importStaged(request: ImportFileRequest, ctx: ImportContext): Pro
     const outcome = await ctx.exclusive(async (): Promise<{ id: number; change: 'added' | 'updated' | null }> => {
       // Indexed (pending) first, so the row exists before its file is published under it.
       const { id, inserted } = await ctx.index.insert(row);
-      const current = await ctx.index.get(id);
+      // A row this step just inserted is the pending `row`; only an existing one needs reading.
+      const current = inserted ? null : await ctx.index.get(id);
       if (current?.status === 'done') {
         // A download finished meanwhile: its file stays, this copy is dropped.
         return { id, change: (await noteSource(ctx, id, request.sourceFile)) ? 'updated' : null };
@@ -200,6 +202,7 @@ async function importStaged(request: ImportFileRequest, ctx: ImportContext): Pro
     if (outcome.change) ctx.emit({ type: outcome.change, item });
     return item;
   } finally {
-    await fs.rm(work, { recursive: true, force: true }).catch(() => {});
+    // stageCopy made the folder unless it took the download's tee copy as it is.
+    if (!request.staged?.path) await fs.rm(work, { recursive: true, force: true }).catch(() => {});
   }
 }
