@@ -65,6 +65,14 @@ export interface NewJob {
   origin?: JobOrigin | null;
 }
 
+/**
+ * The jobs recorded (and not removed) through any JobStore over a store, in this process: "record
+ * if absent" need not ask the store about them (the app and `flowdeck watch` open one JobStore
+ * for submitting and another for the tracker). Bounded; an id that fell out is asked about again.
+ */
+const RECORDED_BY_STORE = new WeakMap<Store, Set<string>>();
+const RECORDED_IDS_KEPT = 10_000;
+
 const JOB_ORIGINS: readonly JobOrigin[] = ['window', 'cli', 'hot-folder', 'other'];
 
 const IN_FLIGHT: readonly StoredPhase[] = ['submitting', 'pending', 'running'];
@@ -162,10 +170,15 @@ function toRecord(raw: Record<string, unknown>): JobRecord | null {
 export class JobStore {
   private readonly store: Store;
   private readonly now: () => number;
+  /** Jobs recorded through this store (see RECORDED_BY_STORE). */
+  private readonly recorded: Set<string>;
 
   private constructor(store: Store, now: () => number) {
     this.store = store;
     this.now = now;
+    let recorded = RECORDED_BY_STORE.get(store);
+    if (!recorded) RECORDED_BY_STORE.set(store, (recorded = new Set()));
+    this.recorded = recorded;
   }
 
   /** Applies the jobs migrations to `store` and returns the journal over it. */
@@ -180,6 +193,7 @@ export class JobStore {
    */
   async recordSubmitting(job: NewJob): Promise<void> {
     await this.insert(job, 'submitting', 'submitting');
+    this.noteRecorded(job.promptId);
   }
 
   /**
@@ -213,11 +227,19 @@ export class JobStore {
         job.origin ?? null,
       ],
     );
+    this.noteRecorded(job.promptId);
   }
 
   /** Records an accepted job unless the journal has it already (then its record is left as it is). */
   async recordSubmittedIfAbsent(job: NewJob): Promise<void> {
+    if (this.recorded.has(job.promptId)) return;
     await this.insertWith(this.store, job, 'pending', 'submitted');
+    this.noteRecorded(job.promptId);
+  }
+
+  private noteRecorded(promptId: string): void {
+    if (this.recorded.size >= RECORDED_IDS_KEPT) this.recorded.delete(this.recorded.values().next().value as string);
+    this.recorded.add(promptId);
   }
 
   /** Sets the phase (and the server's word); a terminal phase also stamps ended_at. */
@@ -309,6 +331,7 @@ export class JobStore {
 
   /** Forgets a job (e.g. a submit the server rejected outright, so there is nothing to follow). */
   async remove(promptId: string): Promise<void> {
+    this.recorded.delete(promptId);
     await this.store.run('DELETE FROM jobs WHERE prompt_id = ?', [promptId]);
   }
 
