@@ -256,6 +256,53 @@ describe('the journal', () => {
       await store.close();
     }
   });
+
+  it('writes a deferred state with the next write, or on its own shortly after, and never over a later state', async () => {
+    const store = await Store.open(':memory:');
+    try {
+      const journal = await WatchJournal.open(store);
+      const record = (contentKey: string, state: EntryRecord['state']): EntryRecord => ({
+        folderId: 'f',
+        contentKey,
+        imageSha256: 's',
+        maskSha256: null,
+        path: `/in/${contentKey}.png`,
+        relPath: `${contentKey}.png`,
+        maskPath: null,
+        state,
+        promptId: null,
+        serverKind: null,
+        baseUrl: null,
+        attempts: 0,
+        reason: null,
+        failedPhase: null,
+        uploadedAs: null,
+        outputs: [],
+        createdAt: 1,
+        updatedAt: 1,
+      });
+      const stateOf = async (key: string) => (await store.get('SELECT state FROM watch_entries WHERE content_key = ?', [key]))?.['state'];
+      await journal.saveEntry(record('a', 'discovered'));
+      await journal.saveEntry(record('a', 'uploading'), { deferred: true });
+      // Another row's write takes it along; a later state of the same row always wins.
+      await journal.saveEntry(record('b', 'discovered'));
+      expect(await stateOf('a')).toBe('uploading');
+      await journal.saveEntry(record('a', 'submitted'), { deferred: true });
+      await journal.saveEntry(record('a', 'done'));
+      expect(await stateOf('a')).toBe('done');
+      // Alone, it is written after a short while; flushed() includes it at once.
+      await journal.saveEntry(record('b', 'uploading'), { deferred: true });
+      const until = Date.now() + 10_000;
+      while ((await stateOf('b')) !== 'uploading' && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      expect(await stateOf('b')).toBe('uploading');
+      expect(await stateOf('a')).toBe('done');
+      await journal.saveEntry(record('b', 'submitted'), { deferred: true });
+      await journal.flushed();
+      expect(await stateOf('b')).toBe('submitted');
+    } finally {
+      await store.close();
+    }
+  });
 });
 
 describe('the folder lock', () => {

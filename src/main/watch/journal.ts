@@ -157,6 +157,8 @@ const ENTRY_COLUMNS = [
 ];
 const PATH_COLUMNS = ['folder_id', 'path', 'content_key', 'image_sha256', 'size', 'mtime_ms'];
 const COLUMNS = { watch_entries: ENTRY_COLUMNS, watch_paths: PATH_COLUMNS } as const;
+/** How long a deferred write waits for a write to ride along with before it is written on its own. */
+const DEFER_MS = 200;
 /** Rows per statement: well under SQLite's oldest parameter limit (999). */
 const ROWS_PER_STATEMENT = 40;
 
@@ -209,6 +211,9 @@ function isOneStatement(writes: readonly Write[]): boolean {
 export class WatchJournal {
   private batch: { writes: Write[]; done: Promise<void> } | null = null;
   private chain: Promise<void> = Promise.resolve();
+  /** Deferred writes waiting for the next batch (see saveEntry). */
+  private deferred: Write[] = [];
+  private deferTimer: ReturnType<typeof setTimeout> | null = null;
   /** Rows that failed validation while loading (a damaged or foreign row is skipped, not fatal). */
   skippedRows = 0;
 
@@ -314,9 +319,23 @@ export class WatchJournal {
     return counts;
   }
 
-  /** Writes the entry's whole row (a snapshot is taken now, so later changes to `entry` do not leak in). */
-  saveEntry(e: EntryRecord): Promise<void> {
-    return this.enqueue({
+  /**
+   * Writes the entry's whole row (a snapshot is taken now, so later changes to `entry` do not leak in).
+   * `deferred`: a state nothing depends on being on disk (see EntryBook.setState); it resolves at
+   * once and rides along with the next write (the row's later write then replaces it in the same
+   * statement), or is written on its own after DEFER_MS.
+   */
+  saveEntry(e: EntryRecord, options: { deferred?: boolean } = {}): Promise<void> {
+    const write = this.entryWrite(e);
+    if (options.deferred) {
+      this.defer(write);
+      return Promise.resolve();
+    }
+    return this.enqueue(write);
+  }
+
+  private entryWrite(e: EntryRecord): Write {
+    return {
       table: 'watch_entries',
       key: `${e.folderId}\u0000${e.contentKey}`,
       row: [
@@ -339,7 +358,7 @@ export class WatchJournal {
         e.createdAt,
         e.updatedAt,
       ],
-    });
+    };
   }
 
   deleteEntry(folderId: string, contentKey: string): Promise<void> {
@@ -357,14 +376,42 @@ export class WatchJournal {
     return this.enqueue((tx) => tx.run('DELETE FROM watch_paths WHERE folder_id = ? AND path = ?', [folderId, path]));
   }
 
-  /** Resolves once every write made so far has committed. */
+  /** Resolves once every write made so far (deferred ones too) has committed. */
   flushed(): Promise<void> {
+    if (this.deferred.length > 0) return this.enqueueDeferred();
     return this.batch ? this.batch.done : this.chain;
   }
 
-  private enqueue(write: Write): Promise<void> {
+  private defer(write: Write): void {
+    // A batch still gathering writes takes it at once: it commits anyway.
+    if (this.batch) {
+      this.batch.writes.push(write);
+      return;
+    }
+    this.deferred.push(write);
+    this.deferTimer ??= setTimeout(() => {
+      this.deferTimer = null;
+      if (this.deferred.length > 0) void this.enqueueDeferred();
+    }, DEFER_MS);
+    // Nothing may wait on a deferred write: it does not keep the process alive.
+    this.deferTimer.unref();
+  }
+
+  /** Starts a batch of the deferred writes (nobody awaits them: a failure reaches only flushed()'s caller). */
+  private enqueueDeferred(): Promise<void> {
+    const done = this.enqueue(null);
+    done.catch(() => undefined);
+    return done;
+  }
+
+  /** Adds `write` to the batch gathering now, or starts one (deferred writes are never pending while a batch gathers). */
+  private enqueue(write: Write | null): Promise<void> {
     if (!this.batch) {
-      const writes: Write[] = [];
+      // Deferred writes go first: a later write of the same row replaces them (runWrites keeps the last).
+      const writes: Write[] = this.deferred;
+      this.deferred = [];
+      if (this.deferTimer) clearTimeout(this.deferTimer);
+      this.deferTimer = null;
       // The batch commits after the writes of this turn have joined it, and after the previous batch.
       const done = this.chain.then(
         () =>
@@ -378,7 +425,7 @@ export class WatchJournal {
       this.batch = { writes, done };
       this.chain = done.catch(() => undefined);
     }
-    this.batch.writes.push(write);
+    if (write) this.batch.writes.push(write);
     return this.batch.done;
   }
 }
