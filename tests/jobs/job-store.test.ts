@@ -109,6 +109,10 @@ describe('JobStore', () => {
     expect((await jobs.get('e1'))!.outputs.map((o) => o.filename)).toEqual(['a.png', 'b.png']);
     await jobs.recordEnd('e2', { phase: 'succeeded', rawStatus: 'success', progress: null, error: null, outputs: [] });
     expect(await jobs.get('e2')).toMatchObject({ phase: 'succeeded', endedAt: 2_000, error: null, outputs: [] });
+    // A damaged list is started afresh (it reads as empty anyway).
+    await store.run(`UPDATE jobs SET outputs = 'not json' WHERE prompt_id = 'e2'`);
+    expect(await jobs.addOutputs('e2', [b, b])).toBe(1);
+    expect((await jobs.get('e2'))!.outputs).toEqual([b]);
   });
 
   it('keeps errors, lists newest first and in-flight oldest first', async () => {

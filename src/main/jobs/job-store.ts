@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { isJsonObject, parseJsonExact, stringifyJsonExact } from '../../shared/json';
 import type { OutputFile, ServerKind, Workflow } from '../service/types';
 import type { Queryable, Store } from './store';
-import { isTerminalPhase, mergeOutputs, type JobErrorInfo, type JobOrigin, type ProgressSummary, type StoredPhase } from './types';
+import { isTerminalPhase, type JobErrorInfo, type JobOrigin, type ProgressSummary, type StoredPhase } from './types';
 
 export const JOBS_MIGRATIONS: readonly string[] = [
   `CREATE TABLE jobs (
@@ -72,6 +72,9 @@ export interface NewJob {
  */
 const RECORDED_BY_STORE = new WeakMap<Store, Set<string>>();
 const RECORDED_IDS_KEPT = 10_000;
+
+/** The row's outputs list when it is a JSON array, else an empty one (CASE: json_type fails on invalid JSON). */
+const LIST_OR_EMPTY = "CASE WHEN json_valid(jobs.outputs) THEN CASE json_type(jobs.outputs) WHEN 'array' THEN jobs.outputs ELSE '[]' END ELSE '[]' END";
 
 const JOB_ORIGINS: readonly JobOrigin[] = ['window', 'cli', 'hot-folder', 'other'];
 
@@ -256,17 +259,29 @@ export class JobStore {
 
   /** Merges `outputs` into the job's list, skipping files it already has. Returns how many were new. */
   async addOutputs(promptId: string, outputs: readonly OutputFile[]): Promise<number> {
-    if (outputs.length === 0) return 0;
-    return this.store.transaction(async (tx) => {
-      const row = await tx.get('SELECT outputs FROM jobs WHERE prompt_id = ?', [promptId]);
-      if (!row) return 0;
-      const current = parseJsonColumn(typeof row['outputs'] === 'string' ? row['outputs'] : '[]', z.array(outputSchema)) ?? [];
-      const added = mergeOutputs(current, outputs);
-      if (added.length > 0) {
-        await tx.run('UPDATE jobs SET outputs = ?, updated_at = ? WHERE prompt_id = ?', [JSON.stringify(current), this.now(), promptId]);
-      }
-      return added.length;
-    });
+    return this.appendOutputs(this.store, promptId, outputs, this.now());
+  }
+
+  /**
+   * Appends each output the job's list lacks (same type, subfolder and file name: outputKey), one
+   * statement per output that reads and writes the list inside SQLite, so no transaction has to
+   * read it back first. A list that is not a JSON array (damaged) is started afresh, as a
+   * damaged list reads as empty. Returns how many were appended.
+   */
+  private async appendOutputs(q: Queryable, promptId: string, outputs: readonly OutputFile[], now: number): Promise<number> {
+    let added = 0;
+    for (const o of outputs) {
+      const entry = JSON.stringify({ filename: o.filename, subfolder: o.subfolder, type: o.type, node: o.node, key: o.key });
+      const result = await q.run(
+        `UPDATE jobs SET outputs = json_insert(${LIST_OR_EMPTY}, '$[#]', json(?)), updated_at = ?
+         WHERE prompt_id = ? AND NOT EXISTS (
+           SELECT 1 FROM json_each(${LIST_OR_EMPTY}) AS o
+           WHERE json_extract(o.value, '$.type') = ? AND json_extract(o.value, '$.subfolder') = ? AND json_extract(o.value, '$.filename') = ?)`,
+        [entry, now, promptId, o.type, o.subfolder, o.filename],
+      );
+      added += result.changes;
+    }
+    return added;
   }
 
   async setError(promptId: string, error: JobErrorInfo | null): Promise<void> {
@@ -275,15 +290,15 @@ export class JobStore {
 
   /**
    * Records how a job ended in one write: phase, the server's word, progress, error, and the
-   * outputs not recorded yet (merged like addOutputs). Without outputs it is one statement.
+   * outputs not recorded yet (appended like addOutputs). Without outputs it is one statement.
    */
   async recordEnd(promptId: string, end: { phase: StoredPhase; rawStatus: string | null; progress: ProgressSummary | null; error: JobErrorInfo | null; outputs: readonly OutputFile[] }): Promise<void> {
     const now = this.now();
-    const update = (q: Queryable, outputs: string | null) =>
+    const update = (q: Queryable) =>
       q.run(
         `UPDATE jobs SET phase = ?, raw_status = COALESCE(?, raw_status), updated_at = ?,
            ended_at = CASE WHEN ? THEN COALESCE(ended_at, ?) ELSE NULL END,
-           progress = COALESCE(?, progress), error = ?, outputs = COALESCE(?, outputs)
+           progress = COALESCE(?, progress), error = ?
          WHERE prompt_id = ?`,
         [
           end.phase,
@@ -293,19 +308,16 @@ export class JobStore {
           now,
           end.progress ? JSON.stringify(end.progress) : null,
           end.error ? JSON.stringify(end.error) : null,
-          outputs,
           promptId,
         ],
       );
     if (end.outputs.length === 0) {
-      await update(this.store, null);
+      await update(this.store);
       return;
     }
     await this.store.transaction(async (tx) => {
-      const row = await tx.get('SELECT outputs FROM jobs WHERE prompt_id = ?', [promptId]);
-      const current = row ? (parseJsonColumn(typeof row['outputs'] === 'string' ? row['outputs'] : '[]', z.array(outputSchema)) ?? []) : [];
-      const added = mergeOutputs(current, end.outputs);
-      await update(tx, added.length > 0 ? JSON.stringify(current) : null);
+      await this.appendOutputs(tx, promptId, end.outputs, now);
+      await update(tx);
     });
   }
 
