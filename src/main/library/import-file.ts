@@ -140,7 +140,9 @@ async function importStaged(request: ImportFileRequest, ctx: ImportContext): Pro
   const server = { ...request.server, baseUrl: request.server.baseUrl.replace(/\/+$/, '') };
   const { file } = request;
 
-  const known = await findByKey(ctx.index, server.baseUrl, request.promptId, file);
+  // Asked first only when it can save a copy: with the download's tee copy at hand the insert
+  // below finds a row already done just as well (and the tee is dropped all the same).
+  const known = request.staged?.path ? null : await findByKey(ctx.index, server.baseUrl, request.promptId, file);
   if (known?.status === 'done') {
     if (await noteSource(ctx, known.id, request.sourceFile)) {
       const item = await itemOf(ctx, known.id);
@@ -191,11 +193,11 @@ async function importStaged(request: ImportFileRequest, ctx: ImportContext): Pro
         // A download finished meanwhile: its file stays, this copy is dropped.
         return { id, change: (await noteSource(ctx, id, request.sourceFile)) ? 'updated' : null };
       }
+      // The input file is noted while the row is still pending, so a row marked done always has it,
+      // without a transaction around the two statements.
+      if (request.sourceFile !== null) await ctx.index.single((q) => q.run('UPDATE library_items SET source_file = ? WHERE id = ?', [request.sourceFile, id]));
       const { done } = await placeStagedFile({ path: staged, name, digest, media, createdAt: current?.created_at ?? createdAt }, ctx);
-      await ctx.index.transaction(async (tx) => {
-        await ctx.index.markDone(id, done, tx);
-        if (request.sourceFile !== null) await tx.run('UPDATE library_items SET source_file = ? WHERE id = ?', [request.sourceFile, id]);
-      });
+      await ctx.index.markDone(id, done);
       return { id, change: inserted ? 'added' : 'updated' };
     });
     const item = await itemOf(ctx, outcome.id);
