@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseJsonExact } from '../../src/shared/json';
+import { JobJournal } from '../../src/main/jobs/job-journal';
+import { JobState } from '../../src/main/jobs/job-state';
 import { JobStore } from '../../src/main/jobs/job-store';
 import { Store } from '../../src/main/jobs/store';
 import type { Workflow } from '../../src/main/service/types';
@@ -113,6 +115,30 @@ describe('JobStore', () => {
     await store.run(`UPDATE jobs SET outputs = 'not json' WHERE prompt_id = 'e2'`);
     expect(await jobs.addOutputs('e2', [b, b])).toBe(1);
     expect((await jobs.get('e2'))!.outputs).toEqual([b]);
+  });
+
+  it("the tracker's journal writes an announced phase a moment later, or not at all when the end comes first", async () => {
+    store = await Store.open(':memory:');
+    const jobs = await JobStore.open(store, { now });
+    const journal = new JobJournal(jobs, (message) => {
+      throw new Error(message);
+    });
+    await jobs.recordSubmitted({ ...base, promptId: 'r1' });
+    await jobs.recordSubmitted({ ...base, promptId: 'r2' });
+    const one = new JobState('r1', 1_000);
+    one.markRunning(1_000);
+    journal.writePhaseSoon(one);
+    // Waiting for the job's writes starts the one still waiting.
+    await journal.settled('r1');
+    expect((await jobs.get('r1'))?.phase).toBe('running');
+    const two = new JobState('r2', 1_000);
+    two.markRunning(1_000);
+    journal.writePhaseSoon(two);
+    two.end('succeeded', 'success', 1_000);
+    journal.writeEnd(two, 'succeeded', 'success', [], null);
+    await journal.flush();
+    await new Promise((r) => setTimeout(r, 400)); // past the delay: the cancelled phase write must not land
+    expect((await jobs.get('r2'))?.phase).toBe('succeeded');
   });
 
   it('keeps errors, lists newest first and in-flight oldest first', async () => {

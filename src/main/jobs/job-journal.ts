@@ -11,8 +11,13 @@ import type { JobState } from './job-state';
 import { describe } from './tracker-errors';
 import { outputKey, type JobErrorInfo, type StoredPhase } from './types';
 
+/** How long an announced phase waits to be written (see writePhaseSoon). */
+const PHASE_DELAY_MS = 250;
+
 export class JobJournal {
   private readonly persistChains = new Map<string, Promise<void>>();
+  /** Phase writes waiting to start (writePhaseSoon), per job. */
+  private readonly soonPhases = new Map<string, { job: JobState; timer: ReturnType<typeof setTimeout> }>();
   /** Per job, the keys (outputKey) of the outputs its writes have recorded. */
   private readonly recordedOutputs = new Map<string, Set<string>>();
 
@@ -36,6 +41,27 @@ export class JobJournal {
     });
   }
 
+  /**
+   * Journals the job's phase a moment later (PHASE_DELAY_MS), as it is then: a job that ends
+   * meanwhile (most do, when they are quick) has its end written instead, in one statement. For
+   * phases a server event announced (pending -> running): nothing waits for them on disk, and a
+   * restart asks the server about a job journaled as pending or running alike.
+   */
+  writePhaseSoon(job: JobState): void {
+    if (!this.store || this.soonPhases.has(job.promptId)) return;
+    const timer = setTimeout(() => this.startSoonPhase(job.promptId), PHASE_DELAY_MS);
+    timer.unref();
+    this.soonPhases.set(job.promptId, { job, timer });
+  }
+
+  private startSoonPhase(promptId: string): void {
+    const soon = this.soonPhases.get(promptId);
+    if (!soon) return;
+    clearTimeout(soon.timer);
+    this.soonPhases.delete(promptId);
+    this.writePhase(soon.job);
+  }
+
   /** Journals the job's phase, raw status and progress as they are now. */
   writePhase(job: JobState): void {
     const phase = job.phase;
@@ -57,6 +83,10 @@ export class JobJournal {
   /** Journals the end of job `job`: phase, raw status, progress, error and the outputs not yet recorded. */
   writeEnd(job: JobState, phase: StoredPhase, raw: string, outputs: readonly OutputFile[], error: JobErrorInfo | null): void {
     const promptId = job.promptId;
+    // The end writes the phase itself: a phase write still waiting is not needed.
+    const soon = this.soonPhases.get(promptId);
+    if (soon) clearTimeout(soon.timer);
+    this.soonPhases.delete(promptId);
     this.write(promptId, async (store) => {
       // Read when the write runs: the earlier writes of this job have finished by then.
       const fresh = this.unrecorded(promptId, outputs);
@@ -76,13 +106,15 @@ export class JobJournal {
     for (const o of outputs) recorded.add(outputKey(o));
   }
 
-  /** Resolves once every write queued so far for `promptId` is done. */
+  /** Resolves once every write queued so far for `promptId` (a phase write waiting too) is done. */
   settled(promptId: string): Promise<void> {
+    this.startSoonPhase(promptId);
     return this.persistChains.get(promptId) ?? Promise.resolve();
   }
 
   /** Resolves once every write queued so far, for any job, is done. */
   async flush(): Promise<void> {
+    for (const promptId of [...this.soonPhases.keys()]) this.startSoonPhase(promptId);
     await Promise.all([...this.persistChains.values()]);
   }
 }
