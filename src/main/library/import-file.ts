@@ -126,17 +126,19 @@ async function stageCopy(request: ImportFileRequest, work: string, ctx: ImportCo
 }
 
 export async function importFile(request: ImportFileRequest, ctx: ImportContext): Promise<LibraryItem> {
+  const staging = { published: false };
   try {
-    return await importStaged(request, ctx);
+    return await importStaged(request, ctx, staging);
   } finally {
     // The tee copy is this import's to remove when it was not published (or was reused by hash);
     // only ever inside staging: a path elsewhere was refused, and is nobody's to delete here.
+    // (Publishing moved it to its final name already.)
     const tee = request.staged?.path;
-    if (tee && inStaging(tee, ctx)) await fs.rm(tee, { force: true }).catch(() => {});
+    if (tee && !staging.published && inStaging(tee, ctx)) await fs.rm(tee, { force: true }).catch(() => {});
   }
 }
 
-async function importStaged(request: ImportFileRequest, ctx: ImportContext): Promise<LibraryItem> {
+async function importStaged(request: ImportFileRequest, ctx: ImportContext, staging: { published: boolean }): Promise<LibraryItem> {
   const server = { ...request.server, baseUrl: request.server.baseUrl.replace(/\/+$/, '') };
   const { file } = request;
 
@@ -196,7 +198,8 @@ async function importStaged(request: ImportFileRequest, ctx: ImportContext): Pro
       // The input file is noted while the row is still pending, so a row marked done always has it,
       // without a transaction around the two statements.
       if (request.sourceFile !== null) await ctx.index.single((q) => q.run('UPDATE library_items SET source_file = ? WHERE id = ?', [request.sourceFile, id]));
-      const { done } = await placeStagedFile({ path: staged, name, digest, media, createdAt: current?.created_at ?? createdAt }, ctx);
+      const { done, published } = await placeStagedFile({ path: staged, name, digest, media, createdAt: current?.created_at ?? createdAt }, ctx);
+      staging.published = published !== null;
       await ctx.index.markDone(id, done);
       return { id, change: inserted ? 'added' : 'updated' };
     });
