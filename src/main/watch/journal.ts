@@ -6,8 +6,9 @@
 // does not read unchanged files again. Folder configurations the app keeps live here too.
 //
 // Writes are batched: every write made in the same turn of the event loop goes into one
-// transaction (or one statement), and each write's promise resolves once it has committed. A caller that
-// must have a state on disk before acting (the prompt id before a submit) awaits the write.
+// transaction (or, for a batch of at most one upsert statement per table, plain statements), and
+// each write's promise resolves once it has committed. A caller that must have a state on disk
+// before acting (the prompt id before a submit) awaits the write.
 import { z } from 'zod';
 import type { Queryable, SqlValue, Store } from '../jobs/store';
 
@@ -132,8 +133,10 @@ function parseOutputs(text: string): string[] {
   }
 }
 
+type UpsertTable = 'watch_entries' | 'watch_paths';
+
 /** A write: an upsert of one row (merged with its neighbours into multi-row statements), or any statement. */
-type Write = { table: 'watch_entries' | 'watch_paths'; key: string; row: SqlValue[] } | ((tx: Queryable) => Promise<unknown>);
+type Write = { table: UpsertTable; key: string; row: SqlValue[] } | ((tx: Queryable) => Promise<unknown>);
 
 const ENTRY_COLUMNS = [
   'folder_id',
@@ -162,21 +165,25 @@ const DEFER_MS = 200;
 /** Rows per statement: well under SQLite's oldest parameter limit (999). */
 const ROWS_PER_STATEMENT = 40;
 
-/** Runs a batch in order; consecutive upserts of a table become one statement per ROWS_PER_STATEMENT rows. */
+/**
+ * Runs a batch in order. Between two other statements, the upserts of each table become one
+ * statement per ROWS_PER_STATEMENT rows: each upsert writes a whole row, rows of the two tables do
+ * not depend on each other, and the last write of a row wins, so only the order of a row's own
+ * writes (kept) and of upserts against other statements (kept) matters.
+ */
 async function runWrites(tx: Queryable, writes: readonly Write[]): Promise<void> {
-  let pendingTable: 'watch_entries' | 'watch_paths' | null = null;
-  let pending = new Map<string, SqlValue[]>();
+  let pending = { watch_entries: new Map<string, SqlValue[]>(), watch_paths: new Map<string, SqlValue[]>() };
   const flush = async (): Promise<void> => {
-    if (!pendingTable || pending.size === 0) return;
-    const columns = COLUMNS[pendingTable];
-    const rows = [...pending.values()];
-    for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
-      const chunk = rows.slice(i, i + ROWS_PER_STATEMENT);
-      const placeholders = chunk.map(() => `(${columns.map(() => '?').join(', ')})`).join(', ');
-      await tx.run(`INSERT OR REPLACE INTO ${pendingTable} (${columns.join(', ')}) VALUES ${placeholders}`, chunk.flat());
+    for (const table of ['watch_entries', 'watch_paths'] as const) {
+      const columns = COLUMNS[table];
+      const rows = [...pending[table].values()];
+      for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
+        const chunk = rows.slice(i, i + ROWS_PER_STATEMENT);
+        const placeholders = chunk.map(() => `(${columns.map(() => '?').join(', ')})`).join(', ');
+        await tx.run(`INSERT OR REPLACE INTO ${table} (${columns.join(', ')}) VALUES ${placeholders}`, chunk.flat());
+      }
     }
-    pending = new Map();
-    pendingTable = null;
+    pending = { watch_entries: new Map(), watch_paths: new Map() };
   };
   for (const write of writes) {
     if (typeof write === 'function') {
@@ -184,28 +191,27 @@ async function runWrites(tx: Queryable, writes: readonly Write[]): Promise<void>
       await write(tx);
       continue;
     }
-    if (pendingTable !== write.table) await flush();
-    pendingTable = write.table;
-    pending.delete(write.key); // the last write of a row wins, in its latest place
-    pending.set(write.key, write.row);
+    const rows = pending[write.table];
+    rows.delete(write.key); // the last write of a row wins
+    rows.set(write.key, write.row);
   }
   await flush();
 }
 
 /**
- * Whether a batch is one statement (upserts of one table, few enough for one INSERT): SQLite makes
- * a single statement atomic by itself, so it needs no BEGIN IMMEDIATE / COMMIT around it (two more
- * round trips on the store's one connection).
+ * Whether a batch can run without a transaction: upserts only, at most one statement per table.
+ * SQLite makes each statement atomic by itself and every upsert writes a whole row as it is now,
+ * so nothing depends on the (at most two) statements landing together (a path record is only a
+ * shortcut that saves hashing an unchanged file again); BEGIN IMMEDIATE / COMMIT would be two more
+ * round trips on the store's one connection.
  */
-function isOneStatement(writes: readonly Write[]): boolean {
-  const first = writes[0];
-  if (!first || typeof first === 'function') return false;
-  const keys = new Set<string>();
+function needsNoTransaction(writes: readonly Write[]): boolean {
+  const keys: Record<UpsertTable, Set<string>> = { watch_entries: new Set(), watch_paths: new Set() };
   for (const write of writes) {
-    if (typeof write === 'function' || write.table !== first.table) return false;
-    keys.add(write.key);
+    if (typeof write === 'function') return false;
+    keys[write.table].add(write.key);
   }
-  return keys.size <= ROWS_PER_STATEMENT;
+  return keys.watch_entries.size <= ROWS_PER_STATEMENT && keys.watch_paths.size <= ROWS_PER_STATEMENT;
 }
 
 export class WatchJournal {
@@ -418,7 +424,7 @@ export class WatchJournal {
           new Promise<void>((resolve, reject) => {
             setImmediate(() => {
               if (this.batch?.writes === writes) this.batch = null;
-              (isOneStatement(writes) ? runWrites(this.store, writes) : this.store.transaction((tx) => runWrites(tx, writes))).then(resolve, reject);
+              (needsNoTransaction(writes) ? runWrites(this.store, writes) : this.store.transaction((tx) => runWrites(tx, writes))).then(resolve, reject);
             });
           }),
       );
