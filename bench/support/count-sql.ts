@@ -14,6 +14,18 @@ for (const method of ['run', 'exec', 'get', 'all'] as const) {
     return original.call(this, sql, ...rest);
   };
 }
+// The store keeps statements prepared and runs them again (Statement.run/all): count those too,
+// under their SQL text, as a statement each.
+type StatementMethod = (this: sqlite3.Statement & { sql: string }, ...rest: unknown[]) => unknown;
+const statementPrototype = sqlite3.Statement.prototype as unknown as Record<'run' | 'get' | 'all', StatementMethod>;
+for (const method of ['run', 'get', 'all'] as const) {
+  const original = statementPrototype[method];
+  statementPrototype[method] = function (this: sqlite3.Statement & { sql: string }, ...rest: unknown[]) {
+    const key = `${method} ${this.sql.trim().replace(/\s+/g, ' ').slice(0, 70)}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+    return original.apply(this, rest);
+  };
+}
 process.on('exit', () => {
   const rows = [...counts].sort((a, b) => b[1] - a[1]);
   process.stderr.write(`SQL calls: ${rows.reduce((sum, [, n]) => sum + n, 0)}\n`);

@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseJsonExact } from '../../src/shared/json';
+import { JobJournal } from '../../src/main/jobs/job-journal';
+import { JobState } from '../../src/main/jobs/job-state';
 import { JobStore } from '../../src/main/jobs/job-store';
 import { Store } from '../../src/main/jobs/store';
 import type { Workflow } from '../../src/main/service/types';
@@ -88,6 +90,55 @@ describe('JobStore', () => {
     await jobs.updatePhase('p2', 'failed', 'error');
     await jobs.recordSubmitted({ ...base, promptId: 'p2' });
     expect((await jobs.get('p2'))?.phase).toBe('failed');
+  });
+
+  it('records an end in one write: phase, error, progress and the outputs not there yet', async () => {
+    store = await Store.open(':memory:');
+    const jobs = await JobStore.open(store, { now });
+    await jobs.recordSubmitted({ ...base, promptId: 'e1', workflowName: 'first' });
+    // Recorded already: a later "if absent" leaves the record as it is.
+    await jobs.recordSubmittedIfAbsent({ ...base, promptId: 'e1', workflowName: 'second', clientId: 'c-2' });
+    await jobs.recordSubmittedIfAbsent({ ...base, promptId: 'e2' });
+    expect(await jobs.get('e1')).toMatchObject({ workflowName: 'first', clientId: 'c-1', phase: 'pending' });
+    expect(await jobs.get('e2')).toMatchObject({ phase: 'pending', rawStatus: 'submitted' });
+    const a = { filename: 'a.png', subfolder: '', type: 'output', node: '9', key: 'images' };
+    const b = { ...a, filename: 'b.png' };
+    await jobs.addOutputs('e1', [a]);
+    clock = 2_000;
+    const error = { exceptionType: 'E', explanation: 'x', message: 'y', nodeId: null, nodeType: null, traceback: [] };
+    await jobs.recordEnd('e1', { phase: 'failed', rawStatus: 'error', progress: { nodesDone: 1, nodesTotal: 2, currentNode: null }, error, outputs: [a, b] });
+    expect(await jobs.get('e1')).toMatchObject({ phase: 'failed', rawStatus: 'error', endedAt: 2_000, updatedAt: 2_000, error, progress: { nodesDone: 1, nodesTotal: 2, currentNode: null } });
+    expect((await jobs.get('e1'))!.outputs.map((o) => o.filename)).toEqual(['a.png', 'b.png']);
+    await jobs.recordEnd('e2', { phase: 'succeeded', rawStatus: 'success', progress: null, error: null, outputs: [] });
+    expect(await jobs.get('e2')).toMatchObject({ phase: 'succeeded', endedAt: 2_000, error: null, outputs: [] });
+    // A damaged list is started afresh (it reads as empty anyway).
+    await store.run(`UPDATE jobs SET outputs = 'not json' WHERE prompt_id = 'e2'`);
+    expect(await jobs.addOutputs('e2', [b, b])).toBe(1);
+    expect((await jobs.get('e2'))!.outputs).toEqual([b]);
+  });
+
+  it("the tracker's journal writes an announced phase a moment later, or not at all when the end comes first", async () => {
+    store = await Store.open(':memory:');
+    const jobs = await JobStore.open(store, { now });
+    const journal = new JobJournal(jobs, (message) => {
+      throw new Error(message);
+    });
+    await jobs.recordSubmitted({ ...base, promptId: 'r1' });
+    await jobs.recordSubmitted({ ...base, promptId: 'r2' });
+    const one = new JobState('r1', 1_000);
+    one.markRunning(1_000);
+    journal.writePhaseSoon(one);
+    // Waiting for the job's writes starts the one still waiting.
+    await journal.settled('r1');
+    expect((await jobs.get('r1'))?.phase).toBe('running');
+    const two = new JobState('r2', 1_000);
+    two.markRunning(1_000);
+    journal.writePhaseSoon(two);
+    two.end('succeeded', 'success', 1_000);
+    journal.writeEnd(two, 'succeeded', 'success', [], null);
+    await journal.flush();
+    await new Promise((r) => setTimeout(r, 400)); // past the delay: the cancelled phase write must not land
+    expect((await jobs.get('r2'))?.phase).toBe('succeeded');
   });
 
   it('keeps errors, lists newest first and in-flight oldest first', async () => {

@@ -82,6 +82,28 @@ describe('Store', () => {
     expect(await store.all('SELECT n FROM t')).toEqual([{ n: 3 }]);
   });
 
+  it('reuses prepared statements without holding a stale view, and closes with more texts than it keeps', async () => {
+    const path = join(dir, 'shared.db');
+    const a = await open(path);
+    const b = await open(path);
+    await a.exec('CREATE TABLE kv (k TEXT PRIMARY KEY, v INTEGER)');
+    await a.run('INSERT INTO kv (k, v) VALUES (?, ?), (?, ?)', ['x', 1, 'y', 2]);
+    // A get through a kept statement must not leave a read transaction open: the other
+    // connection's later write is seen, and this connection can still write.
+    expect(await a.get('SELECT v FROM kv WHERE k = ? OR k = ? ORDER BY k', ['x', 'y'])).toEqual({ v: 1 });
+    await b.run('UPDATE kv SET v = ? WHERE k = ?', [10, 'x']);
+    expect(await a.get('SELECT v FROM kv WHERE k = ? OR k = ? ORDER BY k', ['x', 'y'])).toEqual({ v: 10 });
+    await a.transaction((tx) => tx.run('UPDATE kv SET v = ? WHERE k = ?', [11, 'x']));
+    expect(await b.get('SELECT v FROM kv WHERE k = ?', ['x'])).toEqual({ v: 11 });
+    // A failing statement reports its SQL, and the same text works again afterwards.
+    await expect(a.run('INSERT INTO kv (k, v) VALUES (?, ?)', ['x', 0])).rejects.toThrow(/UNIQUE.*in: INSERT INTO kv/);
+    expect((await a.run('INSERT INTO kv (k, v) VALUES (?, ?)', ['z', 3])).changes).toBe(1);
+    // More distinct texts than the cache keeps (old ones are finalized as they fall out).
+    for (let i = 0; i < 300; i += 1) expect(await a.get(`SELECT v + ${i} AS w FROM kv WHERE k = ?`, ['z'])).toEqual({ w: 3 + i });
+    await a.close();
+    await b.close();
+  });
+
   it('has FTS5 for later modules', async () => {
     const store = await open(':memory:');
     await store.exec("CREATE VIRTUAL TABLE docs USING fts5(body); INSERT INTO docs (body) VALUES ('a red fox'), ('blue sky');");

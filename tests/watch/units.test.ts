@@ -1,7 +1,7 @@
 // The hot folder's small parts on their own: names and patterns, the mask rule, the output naming
 // rule, the streaming image check (fed in pieces, as files are read), the settle queue, the
 // retry policy, configuration checks, the journal's batched writes, and the folder lock.
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import jpeg from 'jpeg-js';
@@ -132,6 +132,28 @@ describe('the settle queue', () => {
     expect(await queue.waitStable(join(work, 'missing.bin'))).toBeNull();
     queue.dispose();
   });
+
+  it('takes a file at once when its modification time is older than the interval, and waits for a fresh one', async () => {
+    const old = join(work, 'settle-old.bin');
+    writeFileSync(old, 'written long ago');
+    const tenSecondsAgo = new Date(Date.now() - 10_000);
+    utimesSync(old, tenSecondsAgo, tenSecondsAgo);
+    const fresh = join(work, 'settle-fresh.bin');
+    writeFileSync(fresh, 'just written');
+    const queue = new SettleQueue(5_000);
+    const stampOf = (path: string) => {
+      const s = statSync(path);
+      return { size: s.size, mtimeMs: s.mtimeMs };
+    };
+    const started = Date.now();
+    expect(await queue.waitStable(old, stampOf(old))).toEqual(stampOf(old));
+    expect(Date.now() - started).toBeLessThan(2_500);
+    let freshSettled = false;
+    void queue.waitStable(fresh, stampOf(fresh)).then(() => (freshSettled = true));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(freshSettled).toBe(false);
+    queue.dispose();
+  });
 });
 
 describe('the retry policy', () => {
@@ -230,6 +252,53 @@ describe('the journal', () => {
       expect(after.paths).toEqual([{ folderId: 'f', path: '/in/1.png', contentKey: 'k1', imageSha256: 's1', size: 10, mtimeMs: 1.5 }]);
       expect(after.entries.some((e) => e.contentKey === 'k2')).toBe(false);
       expect(await store.version('watch')).toBe(2);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('writes a deferred state with the next write, or on its own shortly after, and never over a later state', async () => {
+    const store = await Store.open(':memory:');
+    try {
+      const journal = await WatchJournal.open(store);
+      const record = (contentKey: string, state: EntryRecord['state']): EntryRecord => ({
+        folderId: 'f',
+        contentKey,
+        imageSha256: 's',
+        maskSha256: null,
+        path: `/in/${contentKey}.png`,
+        relPath: `${contentKey}.png`,
+        maskPath: null,
+        state,
+        promptId: null,
+        serverKind: null,
+        baseUrl: null,
+        attempts: 0,
+        reason: null,
+        failedPhase: null,
+        uploadedAs: null,
+        outputs: [],
+        createdAt: 1,
+        updatedAt: 1,
+      });
+      const stateOf = async (key: string) => (await store.get('SELECT state FROM watch_entries WHERE content_key = ?', [key]))?.['state'];
+      await journal.saveEntry(record('a', 'discovered'));
+      await journal.saveEntry(record('a', 'uploading'), { deferred: true });
+      // Another row's write takes it along; a later state of the same row always wins.
+      await journal.saveEntry(record('b', 'discovered'));
+      expect(await stateOf('a')).toBe('uploading');
+      await journal.saveEntry(record('a', 'submitted'), { deferred: true });
+      await journal.saveEntry(record('a', 'done'));
+      expect(await stateOf('a')).toBe('done');
+      // Alone, it is written after a short while; flushed() includes it at once.
+      await journal.saveEntry(record('b', 'uploading'), { deferred: true });
+      const until = Date.now() + 10_000;
+      while ((await stateOf('b')) !== 'uploading' && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      expect(await stateOf('b')).toBe('uploading');
+      expect(await stateOf('a')).toBe('done');
+      await journal.saveEntry(record('b', 'submitted'), { deferred: true });
+      await journal.flushed();
+      expect(await stateOf('b')).toBe('submitted');
     } finally {
       await store.close();
     }

@@ -139,8 +139,8 @@ export class JobEventRouter {
       default: {
         const before = job.phase;
         const added = job.apply(event, now, this.host.collect);
-        if (added.length > 0) this.host.journal.write(job.promptId, (store) => store.addOutputs(job.promptId, added));
-        if (job.phase !== before) this.host.journal.writePhase(job);
+        if (added.length > 0) this.host.journal.writeOutputs(job.promptId, added);
+        if (job.phase !== before) this.host.journal.writePhaseSoon(job);
         this.host.emit(job);
       }
     }
@@ -153,7 +153,7 @@ export class JobEventRouter {
     const nodeId = event.nodeId ?? event.displayNodeId ?? job.currentNode;
     job.setPreview({ nodeId, mime: event.mime, bytes: event.bytes, receivedAt: now });
     job.lastActivityAt = now;
-    if (job.markRunning(now)) this.host.journal.writePhase(job);
+    if (job.markRunning(now)) this.host.journal.writePhaseSoon(job);
     for (const listener of this.previewListeners) {
       this.host.guard(() => listener({ promptId: job.promptId, nodeId, mime: event.mime, bytes: event.bytes }));
     }

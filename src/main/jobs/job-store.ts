@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { isJsonObject, parseJsonExact, stringifyJsonExact } from '../../shared/json';
 import type { OutputFile, ServerKind, Workflow } from '../service/types';
 import type { Queryable, Store } from './store';
-import { isTerminalPhase, mergeOutputs, type JobErrorInfo, type JobOrigin, type ProgressSummary, type StoredPhase } from './types';
+import { isTerminalPhase, type JobErrorInfo, type JobOrigin, type ProgressSummary, type StoredPhase } from './types';
 
 export const JOBS_MIGRATIONS: readonly string[] = [
   `CREATE TABLE jobs (
@@ -64,6 +64,17 @@ export interface NewJob {
   number?: number | null;
   origin?: JobOrigin | null;
 }
+
+/**
+ * The jobs recorded (and not removed) through any JobStore over a store, in this process: "record
+ * if absent" need not ask the store about them (the app and `flowdeck watch` open one JobStore
+ * for submitting and another for the tracker). Bounded; an id that fell out is asked about again.
+ */
+const RECORDED_BY_STORE = new WeakMap<Store, Set<string>>();
+const RECORDED_IDS_KEPT = 10_000;
+
+/** The row's outputs list when it is a JSON array, else an empty one (CASE: json_type fails on invalid JSON). */
+const LIST_OR_EMPTY = "CASE WHEN json_valid(jobs.outputs) THEN CASE json_type(jobs.outputs) WHEN 'array' THEN jobs.outputs ELSE '[]' END ELSE '[]' END";
 
 const JOB_ORIGINS: readonly JobOrigin[] = ['window', 'cli', 'hot-folder', 'other'];
 
@@ -162,10 +173,15 @@ function toRecord(raw: Record<string, unknown>): JobRecord | null {
 export class JobStore {
   private readonly store: Store;
   private readonly now: () => number;
+  /** Jobs recorded through this store (see RECORDED_BY_STORE). */
+  private readonly recorded: Set<string>;
 
   private constructor(store: Store, now: () => number) {
     this.store = store;
     this.now = now;
+    let recorded = RECORDED_BY_STORE.get(store);
+    if (!recorded) RECORDED_BY_STORE.set(store, (recorded = new Set()));
+    this.recorded = recorded;
   }
 
   /** Applies the jobs migrations to `store` and returns the journal over it. */
@@ -180,39 +196,53 @@ export class JobStore {
    */
   async recordSubmitting(job: NewJob): Promise<void> {
     await this.insert(job, 'submitting', 'submitting');
+    this.noteRecorded(job.promptId);
   }
 
   /**
    * Records a job the server accepted. A row written by recordSubmitting moves on to `pending`
-   * (keeping its creation time); a row already further along is left as it is.
+   * (keeping its creation time); a row already further along is left as it is. One statement (an
+   * upsert; SET expressions read the row as it was), so no transaction is needed.
    */
   async recordSubmitted(job: NewJob): Promise<void> {
-    await this.store.transaction(async (tx) => {
-      const existing = await tx.get('SELECT phase FROM jobs WHERE prompt_id = ?', [job.promptId]);
-      if (!existing) {
-        await this.insertWith(tx, job, 'pending', 'submitted');
-        return;
-      }
-      const now = this.now();
-      await tx.run(
-        `UPDATE jobs SET number = COALESCE(?, number), client_id = COALESCE(?, client_id),
-           workflow = COALESCE(?, workflow), workflow_name = COALESCE(?, workflow_name),
-           profile_id = COALESCE(?, profile_id), origin = COALESCE(?, origin), updated_at = ?,
-           phase = CASE WHEN phase = 'submitting' THEN 'pending' ELSE phase END,
-           raw_status = CASE WHEN phase = 'submitting' THEN 'submitted' ELSE raw_status END
-         WHERE prompt_id = ?`,
-        [
-          job.number ?? null,
-          job.clientId ?? null,
-          job.workflow ? stringifyJsonExact(job.workflow) : null,
-          job.workflowName ?? null,
-          job.profileId ?? null,
-          job.origin ?? null,
-          now,
-          job.promptId,
-        ],
-      );
-    });
+    const now = this.now();
+    await this.store.run(
+      `INSERT INTO jobs (prompt_id, profile_id, server_kind, base_url, client_id, workflow, workflow_name,
+         phase, raw_status, number, created_at, updated_at, origin)
+       VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', 'submitted', ?, ?, ?, ?)
+       ON CONFLICT (prompt_id) DO UPDATE SET number = COALESCE(excluded.number, number),
+         client_id = COALESCE(excluded.client_id, client_id), workflow = COALESCE(excluded.workflow, workflow),
+         workflow_name = COALESCE(excluded.workflow_name, workflow_name), profile_id = COALESCE(excluded.profile_id, profile_id),
+         origin = COALESCE(excluded.origin, origin), updated_at = excluded.updated_at,
+         phase = CASE WHEN phase = 'submitting' THEN 'pending' ELSE phase END,
+         raw_status = CASE WHEN phase = 'submitting' THEN 'submitted' ELSE raw_status END`,
+      [
+        job.promptId,
+        job.profileId ?? null,
+        job.serverKind,
+        job.baseUrl,
+        job.clientId ?? null,
+        job.workflow ? stringifyJsonExact(job.workflow) : null,
+        job.workflowName ?? null,
+        job.number ?? null,
+        now,
+        now,
+        job.origin ?? null,
+      ],
+    );
+    this.noteRecorded(job.promptId);
+  }
+
+  /** Records an accepted job unless the journal has it already (then its record is left as it is). */
+  async recordSubmittedIfAbsent(job: NewJob): Promise<void> {
+    if (this.recorded.has(job.promptId)) return;
+    await this.insertWith(this.store, job, 'pending', 'submitted');
+    this.noteRecorded(job.promptId);
+  }
+
+  private noteRecorded(promptId: string): void {
+    if (this.recorded.size >= RECORDED_IDS_KEPT) this.recorded.delete(this.recorded.values().next().value as string);
+    this.recorded.add(promptId);
   }
 
   /** Sets the phase (and the server's word); a terminal phase also stamps ended_at. */
@@ -229,21 +259,66 @@ export class JobStore {
 
   /** Merges `outputs` into the job's list, skipping files it already has. Returns how many were new. */
   async addOutputs(promptId: string, outputs: readonly OutputFile[]): Promise<number> {
-    if (outputs.length === 0) return 0;
-    return this.store.transaction(async (tx) => {
-      const row = await tx.get('SELECT outputs FROM jobs WHERE prompt_id = ?', [promptId]);
-      if (!row) return 0;
-      const current = parseJsonColumn(typeof row['outputs'] === 'string' ? row['outputs'] : '[]', z.array(outputSchema)) ?? [];
-      const added = mergeOutputs(current, outputs);
-      if (added.length > 0) {
-        await tx.run('UPDATE jobs SET outputs = ?, updated_at = ? WHERE prompt_id = ?', [JSON.stringify(current), this.now(), promptId]);
-      }
-      return added.length;
-    });
+    return this.appendOutputs(this.store, promptId, outputs, this.now());
+  }
+
+  /**
+   * Appends each output the job's list lacks (same type, subfolder and file name: outputKey), one
+   * statement per output that reads and writes the list inside SQLite, so no transaction has to
+   * read it back first. A list that is not a JSON array (damaged) is started afresh, as a
+   * damaged list reads as empty. Returns how many were appended.
+   */
+  private async appendOutputs(q: Queryable, promptId: string, outputs: readonly OutputFile[], now: number): Promise<number> {
+    let added = 0;
+    for (const o of outputs) {
+      const entry = JSON.stringify({ filename: o.filename, subfolder: o.subfolder, type: o.type, node: o.node, key: o.key });
+      const result = await q.run(
+        `UPDATE jobs SET outputs = json_insert(${LIST_OR_EMPTY}, '$[#]', json(?)), updated_at = ?
+         WHERE prompt_id = ? AND NOT EXISTS (
+           SELECT 1 FROM json_each(${LIST_OR_EMPTY}) AS o
+           WHERE json_extract(o.value, '$.type') = ? AND json_extract(o.value, '$.subfolder') = ? AND json_extract(o.value, '$.filename') = ?)`,
+        [entry, now, promptId, o.type, o.subfolder, o.filename],
+      );
+      added += result.changes;
+    }
+    return added;
   }
 
   async setError(promptId: string, error: JobErrorInfo | null): Promise<void> {
     await this.store.run('UPDATE jobs SET error = ?, updated_at = ? WHERE prompt_id = ?', [error ? JSON.stringify(error) : null, this.now(), promptId]);
+  }
+
+  /**
+   * Records how a job ended in one write: phase, the server's word, progress, error, and the
+   * outputs not recorded yet (appended like addOutputs). Without outputs it is one statement.
+   */
+  async recordEnd(promptId: string, end: { phase: StoredPhase; rawStatus: string | null; progress: ProgressSummary | null; error: JobErrorInfo | null; outputs: readonly OutputFile[] }): Promise<void> {
+    const now = this.now();
+    const update = (q: Queryable) =>
+      q.run(
+        `UPDATE jobs SET phase = ?, raw_status = COALESCE(?, raw_status), updated_at = ?,
+           ended_at = CASE WHEN ? THEN COALESCE(ended_at, ?) ELSE NULL END,
+           progress = COALESCE(?, progress), error = ?
+         WHERE prompt_id = ?`,
+        [
+          end.phase,
+          end.rawStatus,
+          now,
+          isTerminalPhase(end.phase) ? 1 : 0,
+          now,
+          end.progress ? JSON.stringify(end.progress) : null,
+          end.error ? JSON.stringify(end.error) : null,
+          promptId,
+        ],
+      );
+    if (end.outputs.length === 0) {
+      await update(this.store);
+      return;
+    }
+    await this.store.transaction(async (tx) => {
+      await this.appendOutputs(tx, promptId, end.outputs, now);
+      await update(tx);
+    });
   }
 
   async get(promptId: string): Promise<JobRecord | null> {
@@ -268,6 +343,7 @@ export class JobStore {
 
   /** Forgets a job (e.g. a submit the server rejected outright, so there is nothing to follow). */
   async remove(promptId: string): Promise<void> {
+    this.recorded.delete(promptId);
     await this.store.run('DELETE FROM jobs WHERE prompt_id = ?', [promptId]);
   }
 

@@ -7,6 +7,12 @@
 // could land inside another caller's open transaction. Inside `transaction(fn)` the statements of
 // `fn` (whether issued through the handle it receives or through the store itself: AsyncLocalStorage
 // tells them apart) bypass the queue, so a transaction never waits on itself.
+//
+// Each statement is a round trip through libuv's thread pool, and a fresh one is two (prepare, then
+// run). Statements with parameters are therefore kept prepared, by their SQL text, and reused: the
+// hot paths repeat a few texts thousands of times. A cached statement is always run to its end
+// (`get` reads like `all` and takes the first row), so none is left mid-result holding a read
+// transaction open on the connection.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -49,7 +55,20 @@ export interface StoreOptions {
 
 type Task<T> = () => Promise<T>;
 
+interface CachedStatement {
+  statement: Promise<sqlite3.Statement>;
+  /** Calls using the statement now. */
+  users: number;
+  /** Out of the cache: finalized once no call uses it. */
+  retired: boolean;
+}
+
 const MODULE_NAME = /^[a-z][a-z0-9_-]{0,63}$/;
+/** Prepared statements kept per store; the least recently used one is finalized beyond this. */
+const STATEMENT_CACHE_SIZE = 128;
+/** `run` reuses statements that write and return nothing; anything else stepped once could stay open. */
+const CACHEABLE_RUN = /^\s*(INSERT|UPDATE|DELETE|REPLACE)\b/i;
+const RETURNING = /\bRETURNING\b/i;
 
 export class Store implements Queryable {
   readonly path: string;
@@ -58,6 +77,10 @@ export class Store implements Queryable {
   private tail: Promise<unknown> = Promise.resolve();
   private readonly inTransaction = new AsyncLocalStorage<true>();
   private closing: Promise<void> | null = null;
+  /** Prepared statements by SQL text, least recently used first (a Map keeps insertion order). */
+  private readonly statements = new Map<string, CachedStatement>();
+  /** Finalizations under way (the connection closes after them). */
+  private readonly finalizing = new Set<Promise<void>>();
   /** Set when the file found at `path` was not a sound database and was replaced by a fresh one. */
   readonly reset: StoreReset | null;
 
@@ -213,6 +236,7 @@ export class Store implements Queryable {
     const pending = this.tail;
     this.closing = pending
       .catch(() => undefined)
+      .then(() => this.finalizeStatements())
       .then(
         () =>
           new Promise<void>((ok, fail) => {
@@ -232,6 +256,18 @@ export class Store implements Queryable {
   }
 
   private rawRun(sql: string, params: SqlParams): Promise<RunResult> {
+    if (hasParams(params) && CACHEABLE_RUN.test(sql) && !RETURNING.test(sql)) {
+      return this.withPrepared(
+        sql,
+        (statement) =>
+          new Promise((ok, fail) => {
+            statement.run(params, function (this: sqlite3.RunResult, error: Error | null) {
+              if (error) fail(error);
+              else ok({ changes: this.changes, lastId: this.lastID });
+            });
+          }),
+      );
+    }
     return new Promise((ok, fail) => {
       this.db.run(sql, params, function (this: sqlite3.RunResult, error: Error | null) {
         if (error) fail(wrap(error, sql));
@@ -240,7 +276,8 @@ export class Store implements Queryable {
     });
   }
 
-  private rawGet(sql: string, params: SqlParams): Promise<Record<string, unknown> | undefined> {
+  private async rawGet(sql: string, params: SqlParams): Promise<Record<string, unknown> | undefined> {
+    if (hasParams(params)) return (await this.rawAll(sql, params))[0];
     return new Promise((ok, fail) => {
       this.db.get(sql, params, (error: Error | null, row: unknown) => {
         if (error) fail(wrap(error, sql));
@@ -250,6 +287,15 @@ export class Store implements Queryable {
   }
 
   private rawAll(sql: string, params: SqlParams): Promise<Record<string, unknown>[]> {
+    if (hasParams(params)) {
+      return this.withPrepared(
+        sql,
+        (statement) =>
+          new Promise((ok, fail) => {
+            statement.all(params, (error: Error | null, rows: unknown[]) => (error ? fail(error) : ok((rows ?? []).filter(isRow))));
+          }),
+      );
+    }
     return new Promise((ok, fail) => {
       this.db.all(sql, params, (error: Error | null, rows: unknown[]) => {
         if (error) fail(wrap(error, sql));
@@ -258,11 +304,74 @@ export class Store implements Queryable {
     });
   }
 
+  /**
+   * Runs `use` with the prepared statement for `sql` (from the cache, or prepared now: one round
+   * trip, once). A statement is finalized only when no call is using it: when it falls out of the
+   * cache, when it failed (it is prepared afresh next time), or when the store closes.
+   */
+  private async withPrepared<T>(sql: string, use: (statement: sqlite3.Statement) => Promise<T>): Promise<T> {
+    let entry = this.statements.get(sql);
+    if (entry) {
+      this.statements.delete(sql);
+      this.statements.set(sql, entry);
+    } else {
+      const statement = new Promise<sqlite3.Statement>((ok, fail) => {
+        const prepared: sqlite3.Statement = this.db.prepare(sql, (error: Error | null) => (error ? fail(error) : ok(prepared)));
+      });
+      entry = { statement, users: 0, retired: false };
+      this.statements.set(sql, entry);
+      this.evictBeyondLimit();
+    }
+    entry.users += 1;
+    try {
+      return await use(await entry.statement);
+    } catch (error) {
+      this.retire(sql, entry);
+      throw error instanceof Error ? wrap(error, sql) : error;
+    } finally {
+      entry.users -= 1;
+      if (entry.retired && entry.users === 0) this.finalize(entry);
+    }
+  }
+
+  private evictBeyondLimit(): void {
+    while (this.statements.size > STATEMENT_CACHE_SIZE) {
+      const [sql, entry] = this.statements.entries().next().value as [string, CachedStatement];
+      this.retire(sql, entry);
+    }
+  }
+
+  private retire(sql: string, entry: CachedStatement): void {
+    if (this.statements.get(sql) === entry) this.statements.delete(sql);
+    if (entry.retired) return;
+    entry.retired = true;
+    if (entry.users === 0) this.finalize(entry);
+  }
+
+  private finalize(entry: CachedStatement): void {
+    const done = entry.statement.then(
+      (statement) => new Promise<void>((ok) => statement.finalize(() => ok())),
+      () => undefined,
+    );
+    this.finalizing.add(done);
+    void done.then(() => this.finalizing.delete(done));
+  }
+
+  /** Finalizes every statement (the queue has drained: none is in use), so the connection can close. */
+  private async finalizeStatements(): Promise<void> {
+    for (const [sql, entry] of [...this.statements]) this.retire(sql, entry);
+    await Promise.all([...this.finalizing]);
+  }
+
   private rawExec(sql: string): Promise<void> {
     return new Promise((ok, fail) => {
       this.db.exec(sql, (error) => (error ? fail(wrap(error, sql)) : ok()));
     });
   }
+}
+
+function hasParams(params: SqlParams): boolean {
+  return Array.isArray(params) ? params.length > 0 : Object.keys(params).length > 0;
 }
 
 function isRow(value: unknown): value is Record<string, unknown> {

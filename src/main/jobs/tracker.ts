@@ -305,11 +305,7 @@ export class JobTracker {
     this.router.jobEnded(job.promptId);
     const error = job.error;
     const outputs = [...job.outputs];
-    this.journal.write(job.promptId, async (store) => {
-      await store.updatePhase(job.promptId, phase, raw, job.progressSummary());
-      if (outputs.length > 0) await store.addOutputs(job.promptId, outputs);
-      await store.setError(job.promptId, error);
-    });
+    this.journal.writeEnd(job, phase, raw, outputs, error);
     this.emit(job);
     void this.journal.settled(job.promptId).then(() => this.waiters.resolve(job.promptId, () => job.snapshot()));
     this.afterChange();
@@ -413,9 +409,8 @@ export class JobTracker {
   // ---- journal --------------------------------------------------------------------------------
 
   private journalNew(job: JobState, meta: TrackMeta): void {
-    this.journal.write(job.promptId, async (store) => {
-      if (await store.get(job.promptId)) return;
-      await store.recordSubmitted({
+    this.journal.write(job.promptId, (store) =>
+      store.recordSubmittedIfAbsent({
         promptId: job.promptId,
         profileId: this.profileId,
         serverKind: this.api.profile.kind,
@@ -424,8 +419,8 @@ export class JobTracker {
         workflow: meta.workflow ?? null,
         workflowName: meta.workflowName ?? null,
         origin: meta.origin ?? null,
-      });
-    });
+      }),
+    );
   }
 
   // ---- housekeeping ---------------------------------------------------------------------------

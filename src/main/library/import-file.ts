@@ -108,6 +108,7 @@ async function stageCopy(request: ImportFileRequest, work: string, ctx: ImportCo
     return { staged: known.path, digest: known.digest };
   }
   const staged = path.join(work, 'import');
+  await fs.mkdir(work, { recursive: true });
   try {
     if (known && (await reflinkCopy(request.path, staged))) {
       const size = (await fs.stat(staged)).size;
@@ -125,21 +126,25 @@ async function stageCopy(request: ImportFileRequest, work: string, ctx: ImportCo
 }
 
 export async function importFile(request: ImportFileRequest, ctx: ImportContext): Promise<LibraryItem> {
+  const staging = { published: false };
   try {
-    return await importStaged(request, ctx);
+    return await importStaged(request, ctx, staging);
   } finally {
     // The tee copy is this import's to remove when it was not published (or was reused by hash);
     // only ever inside staging: a path elsewhere was refused, and is nobody's to delete here.
+    // (Publishing moved it to its final name already.)
     const tee = request.staged?.path;
-    if (tee && inStaging(tee, ctx)) await fs.rm(tee, { force: true }).catch(() => {});
+    if (tee && !staging.published && inStaging(tee, ctx)) await fs.rm(tee, { force: true }).catch(() => {});
   }
 }
 
-async function importStaged(request: ImportFileRequest, ctx: ImportContext): Promise<LibraryItem> {
+async function importStaged(request: ImportFileRequest, ctx: ImportContext, staging: { published: boolean }): Promise<LibraryItem> {
   const server = { ...request.server, baseUrl: request.server.baseUrl.replace(/\/+$/, '') };
   const { file } = request;
 
-  const known = await findByKey(ctx.index, server.baseUrl, request.promptId, file);
+  // Asked first only when it can save a copy: with the download's tee copy at hand the insert
+  // below finds a row already done just as well (and the tee is dropped all the same).
+  const known = request.staged?.path ? null : await findByKey(ctx.index, server.baseUrl, request.promptId, file);
   if (known?.status === 'done') {
     if (await noteSource(ctx, known.id, request.sourceFile)) {
       const item = await itemOf(ctx, known.id);
@@ -149,8 +154,8 @@ async function importStaged(request: ImportFileRequest, ctx: ImportContext): Pro
     return itemOf(ctx, known.id);
   }
 
+  // A folder of this import's own, made only when it copies the file itself (not for a tee copy).
   const work = path.join(ctx.stagingDir, `import-${randomBytes(6).toString('hex')}`);
-  await fs.mkdir(work, { recursive: true });
   try {
     const { staged, digest } = await stageCopy(request, work, ctx);
     const workflow = request.workflow;
@@ -184,22 +189,25 @@ async function importStaged(request: ImportFileRequest, ctx: ImportContext): Pro
     const outcome = await ctx.exclusive(async (): Promise<{ id: number; change: 'added' | 'updated' | null }> => {
       // Indexed (pending) first, so the row exists before its file is published under it.
       const { id, inserted } = await ctx.index.insert(row);
-      const current = await ctx.index.get(id);
+      // A row this step just inserted is the pending `row`; only an existing one needs reading.
+      const current = inserted ? null : await ctx.index.get(id);
       if (current?.status === 'done') {
         // A download finished meanwhile: its file stays, this copy is dropped.
         return { id, change: (await noteSource(ctx, id, request.sourceFile)) ? 'updated' : null };
       }
-      const { done } = await placeStagedFile({ path: staged, name, digest, media, createdAt: current?.created_at ?? createdAt }, ctx);
-      await ctx.index.transaction(async (tx) => {
-        await ctx.index.markDone(id, done, tx);
-        if (request.sourceFile !== null) await tx.run('UPDATE library_items SET source_file = ? WHERE id = ?', [request.sourceFile, id]);
-      });
+      // The input file is noted while the row is still pending, so a row marked done always has it,
+      // without a transaction around the two statements.
+      if (request.sourceFile !== null) await ctx.index.single((q) => q.run('UPDATE library_items SET source_file = ? WHERE id = ?', [request.sourceFile, id]));
+      const { done, published } = await placeStagedFile({ path: staged, name, digest, media, createdAt: current?.created_at ?? createdAt }, ctx);
+      staging.published = published !== null;
+      await ctx.index.markDone(id, done);
       return { id, change: inserted ? 'added' : 'updated' };
     });
     const item = await itemOf(ctx, outcome.id);
     if (outcome.change) ctx.emit({ type: outcome.change, item });
     return item;
   } finally {
-    await fs.rm(work, { recursive: true, force: true }).catch(() => {});
+    // stageCopy made the folder unless it took the download's tee copy as it is.
+    if (!request.staged?.path) await fs.rm(work, { recursive: true, force: true }).catch(() => {});
   }
 }

@@ -20,9 +20,12 @@ function isLink(value: JsonValue): boolean {
   return Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && (typeof value[1] === 'number' || typeof value[1] === 'bigint');
 }
 
+/** One collator for every sort: localeCompare with options builds a new one per comparison. */
+const nodeIdOrder = new Intl.Collator('en', { numeric: true });
+
 /** Node ids in a stable, human order ("2" before "10"). */
 function sortedNodeIds(workflow: Workflow): string[] {
-  return Object.keys(workflow).sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+  return Object.keys(workflow).sort(nodeIdOrder.compare);
 }
 
 export function nodeClassOf(workflow: Workflow | null | undefined, nodeId: string): string | null {

@@ -72,6 +72,12 @@ const interruptedData = z.object({
   node_type: z.string().nullish(),
 });
 
+const notificationData = z.object({ value: z.string() });
+const promptOnlyData = z.object({ prompt_id: promptId });
+const cachedData = z.object({ prompt_id: promptId, nodes: z.array(nodeId) });
+
+// Every schema is built once, here: zod compiles an object schema on its first parse, so a schema
+// built per message paid that compilation on every frame.
 const envelope = z.object({ type: z.string(), data: z.unknown() });
 
 export type MessageRejectReason =
@@ -104,7 +110,7 @@ export function parseServerMessageObject(value: unknown): MessageParseResult {
       return ok(d.data.sid === undefined ? { type, queueRemaining: remaining } : { type, queueRemaining: remaining, sid: d.data.sid });
     }
     case 'notification': {
-      const d = z.object({ value: z.string() }).safeParse(data);
+      const d = notificationData.safeParse(data);
       return d.success ? ok({ type, value: d.data.value }) : reject(bad);
     }
     case 'feature_flags': {
@@ -113,11 +119,11 @@ export function parseServerMessageObject(value: unknown): MessageParseResult {
     }
     case 'execution_start':
     case 'execution_success': {
-      const d = z.object({ prompt_id: promptId }).safeParse(data);
+      const d = promptOnlyData.safeParse(data);
       return d.success ? ok({ type, promptId: d.data.prompt_id }) : reject(bad);
     }
     case 'execution_cached': {
-      const d = z.object({ prompt_id: promptId, nodes: z.array(nodeId) }).safeParse(data);
+      const d = cachedData.safeParse(data);
       return d.success ? ok({ type, promptId: d.data.prompt_id, nodes: d.data.nodes }) : reject(bad);
     }
     case 'executing': {

@@ -24,6 +24,8 @@ export class EntryBook {
   private readonly pathCache = new Map<string, PathRecord>();
   /** Which entry's file lives at a path (the entry's own path, not its duplicates'). */
   private readonly byPath = new Map<string, string>();
+  /** The prompt id each entry's last awaited journal write committed (see setState). */
+  private readonly promptIdOnDisk = new WeakMap<Entry, string | null>();
 
   constructor(private readonly deps: EntryBookDeps) {}
 
@@ -68,15 +70,29 @@ export class EntryBook {
     return entry;
   }
 
+  /**
+   * Sets and journals an entry's state. Two states are written deferred (they ride along with the
+   * next journal write instead of costing one of their own, and nothing waits for them): nothing
+   * depends on their being on disk, as a restart treats the state they replace the same way.
+   * - 'uploading' (nothing sent yet): a restart sends the file again, as from 'discovered', or,
+   *   from 'submitting', asks the server about the recorded id first, as it would anyway.
+   * - 'submitted' when the prompt id is on disk already (recorded as 'submitting' before the
+   *   submit): a restart asks the server about that id, finds the job and collects it. Where the
+   *   server chose the id (it is new here), 'submitted' is written and awaited like any state.
+   */
   async setState(entry: Entry, state: JournalState): Promise<void> {
     entry.record.state = state;
-    await this.save(entry);
+    const r = entry.record;
+    const deferred = state === 'uploading' || (state === 'submitted' && r.promptId !== null && this.promptIdOnDisk.get(entry) === r.promptId);
+    await this.save(entry, deferred);
     this.refreshRow(entry);
   }
 
-  save(entry: Entry): Promise<void> {
+  save(entry: Entry, deferred = false): Promise<void> {
     entry.record.updatedAt = this.deps.now();
-    return this.deps.journal.saveEntry(entry.record);
+    if (deferred) return this.deps.journal.saveEntry(entry.record, { deferred: true });
+    const promptId = entry.record.promptId;
+    return this.deps.journal.saveEntry(entry.record).then(() => void this.promptIdOnDisk.set(entry, promptId));
   }
 
   refreshRow(entry: Entry): void {

@@ -6,8 +6,9 @@
 // does not read unchanged files again. Folder configurations the app keeps live here too.
 //
 // Writes are batched: every write made in the same turn of the event loop goes into one
-// transaction, and each write's promise resolves once its transaction has committed. A caller that
-// must have a state on disk before acting (the prompt id before a submit) awaits the write.
+// transaction (or, for a batch of at most one upsert statement per table, plain statements), and
+// each write's promise resolves once it has committed. A caller that must have a state on disk
+// before acting (the prompt id before a submit) awaits the write.
 import { z } from 'zod';
 import type { Queryable, SqlValue, Store } from '../jobs/store';
 
@@ -132,8 +133,10 @@ function parseOutputs(text: string): string[] {
   }
 }
 
+type UpsertTable = 'watch_entries' | 'watch_paths';
+
 /** A write: an upsert of one row (merged with its neighbours into multi-row statements), or any statement. */
-type Write = { table: 'watch_entries' | 'watch_paths'; key: string; row: SqlValue[] } | ((tx: Queryable) => Promise<unknown>);
+type Write = { table: UpsertTable; key: string; row: SqlValue[] } | ((tx: Queryable) => Promise<unknown>);
 
 const ENTRY_COLUMNS = [
   'folder_id',
@@ -157,24 +160,30 @@ const ENTRY_COLUMNS = [
 ];
 const PATH_COLUMNS = ['folder_id', 'path', 'content_key', 'image_sha256', 'size', 'mtime_ms'];
 const COLUMNS = { watch_entries: ENTRY_COLUMNS, watch_paths: PATH_COLUMNS } as const;
+/** How long a deferred write waits for a write to ride along with before it is written on its own. */
+const DEFER_MS = 200;
 /** Rows per statement: well under SQLite's oldest parameter limit (999). */
 const ROWS_PER_STATEMENT = 40;
 
-/** Runs a batch in order; consecutive upserts of a table become one statement per ROWS_PER_STATEMENT rows. */
+/**
+ * Runs a batch in order. Between two other statements, the upserts of each table become one
+ * statement per ROWS_PER_STATEMENT rows: each upsert writes a whole row, rows of the two tables do
+ * not depend on each other, and the last write of a row wins, so only the order of a row's own
+ * writes (kept) and of upserts against other statements (kept) matters.
+ */
 async function runWrites(tx: Queryable, writes: readonly Write[]): Promise<void> {
-  let pendingTable: 'watch_entries' | 'watch_paths' | null = null;
-  let pending = new Map<string, SqlValue[]>();
+  let pending = { watch_entries: new Map<string, SqlValue[]>(), watch_paths: new Map<string, SqlValue[]>() };
   const flush = async (): Promise<void> => {
-    if (!pendingTable || pending.size === 0) return;
-    const columns = COLUMNS[pendingTable];
-    const rows = [...pending.values()];
-    for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
-      const chunk = rows.slice(i, i + ROWS_PER_STATEMENT);
-      const placeholders = chunk.map(() => `(${columns.map(() => '?').join(', ')})`).join(', ');
-      await tx.run(`INSERT OR REPLACE INTO ${pendingTable} (${columns.join(', ')}) VALUES ${placeholders}`, chunk.flat());
+    for (const table of ['watch_entries', 'watch_paths'] as const) {
+      const columns = COLUMNS[table];
+      const rows = [...pending[table].values()];
+      for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
+        const chunk = rows.slice(i, i + ROWS_PER_STATEMENT);
+        const placeholders = chunk.map(() => `(${columns.map(() => '?').join(', ')})`).join(', ');
+        await tx.run(`INSERT OR REPLACE INTO ${table} (${columns.join(', ')}) VALUES ${placeholders}`, chunk.flat());
+      }
     }
-    pending = new Map();
-    pendingTable = null;
+    pending = { watch_entries: new Map(), watch_paths: new Map() };
   };
   for (const write of writes) {
     if (typeof write === 'function') {
@@ -182,17 +191,35 @@ async function runWrites(tx: Queryable, writes: readonly Write[]): Promise<void>
       await write(tx);
       continue;
     }
-    if (pendingTable !== write.table) await flush();
-    pendingTable = write.table;
-    pending.delete(write.key); // the last write of a row wins, in its latest place
-    pending.set(write.key, write.row);
+    const rows = pending[write.table];
+    rows.delete(write.key); // the last write of a row wins
+    rows.set(write.key, write.row);
   }
   await flush();
+}
+
+/**
+ * Whether a batch can run without a transaction: upserts only, at most one statement per table.
+ * SQLite makes each statement atomic by itself and every upsert writes a whole row as it is now,
+ * so nothing depends on the (at most two) statements landing together (a path record is only a
+ * shortcut that saves hashing an unchanged file again); BEGIN IMMEDIATE / COMMIT would be two more
+ * round trips on the store's one connection.
+ */
+function needsNoTransaction(writes: readonly Write[]): boolean {
+  const keys: Record<UpsertTable, Set<string>> = { watch_entries: new Set(), watch_paths: new Set() };
+  for (const write of writes) {
+    if (typeof write === 'function') return false;
+    keys[write.table].add(write.key);
+  }
+  return keys.watch_entries.size <= ROWS_PER_STATEMENT && keys.watch_paths.size <= ROWS_PER_STATEMENT;
 }
 
 export class WatchJournal {
   private batch: { writes: Write[]; done: Promise<void> } | null = null;
   private chain: Promise<void> = Promise.resolve();
+  /** Deferred writes waiting for the next batch (see saveEntry). */
+  private deferred: Write[] = [];
+  private deferTimer: ReturnType<typeof setTimeout> | null = null;
   /** Rows that failed validation while loading (a damaged or foreign row is skipped, not fatal). */
   skippedRows = 0;
 
@@ -298,9 +325,23 @@ export class WatchJournal {
     return counts;
   }
 
-  /** Writes the entry's whole row (a snapshot is taken now, so later changes to `entry` do not leak in). */
-  saveEntry(e: EntryRecord): Promise<void> {
-    return this.enqueue({
+  /**
+   * Writes the entry's whole row (a snapshot is taken now, so later changes to `entry` do not leak in).
+   * `deferred`: a state nothing depends on being on disk (see EntryBook.setState); it resolves at
+   * once and rides along with the next write (the row's later write then replaces it in the same
+   * statement), or is written on its own after DEFER_MS.
+   */
+  saveEntry(e: EntryRecord, options: { deferred?: boolean } = {}): Promise<void> {
+    const write = this.entryWrite(e);
+    if (options.deferred) {
+      this.defer(write);
+      return Promise.resolve();
+    }
+    return this.enqueue(write);
+  }
+
+  private entryWrite(e: EntryRecord): Write {
+    return {
       table: 'watch_entries',
       key: `${e.folderId}\u0000${e.contentKey}`,
       row: [
@@ -323,7 +364,7 @@ export class WatchJournal {
         e.createdAt,
         e.updatedAt,
       ],
-    });
+    };
   }
 
   deleteEntry(folderId: string, contentKey: string): Promise<void> {
@@ -341,30 +382,56 @@ export class WatchJournal {
     return this.enqueue((tx) => tx.run('DELETE FROM watch_paths WHERE folder_id = ? AND path = ?', [folderId, path]));
   }
 
-  /** Resolves once every write made so far has committed. */
+  /** Resolves once every write made so far (deferred ones too) has committed. */
   flushed(): Promise<void> {
+    if (this.deferred.length > 0) return this.enqueueDeferred();
     return this.batch ? this.batch.done : this.chain;
   }
 
-  private enqueue(write: Write): Promise<void> {
+  private defer(write: Write): void {
+    // A batch still gathering writes takes it at once: it commits anyway.
+    if (this.batch) {
+      this.batch.writes.push(write);
+      return;
+    }
+    this.deferred.push(write);
+    this.deferTimer ??= setTimeout(() => {
+      this.deferTimer = null;
+      if (this.deferred.length > 0) void this.enqueueDeferred();
+    }, DEFER_MS);
+    // Nothing may wait on a deferred write: it does not keep the process alive.
+    this.deferTimer.unref();
+  }
+
+  /** Starts a batch of the deferred writes (nobody awaits them: a failure reaches only flushed()'s caller). */
+  private enqueueDeferred(): Promise<void> {
+    const done = this.enqueue(null);
+    done.catch(() => undefined);
+    return done;
+  }
+
+  /** Adds `write` to the batch gathering now, or starts one (deferred writes are never pending while a batch gathers). */
+  private enqueue(write: Write | null): Promise<void> {
     if (!this.batch) {
-      const writes: Write[] = [];
+      // Deferred writes go first: a later write of the same row replaces them (runWrites keeps the last).
+      const writes: Write[] = this.deferred;
+      this.deferred = [];
+      if (this.deferTimer) clearTimeout(this.deferTimer);
+      this.deferTimer = null;
       // The batch commits after the writes of this turn have joined it, and after the previous batch.
       const done = this.chain.then(
         () =>
           new Promise<void>((resolve, reject) => {
             setImmediate(() => {
               if (this.batch?.writes === writes) this.batch = null;
-              this.store
-                .transaction((tx) => runWrites(tx, writes))
-                .then(resolve, reject);
+              (needsNoTransaction(writes) ? runWrites(this.store, writes) : this.store.transaction((tx) => runWrites(tx, writes))).then(resolve, reject);
             });
           }),
       );
       this.batch = { writes, done };
       this.chain = done.catch(() => undefined);
     }
-    this.batch.writes.push(write);
+    if (write) this.batch.writes.push(write);
     return this.batch.done;
   }
 }

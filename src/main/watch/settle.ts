@@ -1,6 +1,9 @@
 // "Completely written" as a hot folder decides it: a file's size and modification time must stay
 // the same over an interval. Every path waits on its own timer; a change seen in between (or a
 // watcher event, see touch()) starts the interval again. A path that disappears resolves to null.
+// A file first seen with a modification time already older than the interval has stayed unchanged
+// for it (every write moves the mtime), so it is taken at once: a start-up scan of files written
+// long ago (`watch --once`) does not wait a whole interval for nothing.
 import { stat } from 'node:fs/promises';
 import { Limiter } from './limiter';
 
@@ -35,12 +38,16 @@ export class SettleQueue {
   constructor(
     private readonly settleMs: number,
     private readonly statFn: StatFn = statStamp,
+    private readonly now: () => number = Date.now,
   ) {}
 
   /** Resolves with the file's stamp once it has stayed unchanged for the interval; null if it went away. */
   waitStable(path: string, seen?: FileStamp): Promise<FileStamp | null> {
     const existing = this.pending.get(path);
     if (existing) return existing.promise;
+    // Unchanged for the whole interval already when the caller looked. (This trusts the file's
+    // mtime to come from our clock; a time in the future just makes the file wait as a fresh one.)
+    if (seen && this.now() - seen.mtimeMs >= this.settleMs) return Promise.resolve(seen);
     let resolve!: (value: FileStamp | null) => void;
     const promise = new Promise<FileStamp | null>((r) => (resolve = r));
     const entry: Pending = { stamp: null, timer: null, promise, resolve };
