@@ -3,6 +3,7 @@
 import { mkdirSync } from 'node:fs';
 import { JobStore } from '../main/jobs/job-store';
 import { submitJob } from '../main/jobs/submit-job';
+import { describeJobFailure } from '../main/jobs/failure-text';
 import type { Store } from '../main/jobs/store';
 import { JobTimeoutError, JobTracker, ServerUnreachableError } from '../main/jobs/tracker';
 import { Library, resolveLibraryDir } from '../main/library';
@@ -50,15 +51,6 @@ export interface CliSession {
   follow(promptId: string, options: FollowOptions): Promise<JobOutcome>;
   safeName(serverName: string): string;
   close(): Promise<void>;
-}
-
-function describeFailure(snapshot: JobSnapshot): string {
-  if (snapshot.phase === 'cancelled') return `The job ${snapshot.promptId} was cancelled.`;
-  const error = snapshot.error;
-  if (!error) return `The job ${snapshot.promptId} failed (${snapshot.rawStatus}).`;
-  const where = error.nodeId ? ` in node ${error.nodeId}${error.nodeType ? ` (${error.nodeType})` : ''}` : '';
-  const type = error.exceptionType ? `${error.exceptionType}: ` : '';
-  return `The job ${snapshot.promptId} failed${where}: ${type}${error.message.trim()}\n${error.explanation}`;
 }
 
 /** "running (node 1 DemoSampler, step 12/200; 0 of 2 nodes done)": what was last known of a job. */
@@ -154,7 +146,7 @@ export async function openSession(server: ServerProfile, key: string | null, dat
       try {
         const snapshot = await tracked.waitForEnd({ timeoutMs: options.timeoutMs, giveUpWhenUnreachable: true });
         await previewWrites;
-        return { phase: snapshot.phase, outputs: snapshot.outputs, errorText: snapshot.phase === 'succeeded' ? null : describeFailure(snapshot) };
+        return { phase: snapshot.phase, outputs: snapshot.outputs, errorText: snapshot.phase === 'succeeded' ? null : describeJobFailure(snapshot, { explain: true }) };
       } catch (error) {
         if (error instanceof ServerUnreachableError) {
           const state = lastKnownState(error.snapshot, workflow);

@@ -2,16 +2,16 @@
 // progress on stderr, download every output into --out, print the paths (or one JSON object).
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { basename, extname, join, resolve } from 'node:path';
 import { checkUploadFile, LocalFileError } from '../../main/files/local-input';
 import { sweepStalePartials } from '../../main/files/partial-files';
 import { partialPathFor, publishFile, syncDirectory } from '../../main/files/publish';
-import { prepareMaskPng, MaskFileError } from '../../main/images/mask-file';
+import { MaskFileError } from '../../main/images/mask-file';
+import { uploadInput } from '../../main/jobs/upload-input';
 import type { ServiceApi } from '../../main/service/ports';
 import type { NodeDefinitions } from '../../main/service/object-info';
-import { uploadedInputValue } from '../../main/service/capabilities';
+
 import { copyOutOfLibrary, resolveLibraryDir, type LibraryItem } from '../../main/library';
 import { outputKey } from '../../main/jobs/types';
 import { extensionForMime } from '../../shared/media-types';
@@ -109,32 +109,20 @@ export async function applyUploads(api: ServiceApi, workflow: Workflow, plan: Up
   // /api/features keeps its kind's limits, and any other failure shows on the upload itself.
   if (plan.uploads.length + plan.masks.length > 0) await api.discover().catch(() => undefined);
   for (const { ref, file } of plan.uploads) {
-    const result = await api.uploadImage(file, { type: 'input' });
-    setInput(workflow, ref, uploadedInputValue(api.capabilities, result));
-    log(`uploaded ${basename(file)} as ${uploadedInputValue(api.capabilities, result)} -> ${ref.nodeId}.${ref.input}`);
+    const { value } = await uploadInput(api, { image: file });
+    setInput(workflow, ref, value);
+    log(`uploaded ${basename(file)} as ${value} -> ${ref.nodeId}.${ref.input}`);
   }
-  for (const { ref, image, mask } of plan.masks) await uploadWithMask(api, workflow, ref, image, mask, log);
-}
-
-async function uploadWithMask(api: ServiceApi, workflow: Workflow, ref: InputRef, image: string, mask: string, log: (m: string) => void): Promise<void> {
-  const original = await api.uploadImage(image, { type: 'input' });
-  const work = await mkdtemp(join(tmpdir(), 'flowdeck-mask-'));
-  try {
-    let prepared;
+  for (const { ref, image, mask } of plan.masks) {
+    let uploaded;
     try {
-      prepared = await prepareMaskPng(mask, join(work, `${basename(mask, extname(mask))}-alpha.png`));
+      uploaded = await uploadInput(api, { image, mask: { path: mask, name: `${basename(image, extname(image))}-mask.png` } });
     } catch (error) {
       if (error instanceof MaskFileError) throw new UsageError(error.message);
       throw error;
     }
-    const result = await api.uploadMask(prepared.path, {
-      originalRef: { filename: original.name, subfolder: original.subfolder, type: original.type || 'input' },
-      filename: `${basename(image, extname(image))}-mask.png`,
-    });
-    setInput(workflow, ref, uploadedInputValue(api.capabilities, result));
-    log(`uploaded ${basename(image)} with mask ${basename(mask)}${prepared.converted ? ' (white = masked, converted to alpha)' : ''} as ${uploadedInputValue(api.capabilities, result)} -> ${ref.nodeId}.${ref.input}`);
-  } finally {
-    await rm(work, { recursive: true, force: true });
+    setInput(workflow, ref, uploaded.value);
+    log(`uploaded ${basename(image)} with mask ${basename(mask)}${uploaded.maskConverted ? ' (white = masked, converted to alpha)' : ''} as ${uploaded.value} -> ${ref.nodeId}.${ref.input}`);
   }
 }
 

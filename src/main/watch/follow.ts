@@ -1,20 +1,12 @@
 // The JobTracker as the hot folder's JobFollower: events when the socket carries them, polling
 // when it does not (or for a job sent by an earlier process, whose events went to another socket).
-import type { JobOrigin, JobSnapshot } from '../jobs/types';
+import type { JobOrigin } from '../jobs/types';
+import { describeJobFailure } from '../jobs/failure-text';
 import type { TrackMeta, TrackedJob } from '../jobs/tracker';
 import type { FollowOutcome, JobFollower } from './types';
 
 export interface TrackerLike {
   track(promptId: string, meta?: TrackMeta): TrackedJob;
-}
-
-export function describeJobFailure(snapshot: JobSnapshot): string {
-  if (snapshot.phase === 'cancelled') return `The job ${snapshot.promptId} was cancelled.`;
-  const error = snapshot.error;
-  if (!error) return `The job ${snapshot.promptId} failed (${snapshot.rawStatus}).`;
-  const where = error.nodeId ? ` in node ${error.nodeId}${error.nodeType ? ` (${error.nodeType})` : ''}` : '';
-  const type = error.exceptionType ? `${error.exceptionType}: ` : '';
-  return `The job failed${where}: ${type}${error.message.trim()}`;
 }
 
 /**

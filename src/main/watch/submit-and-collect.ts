@@ -3,14 +3,11 @@
 // restart it asks the server about a recorded id before sending anything again (see run()).
 // Failures are thrown to the runner, which decides what they mean (FolderRunner.react).
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { basename, extname, join } from 'node:path';
-import { prepareMaskPng } from '../images/mask-file';
+import { basename, extname } from 'node:path';
 import { safeBaseName } from '../service/filenames';
 import type { ServiceApi } from '../service/ports';
 import type { Workflow } from '../service/types';
-import { uploadedInputValue } from '../service/capabilities';
+import { uploadInput } from '../jobs/upload-input';
 import { cloneWorkflow, setInput, type InputRef } from '../workflow/edit';
 import type { HotFolderConfig } from './config';
 import { deliverOutputs } from './deliver';
@@ -114,19 +111,12 @@ export class SubmitAndCollect {
     const stem = safeBaseName(basename(r.path, extname(r.path)), 'input');
     // Named by content: the same bytes get the same name (a resend keeps one file on the server),
     // different files with the same name never overwrite each other.
-    const uploaded = await api.uploadImage(r.path, { type: 'input', filename: `${stem}-${r.imageSha256.slice(0, 12)}${ext}` });
-    if (!r.maskPath) return uploadedInputValue(api.capabilities, uploaded);
-    const work = await mkdtemp(join(tmpdir(), 'flowdeck-watch-mask-'));
-    try {
-      const prepared = await prepareMaskPng(r.maskPath, join(work, 'mask.png'));
-      const masked = await api.uploadMask(prepared.path, {
-        originalRef: { filename: uploaded.name, subfolder: uploaded.subfolder, type: uploaded.type || 'input' },
-        filename: `${stem}-${r.contentKey.slice(0, 12)}-mask.png`,
-      });
-      return uploadedInputValue(api.capabilities, masked);
-    } finally {
-      await rm(work, { recursive: true, force: true });
-    }
+    const { value } = await uploadInput(api, {
+      image: r.path,
+      imageName: `${stem}-${r.imageSha256.slice(0, 12)}${ext}`,
+      mask: r.maskPath ? { path: r.maskPath, name: `${stem}-${r.contentKey.slice(0, 12)}-mask.png` } : null,
+    });
+    return value;
   }
 
   /** Follows an accepted job (or reads how it ended), then delivers its outputs. */
