@@ -1,14 +1,15 @@
-// Reading a workflow file for a CLI command: API-format JSON as is; a UI-format graph converted
-// with the server's node definitions; an output image by its embedded `prompt` (exactly what ran),
-// else its embedded `workflow` converted. Unreadable or unconvertible input is a usage error (exit 2).
+// Reading a workflow file for a CLI command (what it holds is told by workflow/workflow-reading.ts,
+// as for the app): API-format JSON as is; a UI-format graph converted with the server's node
+// definitions; an output image by its embedded `prompt` (exactly what ran), else its embedded
+// `workflow`. Unreadable or unconvertible input is a usage error (exit 2).
 import { readFile } from 'node:fs/promises';
-import { parseJsonExact, type JsonObject, type JsonValue } from '../shared/json';
+import type { JsonObject } from '../shared/json';
 import type { NodeDefinitions } from '../main/service/object-info';
 import type { Workflow } from '../main/service/types';
 import { checkUploadFile, LocalFileError } from '../main/files/local-input';
-import { convertUiWorkflow, isUiWorkflow, UiConversionError } from '../main/workflow/convert-ui';
-import { EmbeddedWorkflowError, imageFormatOf, readEmbeddedWorkflow } from '../main/workflow/embedded-workflow';
-import { interpretWorkflow, UI_FORMAT_EXPLANATION } from '../main/workflow/parse';
+import { UiConversionError } from '../main/workflow/convert-ui';
+import { UI_FORMAT_EXPLANATION } from '../main/workflow/parse';
+import { readWorkflowBytes, type WorkflowSource } from '../main/workflow/workflow-reading';
 import { UsageError } from './errors';
 
 export interface WorkflowFile {
@@ -17,34 +18,13 @@ export interface WorkflowFile {
   /** The editor graph the prompt comes from (a UI file, or an image's `workflow` chunk), else null. */
   uiWorkflow: JsonObject | null;
   /** How the prompt was obtained. */
-  origin: 'api' | 'ui' | 'image-prompt' | 'image-workflow';
+  origin: WorkflowSource;
   /** Conversion notes (a Reroute chain that ends nowhere, ...). */
   warnings: string[];
 }
 
 /** Where the node definitions come from when a UI graph must be converted; called at most once, only then. */
 export type DefinitionsSource = () => Promise<NodeDefinitions>;
-
-function apiPrompt(value: JsonValue, path: string, what: string): Workflow {
-  const parsed = interpretWorkflow(value);
-  if (!parsed.ok) throw new UsageError(`${path}: ${what}${parsed.message}`);
-  return parsed.workflow;
-}
-
-async function convert(graph: JsonObject, path: string, definitions: DefinitionsSource | undefined, what: string): Promise<{ prompt: Workflow; warnings: string[] }> {
-  if (!definitions) throw new UsageError(`${path}: ${what}${UI_FORMAT_EXPLANATION}`);
-  let result;
-  try {
-    result = convertUiWorkflow(graph, await definitions());
-  } catch (error) {
-    if (error instanceof UiConversionError) throw new WorkflowConversionError(`${path}: ${what}cannot be converted to the API format. ${error.message}`, error);
-    throw error;
-  }
-  if (Object.keys(result.prompt).length === 0) {
-    throw new UsageError(`${path}: ${what}converts to an empty API prompt: it has no node the server runs.`);
-  }
-  return result;
-}
 
 /** A UI graph that cannot become an API prompt (missing classes, a cycle, ...): exit 2, with the classes listed. */
 export class WorkflowConversionError extends UsageError {
@@ -55,6 +35,14 @@ export class WorkflowConversionError extends UsageError {
     this.missingClasses = cause.missingClasses;
   }
 }
+
+/** How each source is named in a message about it. */
+const WHAT: Record<WorkflowSource, string> = {
+  api: '',
+  ui: 'this UI-format workflow ',
+  'image-prompt': 'the embedded "prompt" ',
+  'image-workflow': 'the embedded "workflow" ',
+};
 
 export async function readWorkflowFile(path: string, definitions?: DefinitionsSource): Promise<WorkflowFile> {
   let bytes: Buffer;
@@ -69,30 +57,37 @@ export async function readWorkflowFile(path: string, definitions?: DefinitionsSo
   } catch (error) {
     throw new UsageError(`Cannot read the workflow file ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`);
   }
-  if (imageFormatOf(bytes) !== null) {
-    let embedded;
-    try {
-      embedded = readEmbeddedWorkflow(bytes);
-    } catch (error) {
-      if (error instanceof EmbeddedWorkflowError) throw new UsageError(`${path}: ${error.message}`);
-      throw error;
-    }
-    if (embedded.prompt) return { prompt: apiPrompt(embedded.prompt, path, 'the embedded "prompt": '), uiWorkflow: embedded.workflow, origin: 'image-prompt', warnings: [] };
-    if (embedded.workflow) {
-      const { prompt, warnings } = await convert(embedded.workflow, path, definitions, 'the embedded "workflow" ');
-      return { prompt, uiWorkflow: embedded.workflow, origin: 'image-workflow', warnings };
-    }
-    throw new UsageError(`${path}: the image carries no workflow (neither a "prompt" nor a "workflow" chunk).`);
+  // The definitions are asked for only when an editor graph must be converted; why they could not
+  // be had (no key: exit 3; no answer: exit 5) is the error the command fails with.
+  const asked: { failed: boolean; error?: unknown } = { failed: false };
+  const source = {
+    cached: () => null,
+    wait: async () => {
+      if (!definitions) return null;
+      try {
+        return await definitions();
+      } catch (error) {
+        asked.failed = true;
+        asked.error = error;
+        return null;
+      }
+    },
+  };
+  const reading = await readWorkflowBytes(bytes, source);
+  switch (reading.kind) {
+    case 'workflow':
+      return { prompt: reading.workflow, uiWorkflow: reading.graph, origin: reading.source, warnings: reading.warnings };
+    case 'invalid_json':
+      throw new UsageError(`${path}: The workflow is not valid JSON: ${reading.detail}`);
+    case 'not_a_workflow':
+      throw new UsageError(`${path}: ${reading.message}`);
+    case 'definitions_missing':
+      if (asked.failed) throw asked.error;
+      throw new UsageError(`${path}: ${WHAT[reading.source]}${UI_FORMAT_EXPLANATION}`);
+    case 'converted_unrunnable':
+      throw new UsageError(`${path}: ${WHAT[reading.source]}converts to an API prompt that cannot run: ${reading.message}`);
+    case 'conversion_failed':
+      if (reading.error instanceof UiConversionError) throw new WorkflowConversionError(`${path}: ${WHAT[reading.source]}cannot be converted to the API format. ${reading.error.message}`, reading.error);
+      throw reading.error;
   }
-  let value: JsonValue;
-  try {
-    value = parseJsonExact(bytes.toString('utf8'));
-  } catch (error) {
-    throw new UsageError(`${path}: The workflow is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  if (isUiWorkflow(value)) {
-    const { prompt, warnings } = await convert(value, path, definitions, 'this UI-format workflow ');
-    return { prompt, uiWorkflow: value, origin: 'ui', warnings };
-  }
-  return { prompt: apiPrompt(value, path, ''), uiWorkflow: null, origin: 'api', warnings: [] };
 }

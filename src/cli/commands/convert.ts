@@ -12,6 +12,7 @@ import { fetchNodeDefinitions, resolveServer, type CliEnvironment } from '../con
 import { ExitCode, UsageError } from '../errors';
 import { readWorkflowFile } from '../workflow-file';
 import type { CliIo } from './run';
+import type { WorkflowSource } from '../../main/workflow/workflow-reading';
 
 export const CONVERT_USAGE = `flowdeck convert FILE [--server URL | --object-info FILE] [--local] [--json] [--out FILE]`;
 
@@ -63,7 +64,7 @@ export async function convertCommand(argv: string[], io: CliIo, environment: Cli
   return ExitCode.ok;
 }
 
-function describeOrigin(origin: 'api' | 'ui' | 'image-prompt' | 'image-workflow'): string {
+function describeOrigin(origin: WorkflowSource): string {
   switch (origin) {
     case 'api':
       return 'an API-format file';

@@ -6,55 +6,50 @@
 import { stat, readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { MAX_WORKFLOW_FILE_BYTES, type WorkflowParseView } from '../../shared/ipc/contract';
-import { parseJsonExact, stringifyJsonExact, type JsonObject, type JsonValue } from '../../shared/json';
+import { stringifyJsonExact, type JsonValue } from '../../shared/json';
 import type { SettingsStore } from '../config/settings';
-import type { NodeDefinitions } from '../service/object-info';
-import type { Workflow } from '../service/types';
-import { convertUiWorkflow, isUiWorkflow, UiConversionError } from '../workflow/convert-ui';
-import { EmbeddedWorkflowError, imageFormatOf, readEmbeddedWorkflow } from '../workflow/embedded-workflow';
-import { interpretWorkflow, unknownClasses } from '../workflow/parse';
+import { UiConversionError } from '../workflow/convert-ui';
+import { unknownClasses } from '../workflow/parse';
+import { readWorkflowBytes, readWorkflowText, readWorkflowValue, type DefinitionsSource, type WorkflowReading, type WorkflowSource } from '../workflow/workflow-reading';
+
 import { AppFailure } from './errors';
 
 const MAX_RECENT = 20;
 
-/** Where the active server's node definitions come from, when a file needs them. */
-export interface DefinitionsSource {
-  /** Already loaded (no waiting): enough to mark the unknown classes of an API workflow. */
-  cached(): NodeDefinitions | null;
-  /** Waits for them (briefly): converting a UI workflow cannot do without them. */
-  wait(): Promise<NodeDefinitions | null>;
-}
+const FORMAT_OF_SOURCE: Record<WorkflowSource, 'api' | 'ui' | 'image'> = { api: 'api', ui: 'ui', 'image-prompt': 'image', 'image-workflow': 'image' };
 
-/** Definitions known up front (or known to be missing): both ways answer the same. */
-export function fixedDefinitions(definitions: NodeDefinitions | null): DefinitionsSource {
-  return { cached: () => definitions, wait: async () => definitions };
-}
-
-type RunnableFormat = 'api' | 'ui' | 'image';
-
-/** line/column (1-based) of a character offset. */
-export function positionOf(text: string, offset: number): { offset: number; line: number; column: number } {
-  const clamped = Math.max(0, Math.min(offset, text.length));
-  let line = 1;
-  let lineStart = 0;
-  for (let i = 0; i < clamped; i += 1) {
-    if (text.charCodeAt(i) === 10) {
-      line += 1;
-      lineStart = i + 1;
+/** A reading (workflow/workflow-reading.ts) as the renderer sees it, with the classes the server lacks. */
+function viewOf(reading: WorkflowReading, definitions: DefinitionsSource): WorkflowParseView {
+  switch (reading.kind) {
+    case 'workflow': {
+      const known = definitions.cached();
+      return {
+        format: FORMAT_OF_SOURCE[reading.source],
+        workflowJson: stringifyJsonExact(reading.workflow),
+        nodeCount: reading.nodeCount,
+        unknownClasses: known ? unknownClasses(reading.workflow, known) : null,
+        uiWorkflowJson: reading.graph === null ? null : stringifyJsonExact(reading.graph),
+        warnings: reading.warnings,
+      };
     }
+    case 'invalid_json': {
+      const where = reading.position ? ` (line ${reading.position.line}, column ${reading.position.column})` : '';
+      return { format: 'invalid_json', message: `The workflow is not valid JSON: ${reading.detail}${where}`, position: reading.position };
+    }
+    case 'not_a_workflow':
+      return { format: 'not_a_workflow', message: reading.message };
+    case 'conversion_failed':
+      return conversionFailed(reading.error);
+    case 'converted_unrunnable':
+      return { format: 'conversion_failed', message: `The converted workflow cannot run: ${reading.message}`, missingClasses: [], nodeId: null };
+    case 'definitions_missing':
+      return {
+        format: 'conversion_failed',
+        message: 'Converting a UI-format workflow needs the node definitions of the active server, and they could not be loaded. Connect to a server, then open the file again.',
+        missingClasses: [],
+        nodeId: null,
+      };
   }
-  return { offset: clamped, line, column: clamped - lineStart + 1 };
-}
-
-function runnable(format: RunnableFormat, workflow: Workflow, nodeCount: number, known: NodeDefinitions | null, graph: JsonObject | null, warnings: string[]): WorkflowParseView {
-  return {
-    format,
-    workflowJson: stringifyJsonExact(workflow),
-    nodeCount,
-    unknownClasses: known ? unknownClasses(workflow, known) : null,
-    uiWorkflowJson: graph === null ? null : stringifyJsonExact(graph),
-    warnings,
-  };
 }
 
 function conversionFailed(error: unknown): WorkflowParseView {
@@ -72,93 +67,19 @@ function conversionFailed(error: unknown): WorkflowParseView {
   return { format: 'conversion_failed', message: `The UI-format workflow could not be converted: ${message}`, missingClasses: [], nodeId };
 }
 
-/** The editor graph -> the API prompt, with the active server's definitions. */
-async function convertedView(format: 'ui' | 'image', graph: JsonObject, definitions: DefinitionsSource): Promise<WorkflowParseView> {
-  const known = await definitions.wait();
-  if (!known) {
-    return {
-      format: 'conversion_failed',
-      message: 'Converting a UI-format workflow needs the node definitions of the active server, and they could not be loaded. Connect to a server, then open the file again.',
-      missingClasses: [],
-      nodeId: null,
-    };
-  }
-  let converted;
-  try {
-    converted = convertUiWorkflow(graph, known);
-  } catch (error) {
-    // Whatever the converter trips over (a cycle, a link to a missing slot), the user gets a message, not a crash.
-    return conversionFailed(error);
-  }
-  const parsed = interpretWorkflow(converted.prompt);
-  if (!parsed.ok) return { format: 'conversion_failed', message: `The converted workflow cannot run: ${parsed.message}`, missingClasses: [], nodeId: null };
-  return runnable(format, parsed.workflow, parsed.nodeCount, known, graph, converted.warnings);
-}
-
-/** A JSON value from a file or a chunk: the editor graph is converted, anything else must be the API format. */
+/** A JSON value from a file or a chunk. */
 export async function workflowViewOfValue(value: JsonValue, definitions: DefinitionsSource): Promise<WorkflowParseView> {
-  if (isUiWorkflow(value)) return convertedView('ui', value, definitions);
-  const parsed = interpretWorkflow(value);
-  if (!parsed.ok) return { format: 'not_a_workflow', message: parsed.message };
-  return runnable('api', parsed.workflow, parsed.nodeCount, definitions.cached(), null, []);
+  return viewOf(await readWorkflowValue(value, definitions), definitions);
 }
 
 /** A workflow file's text (API or UI format). */
 export async function workflowViewOfText(text: string, definitions: DefinitionsSource): Promise<WorkflowParseView> {
-  // A byte-order mark is common in files saved by Windows editors; it is not an error.
-  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  let value: JsonValue;
-  try {
-    value = parseJsonExact(body);
-  } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    const match = /at position (\d+)/.exec(detail);
-    const position = match?.[1] !== undefined ? positionOf(body, Number(match[1])) : null;
-    const where = position ? ` (line ${position.line}, column ${position.column})` : '';
-    return { format: 'invalid_json', message: `The workflow is not valid JSON: ${detail}${where}`, position };
-  }
-  return workflowViewOfValue(value, definitions);
-}
-
-/** A PNG or WebP output: the `prompt` that ran, else its `workflow` graph converted. */
-async function imageView(bytes: Uint8Array, definitions: DefinitionsSource): Promise<WorkflowParseView> {
-  let embedded;
-  try {
-    embedded = readEmbeddedWorkflow(bytes);
-  } catch (error) {
-    if (error instanceof EmbeddedWorkflowError) return { format: 'not_a_workflow', message: error.message };
-    throw error;
-  }
-  if (embedded.prompt !== null) {
-    const parsed = interpretWorkflow(embedded.prompt);
-    if (parsed.ok) return runnable('image', parsed.workflow, parsed.nodeCount, definitions.cached(), embedded.workflow, []);
-    if (embedded.workflow === null) return { format: 'not_a_workflow', message: `The image's "prompt" chunk is not a workflow: ${parsed.message}` };
-  }
-  if (embedded.workflow !== null) {
-    if (isUiWorkflow(embedded.workflow)) return convertedView('image', embedded.workflow, definitions);
-    // Some tools store the API format under "workflow".
-    const parsed = interpretWorkflow(embedded.workflow);
-    if (parsed.ok) return runnable('image', parsed.workflow, parsed.nodeCount, definitions.cached(), null, []);
-    return { format: 'not_a_workflow', message: `The image's "workflow" chunk is not a workflow: ${parsed.message}` };
-  }
-  return { format: 'not_a_workflow', message: 'This image carries no workflow (it has no "prompt" or "workflow" text chunk).' };
-}
-
-function isJpeg(bytes: Uint8Array): boolean {
-  return bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff;
-}
-
-/** A RIFF container (WebP or a file posing as one): the image reader says what is wrong with it. */
-function isRiff(bytes: Uint8Array): boolean {
-  return bytes.length >= 4 && bytes[0] === 0x52 && bytes[1] === 0x49 && bytes[2] === 0x46 && bytes[3] === 0x46;
+  return viewOf(await readWorkflowText(text, definitions), definitions);
 }
 
 /** A file's bytes, whichever of the three kinds it is (told by its content, not its name). */
 export async function workflowViewOfBytes(bytes: Uint8Array, definitions: DefinitionsSource): Promise<WorkflowParseView> {
-  if (bytes.byteLength > MAX_WORKFLOW_FILE_BYTES) return { format: 'not_a_workflow', message: 'The file is larger than 50 MB; that is not a workflow.' };
-  if (imageFormatOf(bytes) !== null || isRiff(bytes)) return imageView(bytes, definitions);
-  if (isJpeg(bytes)) return { format: 'not_a_workflow', message: 'This is a JPEG image; JPEG outputs carry no workflow (only PNG and WebP outputs do).' };
-  return workflowViewOfText(new TextDecoder('utf-8').decode(bytes), definitions);
+  return viewOf(await readWorkflowBytes(bytes, definitions), definitions);
 }
 
 export async function readWorkflowFile(path: string): Promise<{ path: string; name: string; bytes: Uint8Array }> {

@@ -7,8 +7,8 @@ import type { Library } from '../library/library';
 import type { FileDialogs } from './core';
 import { AppFailure } from './errors';
 import type { ProfileSession } from './session';
+import { fixedDefinitions, type DefinitionsSource } from '../workflow/workflow-reading';
 import {
-  fixedDefinitions,
   isRecentWorkflow,
   readWorkflowFile,
   recentWorkflows,
@@ -16,7 +16,6 @@ import {
   workflowViewOfBytes,
   workflowViewOfText,
   workflowViewOfValue,
-  type DefinitionsSource,
 } from './workflow-files';
 
 /** How long workflow.parse waits for node definitions to list unknown classes. */
