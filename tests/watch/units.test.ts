@@ -45,6 +45,31 @@ function makeWebpLossless(): Buffer {
   return riff;
 }
 
+
+/** A journal record of folder "f" for `contentKey`, just discovered at `at`. */
+function newEntryRecord(contentKey: string, at: number): EntryRecord {
+  return {
+    folderId: 'f',
+    contentKey,
+    imageSha256: 's',
+    maskSha256: null,
+    path: `/in/${contentKey}.png`,
+    relPath: `${contentKey}.png`,
+    maskPath: null,
+    state: 'discovered',
+    promptId: null,
+    serverKind: null,
+    baseUrl: null,
+    attempts: 0,
+    reason: null,
+    failedPhase: null,
+    uploadedAs: null,
+    outputs: [],
+    createdAt: at,
+    updatedAt: at,
+  };
+}
+
 describe('names and patterns', () => {
   it('recognises temporary and hidden names', () => {
     for (const name of ['a.png.part', 'b.PNG.crdownload', 'c.png.tmp', '.d.png', '.e.png.Xy12ab', 'f.png~', '~$g.png', 'h.png.download', 'i.filepart']) {
@@ -216,26 +241,7 @@ describe('the journal', () => {
     try {
       const journal = await WatchJournal.open(store);
       const now = Date.now();
-      const entry = (i: number): EntryRecord => ({
-        folderId: 'f',
-        contentKey: `k${i}`,
-        imageSha256: `s${i}`,
-        maskSha256: null,
-        path: `/in/${i}.png`,
-        relPath: `${i}.png`,
-        maskPath: null,
-        state: 'discovered',
-        promptId: null,
-        serverKind: null,
-        baseUrl: null,
-        attempts: 0,
-        reason: null,
-        failedPhase: null,
-        uploadedAs: null,
-        outputs: [],
-        createdAt: now + i,
-        updatedAt: now,
-      });
+      const entry = (i: number): EntryRecord => ({ ...newEntryRecord(`k${i}`, now + i), imageSha256: `s${i}`, path: `/in/${i}.png`, relPath: `${i}.png`, updatedAt: now });
       const writes = Array.from({ length: 50 }, (_, i) => journal.saveEntry(entry(i)));
       const changed = { ...entry(3), state: 'done' as const, outputs: ['/out/3_1.png'] };
       writes.push(journal.saveEntry(changed));
@@ -261,26 +267,7 @@ describe('the journal', () => {
     const store = await Store.open(':memory:');
     try {
       const journal = await WatchJournal.open(store);
-      const record = (contentKey: string, state: EntryRecord['state']): EntryRecord => ({
-        folderId: 'f',
-        contentKey,
-        imageSha256: 's',
-        maskSha256: null,
-        path: `/in/${contentKey}.png`,
-        relPath: `${contentKey}.png`,
-        maskPath: null,
-        state,
-        promptId: null,
-        serverKind: null,
-        baseUrl: null,
-        attempts: 0,
-        reason: null,
-        failedPhase: null,
-        uploadedAs: null,
-        outputs: [],
-        createdAt: 1,
-        updatedAt: 1,
-      });
+      const record = (contentKey: string, state: EntryRecord['state']): EntryRecord => ({ ...newEntryRecord(contentKey, 1), state });
       const stateOf = async (key: string) => (await store.get('SELECT state FROM watch_entries WHERE content_key = ?', [key]))?.['state'];
       await journal.saveEntry(record('a', 'discovered'));
       await journal.saveEntry(record('a', 'uploading'), { deferred: true });

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { isJsonObject, parseJsonExact, stringifyJsonExact } from '../../shared/json';
 import type { OutputFile, ServerKind, Workflow } from '../service/types';
-import type { Queryable, Store } from './store';
+import type { Queryable, SqlValue, Store } from './store';
 import { isTerminalPhase, type JobErrorInfo, type JobOrigin, type ProgressSummary, type StoredPhase } from './types';
 
 export const JOBS_MIGRATIONS: readonly string[] = [
@@ -170,6 +170,29 @@ function toRecord(raw: Record<string, unknown>): JobRecord | null {
   };
 }
 
+/** A new row of the jobs table; its values come from newRowParams, in this order. */
+const INSERT_JOB = `INSERT INTO jobs (prompt_id, profile_id, server_kind, base_url, client_id, workflow, workflow_name,
+         phase, raw_status, number, created_at, updated_at, origin)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+function newRowParams(job: NewJob, phase: StoredPhase, rawStatus: string, now: number): SqlValue[] {
+  return [
+    job.promptId,
+    job.profileId ?? null,
+    job.serverKind,
+    job.baseUrl,
+    job.clientId ?? null,
+    job.workflow ? stringifyJsonExact(job.workflow) : null,
+    job.workflowName ?? null,
+    phase,
+    rawStatus,
+    job.number ?? null,
+    now,
+    now,
+    job.origin ?? null,
+  ];
+}
+
 export class JobStore {
   private readonly store: Store;
   private readonly now: () => number;
@@ -207,28 +230,14 @@ export class JobStore {
   async recordSubmitted(job: NewJob): Promise<void> {
     const now = this.now();
     await this.store.run(
-      `INSERT INTO jobs (prompt_id, profile_id, server_kind, base_url, client_id, workflow, workflow_name,
-         phase, raw_status, number, created_at, updated_at, origin)
-       VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', 'submitted', ?, ?, ?, ?)
+      `${INSERT_JOB}
        ON CONFLICT (prompt_id) DO UPDATE SET number = COALESCE(excluded.number, number),
          client_id = COALESCE(excluded.client_id, client_id), workflow = COALESCE(excluded.workflow, workflow),
          workflow_name = COALESCE(excluded.workflow_name, workflow_name), profile_id = COALESCE(excluded.profile_id, profile_id),
          origin = COALESCE(excluded.origin, origin), updated_at = excluded.updated_at,
          phase = CASE WHEN phase = 'submitting' THEN 'pending' ELSE phase END,
          raw_status = CASE WHEN phase = 'submitting' THEN 'submitted' ELSE raw_status END`,
-      [
-        job.promptId,
-        job.profileId ?? null,
-        job.serverKind,
-        job.baseUrl,
-        job.clientId ?? null,
-        job.workflow ? stringifyJsonExact(job.workflow) : null,
-        job.workflowName ?? null,
-        job.number ?? null,
-        now,
-        now,
-        job.origin ?? null,
-      ],
+      newRowParams(job, 'pending', 'submitted', now),
     );
     this.noteRecorded(job.promptId);
   }
@@ -353,26 +362,6 @@ export class JobStore {
 
   private async insertWith(q: Queryable, job: NewJob, phase: StoredPhase, rawStatus: string): Promise<void> {
     const now = this.now();
-    await q.run(
-      `INSERT INTO jobs (prompt_id, profile_id, server_kind, base_url, client_id, workflow, workflow_name,
-         phase, raw_status, number, created_at, updated_at, origin)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (prompt_id) DO NOTHING`,
-      [
-        job.promptId,
-        job.profileId ?? null,
-        job.serverKind,
-        job.baseUrl,
-        job.clientId ?? null,
-        job.workflow ? stringifyJsonExact(job.workflow) : null,
-        job.workflowName ?? null,
-        phase,
-        rawStatus,
-        job.number ?? null,
-        now,
-        now,
-        job.origin ?? null,
-      ],
-    );
+    await q.run(`${INSERT_JOB} ON CONFLICT (prompt_id) DO NOTHING`, newRowParams(job, phase, rawStatus, now));
   }
 }
