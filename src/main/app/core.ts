@@ -42,6 +42,7 @@ import { createLibraryHandlers } from './library-handlers';
 import { forwardLibraryChanges } from './library-events';
 import { serveLibraryMedia, type MediaRequest, type MediaResponse } from './library-media-server';
 import { HARNESS_MEDIA_BASE } from '../../shared/library-media';
+import { describeError } from '../../shared/describe-error';
 
 /** The built-in demo service while it runs. */
 export interface DemoHandle {
@@ -109,7 +110,7 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
   const log = (level: LogLevel, message: string): void => deps.log?.(level, vault.redact(message));
   /** Notices from start-up, repeated to each renderer that becomes ready (it may open later). */
   const notices: EventPayload<'app.notice'>[] = [];
-  const hub = new EventHub((error) => log('error', `event listener failed: ${describe(error)}`));
+  const hub = new EventHub((error) => log('error', `event listener failed: ${describeError(error)}`));
   const previews = new PreviewGate((frame) => hub.emit('job.preview', frame));
   const paths = dataPaths(deps.dataDir);
   const outputs = new OutputCache(join(paths.cache, 'outputs'));
@@ -208,8 +209,8 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
     try {
       server = await serverFor(profile);
     } catch (error) {
-      log('error', `could not start the built-in demo service: ${describe(error)}`);
-      emitConnection({ profileId, state: 'offline', message: `The built-in demo service could not start: ${describe(error)}` });
+      log('error', `could not start the built-in demo service: ${describeError(error)}`);
+      emitConnection({ profileId, state: 'offline', message: `The built-in demo service could not start: ${describeError(error)}` });
       return;
     }
     if (disposed) return;
@@ -235,8 +236,8 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
     });
     session = next;
     next.start();
-    await hotFolders?.attach(next).catch((error: unknown) => log('error', `Could not start the hot folders: ${describe(error)}`));
-    void library?.resumePending({ server: profile.id }).catch((error: unknown) => log('warn', `Could not resume library downloads: ${describe(error)}`));
+    await hotFolders?.attach(next).catch((error: unknown) => log('error', `Could not start the hot folders: ${describeError(error)}`));
+    void library?.resumePending({ server: profile.id }).catch((error: unknown) => log('warn', `Could not resume library downloads: ${describeError(error)}`));
   };
 
   /** Hands a finished job's outputs to the library (when its origin says so), with the workflow from the journal as provenance. */
@@ -254,13 +255,13 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
         ...(record ? { createdAt: record.createdAt } : {}),
       });
     } catch (error) {
-      log('warn', `Could not record the outputs of job ${snapshot.promptId} in the library: ${describe(error)}`);
+      log('warn', `Could not record the outputs of job ${snapshot.promptId} in the library: ${describeError(error)}`);
     }
   };
 
   /** Restarts the hot folders on the active session, so the pool is opened afresh from the settings. */
   const restartFolders = (): Promise<void> => {
-    switching = switching.then(() => hotFolders?.restart()).catch((error: unknown) => log('error', `restarting the hot folders failed: ${describe(error)}`));
+    switching = switching.then(() => hotFolders?.restart()).catch((error: unknown) => log('error', `restarting the hot folders failed: ${describeError(error)}`));
     return switching;
   };
 
@@ -274,7 +275,7 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
   };
 
   const switchTo = (profileId: string | null): Promise<void> => {
-    switching = switching.then(() => activate(profileId)).catch((error: unknown) => log('error', `switching profiles failed: ${describe(error)}`));
+    switching = switching.then(() => activate(profileId)).catch((error: unknown) => log('error', `switching profiles failed: ${describeError(error)}`));
     return switching;
   };
 
@@ -387,7 +388,7 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
         try {
           baseUrl = normaliseBaseUrl(input.baseUrl);
         } catch (error) {
-          throw new AppFailure('invalid_input', describe(error));
+          throw new AppFailure('invalid_input', describeError(error));
         }
       }
       const current = deps.settings.read();
@@ -683,6 +684,3 @@ function safeBaseUrl(url: string): string {
   }
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

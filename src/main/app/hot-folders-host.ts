@@ -36,6 +36,7 @@ import { LatestWins } from './hot-folder-throttle';
 import { countersOfStates, entryRow, fileView, folderView, jobProgress, offlineStatus } from './hot-folder-views';
 import type { ProfileSession } from './session';
 import { NO_POOL_STATUS, type LivePool } from './live-pool';
+import { describeError } from '../../shared/describe-error';
 
 export type HotFolderCallName = keyof typeof hotFolderCalls;
 
@@ -95,7 +96,7 @@ export class HotFoldersHost {
     this.folderEvents = new LatestWins(deps.folderEventMs ?? 250, (view) => deps.emit('hotFolders.changed', view));
     this.poolEvents = new LatestWins(POOL_STATUS_MS, (status) => deps.emit('pool.status', status));
     this.ready = WatchJournal.open(deps.store);
-    this.ready.catch((error: unknown) => deps.log('error', `The hot folders' journal cannot be opened: ${describe(error)}`));
+    this.ready.catch((error: unknown) => deps.log('error', `The hot folders' journal cannot be opened: ${describeError(error)}`));
   }
 
   /** Starts the saved folders on this session's connection. */
@@ -119,7 +120,7 @@ export class HotFoldersHost {
       live.off.push(service.on((event) => this.onServiceEvent(live, event)), this.followProgress(live, session.tracker));
       this.live = live;
       // The pool first, ready (its servers' definitions read), so its folders start on it.
-      if ((await this.savedConfigs()).some((c) => c.runOn === 'pool' && c.enabled)) await this.openPool(live).catch((error: unknown) => this.deps.log('error', `The pool could not be opened: ${describe(error)}`));
+      if ((await this.savedConfigs()).some((c) => c.runOn === 'pool' && c.enabled)) await this.openPool(live).catch((error: unknown) => this.deps.log('error', `The pool could not be opened: ${describeError(error)}`));
       await service.start();
       for (const { config, status } of service.list()) this.folderEvents.offer(config.id, folderView(config, status));
     });
@@ -136,7 +137,7 @@ export class HotFoldersHost {
       await this.stopLive();
       if (this.disposed) return;
       for (const view of await this.offlineFolders()) this.folderEvents.offer(view.id, view);
-    }).catch((error: unknown) => this.deps.log('error', `Could not stop the hot folders cleanly: ${describe(error)}`));
+    }).catch((error: unknown) => this.deps.log('error', `Could not stop the hot folders cleanly: ${describeError(error)}`));
   }
 
   /** The running pool's status (servers, jobs per server, throughput), or that none runs. */
@@ -194,7 +195,7 @@ export class HotFoldersHost {
         try {
           await this.deps.desktop.openPath(config.outputDir);
         } catch (error) {
-          throw new AppFailure('invalid_input', `The output folder ${config.outputDir} could not be opened: ${describe(error)}`);
+          throw new AppFailure('invalid_input', `The output folder ${config.outputDir} could not be opened: ${describeError(error)}`);
         }
         return null;
       },
@@ -243,7 +244,7 @@ export class HotFoldersHost {
     checkOverlap(config, existing);
     if (live && config.runOn === 'pool' && config.enabled && !live.pool) {
       await this.openPool(live).catch((error: unknown) => {
-        throw new AppFailure('invalid_input', `The pool cannot be used: ${describe(error)}`);
+        throw new AppFailure('invalid_input', `The pool cannot be used: ${describeError(error)}`);
       });
       if (!live.pool) throw new AppFailure('invalid_input', 'The pool has no server that can be used. Add servers to the pool in Servers (each with its key), or run the folder on the active server.');
     }
@@ -527,6 +528,3 @@ function drainedText(counters: HotFolderCounters): string {
   return parts.join(', ');
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

@@ -18,6 +18,7 @@ import type { OutputCache } from './output-cache';
 import { submitToPool } from './pool-run';
 import { errorView, jobView, type ProfileSession } from './session';
 import type { JobSnapshot } from '../jobs/types';
+import { describeError } from '../../shared/describe-error';
 
 export type JobCallName =
   | 'run.submit'
@@ -76,9 +77,6 @@ export function recordView(record: JobRecord): JobSnapshotView {
   };
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** The editor graph sent with a run (exact JSON text), checked at the boundary. */
 function editorGraphOf(uiWorkflowJson: string | undefined): JsonObject | null {
@@ -87,7 +85,7 @@ function editorGraphOf(uiWorkflowJson: string | undefined): JsonObject | null {
   try {
     graph = parseJsonExact(uiWorkflowJson);
   } catch (error) {
-    throw new AppFailure('invalid_input', `The editor graph sent with the workflow is not valid JSON: ${describe(error)}`);
+    throw new AppFailure('invalid_input', `The editor graph sent with the workflow is not valid JSON: ${describeError(error)}`);
   }
   if (!isJsonObject(graph)) throw new AppFailure('invalid_input', 'The editor graph sent with the workflow is not a JSON object.');
   return graph;
@@ -132,7 +130,7 @@ export function createJobHandlers(ctx: JobHandlerContext): Pick<CallHandlers, Jo
       try {
         value = parseJsonExact(workflowJson);
       } catch (error) {
-        throw new AppFailure('invalid_workflow', `The workflow is not valid JSON: ${describe(error)}`, { errorType: 'invalid_json', nodeErrors: [] });
+        throw new AppFailure('invalid_workflow', `The workflow is not valid JSON: ${describeError(error)}`, { errorType: 'invalid_json', nodeErrors: [] });
       }
       const parsed = interpretWorkflow(value);
       if (!parsed.ok) throw new AppFailure('invalid_workflow', parsed.message, { errorType: parsed.reason, nodeErrors: [] });
@@ -169,7 +167,7 @@ export function createJobHandlers(ctx: JobHandlerContext): Pick<CallHandlers, Jo
           if (error instanceof ServiceError && error.kind === 'subscription_inactive') active.subscriptionActive = false;
           // Jobs already accepted go on; report them rather than the failure of a later repeat.
           if (promptIds.length > 0) {
-            ctx.log('warn', `run ${i + 1} of ${repeat ?? 1} was not accepted: ${describe(error)}`);
+            ctx.log('warn', `run ${i + 1} of ${repeat ?? 1} was not accepted: ${describeError(error)}`);
             break;
           }
           throw error;

@@ -8,6 +8,7 @@ import type { DesktopActions } from './desktop';
 import { AppFailure } from './errors';
 import { chooseLibraryFolder, libraryDirFromEnvironment, nextLibraryDir, type LibraryFolderContext } from './library-folder';
 import { libraryDetailView, libraryItemView } from './library-views';
+import { describeError } from '../../shared/describe-error';
 
 export type LibraryCallName = keyof typeof libraryCalls;
 
@@ -41,9 +42,6 @@ function listFilter(input: LibraryFilterView): ListFilter {
   };
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 function megabytes(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
@@ -129,7 +127,7 @@ export function createLibraryHandlers(ctx: LibraryHandlerContext): Pick<CallHand
           if (result.removed) removed += 1;
           else failed.push({ id, message: `There is no library item ${id}; it may have been deleted already.` });
         } catch (error) {
-          failed.push({ id, message: `Could not delete library item ${id}: ${describe(error)}` });
+          failed.push({ id, message: `Could not delete library item ${id}: ${describeError(error)}` });
         }
       }
       return { removed, failed, keptShared };
@@ -163,7 +161,7 @@ export function createLibraryHandlers(ctx: LibraryHandlerContext): Pick<CallHand
         if (action === 'open') await ctx.desktop.openPath(path);
         else await ctx.desktop.showInFolder(path);
       } catch (error) {
-        throw new AppFailure('invalid_input', `${action === 'open' ? 'Could not open' : 'Could not show'} ${path}: ${describe(error)}`);
+        throw new AppFailure('invalid_input', `${action === 'open' ? 'Could not open' : 'Could not show'} ${path}: ${describeError(error)}`);
       }
       return null;
     },

@@ -18,6 +18,7 @@ import { trackerFollower } from '../watch';
 import { checkPoolEntries, type PoolProfiles } from './pool-settings';
 import type { PreviewGate } from './preview-gate';
 import { ProfileSession, type ConnectFactory } from './session';
+import { describeError } from '../../shared/describe-error';
 
 export interface LivePoolDeps extends PoolProfiles {
   entries: readonly PoolEntry[];
@@ -91,7 +92,7 @@ export class LivePool {
       try {
         server = await deps.serverFor(profile);
       } catch (error) {
-        const reason = `it cannot be started: ${describe(error)}`;
+        const reason = `it cannot be started: ${describeError(error)}`;
         deps.warn(`The pool leaves "${profile.name}" out: ${reason}`);
         left.push({ name: profile.name, profileId: profile.id, reason });
         continue;
@@ -226,6 +227,3 @@ async function accountLimit(session: ProfileSession): Promise<number | null> {
   }
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

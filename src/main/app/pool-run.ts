@@ -15,6 +15,7 @@ import { AppFailure } from './errors';
 import type { LivePool } from './live-pool';
 import { copyInputsTo, uploadedImageRefs } from './pool-inputs';
 import type { ProfileSession } from './session';
+import { describeError } from '../../shared/describe-error';
 
 /** How long the active server's definitions are waited for, to tell which inputs are uploaded images. */
 const DEFINITIONS_WAIT_MS = 5_000;
@@ -85,7 +86,7 @@ export async function submitToPool(request: PoolRunRequest): Promise<{ promptIds
     log: (message) => request.log('info', message),
     signal: pool.closed,
   });
-  void dispatcher.runAll().catch((error: unknown) => request.log('warn', `The pool's runs stopped: ${describe(error)}`));
+  void dispatcher.runAll().catch((error: unknown) => request.log('warn', `The pool's runs stopped: ${describeError(error)}`));
   await settled;
   answered = true;
   if (promptIds.length === 0 && ended.length === repeat) {
@@ -107,6 +108,3 @@ function report(outcome: RunOutcome<null>, request: PoolRunRequest, repeat: numb
   if (afterAnswer && outcome.promptId === null) request.notify(message);
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

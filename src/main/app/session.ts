@@ -9,6 +9,7 @@ import type { NodeDefinitions } from '../service/object-info';
 import type { ApiKeyProvider, EventStream, ServiceApi } from '../service/ports';
 import type { ConnectionState, QueueSnapshot, ServerProfile } from '../service/types';
 import type { PreviewGate } from './preview-gate';
+import { describeError } from '../../shared/describe-error';
 
 /** Builds the REST client and the events socket for a server (swappable in tests). */
 export type ConnectFactory = (server: ServerProfile, apiKey: ApiKeyProvider) => { api: ServiceApi; events: EventStream };
@@ -148,7 +149,7 @@ export class ProfileSession {
     this.options.outputs.connection(connectionView(this.profileId, 'connecting'));
     this.events.start();
     // Jobs the journal has in flight on this server are asked about and followed again.
-    void this.tracker.reconcile().catch((error: unknown) => this.options.outputs.warn(`Could not reconcile jobs: ${describe(error)}`));
+    void this.tracker.reconcile().catch((error: unknown) => this.options.outputs.warn(`Could not reconcile jobs: ${describeError(error)}`));
     // The server's own limits (max_upload_size, max_concurrent_jobs) refine its kind's defaults;
     // without /api/features (older or local servers) the defaults stay, and nothing else waits.
     void this.api.discover().catch(() => undefined);
@@ -205,6 +206,3 @@ export class ProfileSession {
   }
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

@@ -6,7 +6,7 @@ import type { JobPhase } from '../service/types';
 import { toJobError } from './error-explanations';
 import type { JobJournal } from './job-journal';
 import type { JobState } from './job-state';
-import { describe } from './tracker-errors';
+import { describeError } from '../../shared/describe-error';
 import type { TrackerHost } from './tracker-host';
 
 const HISTORY_ATTEMPTS = 3;
@@ -21,7 +21,7 @@ export async function fetchHistory(context: HistoryReadContext, promptId: string
       const history = await context.api.getHistory(promptId);
       if (history) return history;
     } catch (error) {
-      context.warn(`Could not read the history of job ${promptId}: ${describe(error)}`);
+      context.warn(`Could not read the history of job ${promptId}: ${describeError(error)}`);
       return null;
     }
     if (attempt < HISTORY_ATTEMPTS) await context.sleep(Math.min(500, Math.ceil(context.pollIntervalMs / 4)));

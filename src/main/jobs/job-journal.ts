@@ -8,7 +8,7 @@
 import type { OutputFile } from '../service/types';
 import type { JobStore } from './job-store';
 import type { JobState } from './job-state';
-import { describe } from './tracker-errors';
+import { describeError } from '../../shared/describe-error';
 import { outputKey, type JobErrorInfo, type StoredPhase } from './types';
 
 /** How long an announced phase waits to be written (see writePhaseSoon). */
@@ -33,7 +33,7 @@ export class JobJournal {
     const previous = this.persistChains.get(promptId) ?? Promise.resolve();
     const next = previous.then(() => write(store)).then(
       () => undefined,
-      (error: unknown) => this.warn(`Could not record job ${promptId} in the journal: ${describe(error)}`),
+      (error: unknown) => this.warn(`Could not record job ${promptId} in the journal: ${describeError(error)}`),
     );
     this.persistChains.set(promptId, next);
     void next.then(() => {

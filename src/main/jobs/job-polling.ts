@@ -5,7 +5,7 @@
 import type { JobStatusReading } from '../service/types';
 import type { JobState } from './job-state';
 import { askServer, isNotFound } from './server-verdict';
-import { describe } from './tracker-errors';
+import { describeError } from '../../shared/describe-error';
 import type { TrackerHost } from './tracker-host';
 import { isTerminalPhase } from './types';
 
@@ -67,8 +67,8 @@ export class JobPoller {
           await this.checkLost(job);
           return;
         }
-        this.host.warn(`Could not poll job ${job.promptId}: ${describe(error)}`);
-        if (this.host.events.state !== 'connected') this.host.noteUnreachable(job, describe(error));
+        this.host.warn(`Could not poll job ${job.promptId}: ${describeError(error)}`);
+        if (this.host.events.state !== 'connected') this.host.noteUnreachable(job, describeError(error));
         return;
       }
       this.host.noteReachable(job);

@@ -11,7 +11,7 @@
 import { ServiceError } from '../service/errors';
 import type { JobHistory, ServiceApi } from '../service/ports';
 import type { JobStatusReading } from '../service/types';
-import { describe } from './tracker-errors';
+import { describeError } from '../../shared/describe-error';
 import { isTerminalPhase } from './types';
 
 export type Verdict =
@@ -26,7 +26,7 @@ export async function askServer(api: ServiceApi, promptId: string): Promise<Verd
   try {
     return api.capabilities.jobStatus === 'status-endpoint' ? await askStatusEndpoint(api, promptId) : await askQueueAndHistory(api, promptId);
   } catch (error) {
-    return { kind: 'unreachable', reason: describe(error), error };
+    return { kind: 'unreachable', reason: describeError(error), error };
   }
 }
 

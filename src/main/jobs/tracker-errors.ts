@@ -1,6 +1,5 @@
-// Why a wait for a job's end stopped without the job ending (a timeout, the tracker shut down),
-// worded so the user knows the job itself was not cancelled; and how the tracker words a caught
-// error in its warnings.
+// Why a wait for a job's end stopped without the job ending (a timeout, the tracker shut down,
+// the server went silent), worded so the user knows the job itself was not cancelled.
 import type { JobSnapshot } from './types';
 
 /** Waiting stopped; the job was NOT cancelled and may still finish on the server. */
@@ -37,10 +36,6 @@ export class TrackerDisposedError extends Error {
     super(`Stopped following job ${promptId} because the job tracker was shut down. The job was not cancelled.`);
     this.name = 'TrackerDisposedError';
   }
-}
-
-export function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 function formatDuration(ms: number): string {

@@ -22,7 +22,8 @@ import type { JobRecord, JobStore } from './job-store';
 import { JobState } from './job-state';
 import { askServer, type Verdict } from './server-verdict';
 import { CancellableSleeps, systemClock, type TrackerClock } from './tracker-clock';
-import { describe, ServerUnreachableError, TrackerDisposedError } from './tracker-errors';
+import { ServerUnreachableError, TrackerDisposedError } from './tracker-errors';
+import { describeError } from '../../shared/describe-error';
 import { serviceLimits } from '../service/limits';
 import type { TrackerHost } from './tracker-host';
 import type { JobTrackerDeps, PreviewUpdate, TrackedJob, TrackMeta, WaitOptions } from './tracker-types';
@@ -476,7 +477,7 @@ export class JobTracker {
     try {
       fn();
     } catch (error) {
-      this.warn(`Internal error while following jobs: ${describe(error)}`);
+      this.warn(`Internal error while following jobs: ${describeError(error)}`);
     }
   }
 }

@@ -18,6 +18,7 @@ import type { JsonObject } from '../../shared/json';
 import { isForgottenJob, isUnreachable, refusedBeforeSending } from './failure-kinds';
 import { cancelLateJob } from './late-jobs';
 import type { PoolMember, ServerPool } from './server-pool';
+import { describeError } from '../../shared/describe-error';
 
 export interface RepeatDispatchOptions<T> {
   pool: ServerPool;
@@ -145,10 +146,10 @@ export class RepeatDispatcher<T> {
           continue;
         }
         if (!this.pool.isSingle && promptId === null && refusedBeforeSending(error)) {
-          avoid.set(member.baseUrl, describe(error));
+          avoid.set(member.baseUrl, describeError(error));
           continue;
         }
-        return failed(run, member, isUnreachable(error) ? 'unknown' : 'failed', describe(error), promptId, error);
+        return failed(run, member, isUnreachable(error) ? 'unknown' : 'failed', describeError(error), promptId, error);
       }
     }
   }
@@ -228,6 +229,3 @@ function failed<T>(run: number, member: PoolMember | null, status: 'failed' | 'u
   return { run, status, member, promptId, error, ...(cause !== undefined ? { cause } : {}) };
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

@@ -11,7 +11,7 @@ import type { InputRef } from '../workflow/edit';
 import type { JobFollower } from '../watch/types';
 import { serverLacks } from './eligibility';
 import { normaliseBaseUrl } from '../config/settings';
-import { describe as describeProblem } from '../jobs/tracker-errors';
+import { describeError } from '../../shared/describe-error';
 
 export interface PoolServer {
   /** Shown to the user: the profile's name, or the server's address. */
@@ -229,7 +229,7 @@ export class ServerPool {
   markDown(member: PoolMember, error: unknown): void {
     if (this.isSingle || this.disposed) return;
     if (member.down === null) {
-      member.down = { since: this.now(), reason: describeProblem(error) };
+      member.down = { since: this.now(), reason: describeError(error) };
       this.emit({ type: 'down', member });
       this.publish();
     }
@@ -282,7 +282,7 @@ export class ServerPool {
       return true;
     } catch (error) {
       if (member.definitions === null) {
-        this.markDown(member, new Error(`its node definitions cannot be read: ${describeProblem(error)}`));
+        this.markDown(member, new Error(`its node definitions cannot be read: ${describeError(error)}`));
       }
       return false;
     }
