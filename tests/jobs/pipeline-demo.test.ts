@@ -3,8 +3,7 @@
 // submit, the origin on the record, a refusal leaving nothing behind, a resend under the same id,
 // and the one verdict on a doubtful job (ended, in flight, unknown, unreachable).
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DemoService } from '../../src/main/demo';
+import { afterEach, describe, expect, it } from 'vitest';
 import { JobStore } from '../../src/main/jobs/job-store';
 import { askServer, type Verdict } from '../../src/main/jobs/server-verdict';
 import { Store } from '../../src/main/jobs/store';
@@ -16,20 +15,11 @@ import { EventsSocket } from '../../src/main/service/events-socket';
 import type { ServiceApi } from '../../src/main/service/ports';
 import type { ServerProfile, Workflow } from '../../src/main/service/types';
 import { closedPort } from '../support/closed-port';
+import { demosOfBothFlavours } from '../support/both-flavours';
 
 type Flavour = 'cloud' | 'local';
 
-const services: Record<Flavour, DemoService> = {
-  cloud: new DemoService({ flavour: 'cloud', timeScale: 0.05 }),
-  local: new DemoService({ flavour: 'local', timeScale: 0.05 }),
-};
-
-beforeAll(async () => {
-  await Promise.all([services.cloud.start(), services.local.start()]);
-});
-afterAll(async () => {
-  await Promise.all([services.cloud.stop(), services.local.stop()]);
-});
+const services = demosOfBothFlavours(0.05);
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -2,14 +2,14 @@
 // a DemoSampler -> SaveImage job, a failing one, a socket dropped mid-job, and reconciliation.
 // (The CLI tests cover the whole `flowdeck run`; these stay on what the tracker does.)
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DemoService } from '../../src/main/demo';
+import { afterEach, describe, expect, it } from 'vitest';
 import { JobStore } from '../../src/main/jobs/job-store';
 import { Store } from '../../src/main/jobs/store';
 import { JobTracker } from '../../src/main/jobs/tracker';
 import { ServiceClient } from '../../src/main/service/client';
 import { EventsSocket } from '../../src/main/service/events-socket';
 import type { ServerProfile, Workflow } from '../../src/main/service/types';
+import { demosOfBothFlavours } from '../support/both-flavours';
 
 function samplerWorkflow(extra: Record<string, number> = {}): Workflow {
   return {
@@ -21,18 +21,7 @@ function samplerWorkflow(extra: Record<string, number> = {}): Workflow {
   };
 }
 
-const services: Record<'cloud' | 'local', DemoService> = {
-  cloud: new DemoService({ flavour: 'cloud', timeScale: 0.05 }),
-  local: new DemoService({ flavour: 'local', timeScale: 0.05 }),
-};
-
-beforeAll(async () => {
-  await Promise.all([services.cloud.start(), services.local.start()]);
-});
-
-afterAll(async () => {
-  await Promise.all([services.cloud.stop(), services.local.stop()]);
-});
+const services = demosOfBothFlavours(0.05);
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
