@@ -2,6 +2,7 @@
 // file systems of the machine running the tests: O_DIRECT where the temp folder has it (ext4,
 // XFS, btrfs on Linux), buffered writes elsewhere, and tmpfs (/dev/shm), which has O_DIRECT only
 // since Linux 6.6.
+import { createHash } from 'node:crypto';
 import { constants as fsConstants, existsSync } from 'node:fs';
 import { mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -62,11 +63,46 @@ it('writes a big stream of odd chunks to every file, byte for byte, with its exa
     // On a file system with O_DIRECT a big file bypasses the page cache; elsewhere it is buffered.
     expect(writer.direct).toBe(await takesDirect(dir));
     await feed(writer, bytes, [65_536, 1, 4095, 333_333, 16_384]);
-    expect(await writer.end()).toBe(bytes.length);
+    expect((await writer.end()).bytes).toBe(bytes.length);
   } finally {
     await writer.close();
   }
   for (const file of paths) expect((await readFile(file)).equals(bytes)).toBe(true);
+});
+
+const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
+
+it('gives the sha256 of what it wrote: a big stream hashed on the hashing thread, a small one inline', async () => {
+  const dir = await tempDir();
+  const big = pattern(DIRECT_MIN_BYTES + 3 * BLOCK_BYTES + 777);
+  const small = pattern(70_001);
+  const bigWriter = await BlockWriter.create([join(dir, 'big.part'), join(dir, 'tee.part')], big.length, { digest: true });
+  const smallWriter = await BlockWriter.create([join(dir, 'small.part')], small.length, { digest: true });
+  const unknownSize = await BlockWriter.create([join(dir, 'unknown.part')], null, { digest: true });
+  const plain = await BlockWriter.create([join(dir, 'plain.part')], small.length);
+  try {
+    // Two streams at once, fed interleaved: each digest has only its own bytes.
+    await Promise.all([feed(bigWriter, big, [65_536, 3, 1_000_000]), feed(smallWriter, small, [4096, 17]), feed(unknownSize, big, [2 * BLOCK_BYTES + 1])]);
+    await feed(plain, small, [65_536]);
+    expect(await bigWriter.end()).toEqual({ bytes: big.length, sha256: sha256(big) });
+    expect(await smallWriter.end()).toEqual({ bytes: small.length, sha256: sha256(small) });
+    expect(await unknownSize.end()).toEqual({ bytes: big.length, sha256: sha256(big) });
+    expect(await plain.end()).toEqual({ bytes: small.length, sha256: null });
+  } finally {
+    await Promise.all([bigWriter.close(), smallWriter.close(), unknownSize.close(), plain.close()]);
+  }
+  // An empty stream has the empty digest; a writer given up before its end leaves nothing behind
+  // in the hashing thread for the next stream.
+  const dropped = await BlockWriter.create([join(dir, 'dropped.part')], null, { digest: true });
+  await feed(dropped, big.subarray(0, BLOCK_BYTES + 5), [BLOCK_BYTES]);
+  await dropped.close();
+  const empty = await BlockWriter.create([join(dir, 'empty.part')], null, { digest: true });
+  expect(await empty.end()).toEqual({ bytes: 0, sha256: sha256(Buffer.alloc(0)) });
+  await empty.close();
+  const after = await BlockWriter.create([join(dir, 'after.part')], null, { digest: true });
+  await feed(after, small, [65_536]);
+  expect((await after.end()).sha256).toBe(sha256(small));
+  await after.close();
 });
 
 it('a stream of unknown length is written like a big one; an empty one gives empty files', async () => {
@@ -79,7 +115,7 @@ it('a stream of unknown length is written like a big one; an empty one gives emp
   expect((await readFile(join(dir, 'x.part'))).equals(bytes)).toBe(true);
 
   const empty = await BlockWriter.create([join(dir, 'e.part')], null);
-  expect(await empty.end()).toBe(0);
+  expect((await empty.end()).bytes).toBe(0);
   await empty.close();
   expect((await readFile(join(dir, 'e.part'))).length).toBe(0);
 });
@@ -100,7 +136,7 @@ it('a small file goes through the page cache, also when more bytes come than ann
   const buffered = await BlockWriter.create([join(dir, 'l.part')], large.length);
   expect(buffered.direct).toBe(false);
   await feed(buffered, large, [65_536, 3]);
-  expect(await buffered.end()).toBe(large.length);
+  expect((await buffered.end()).bytes).toBe(large.length);
   await buffered.close();
   expect((await readFile(join(dir, 'l.part'))).equals(large)).toBe(true);
 });

@@ -14,6 +14,7 @@
 // a file whose direct write is refused.
 import { constants as fsConstants } from 'node:fs';
 import * as fs from 'node:fs/promises';
+import { blockDigest, type BlockDigest } from './block-digest';
 
 /**
  * One block: the unit of a write call. 1 GiB alone, O_DIRECT, 4 writes in flight: 2 MiB blocks
@@ -38,7 +39,7 @@ const DIRECT_WRITERS = 2;
 
 const O_DIRECT: number = (fsConstants as { O_DIRECT?: number }).O_DIRECT ?? 0;
 /** The one WebAssembly API used here (the main process's TypeScript lib has no WebAssembly values). */
-const { Memory } = (globalThis as unknown as { WebAssembly: { Memory: new (size: { initial: number; maximum: number }) => { readonly buffer: ArrayBuffer } } }).WebAssembly;
+const { Memory } = (globalThis as unknown as { WebAssembly: { Memory: new (size: { initial: number; maximum: number; shared: boolean }) => { readonly buffer: SharedArrayBuffer } } }).WebAssembly;
 
 /** Sets of aligned blocks made so far (in use or kept). */
 let alignedSets = 0;
@@ -53,9 +54,10 @@ function takeAlignedSet(): Buffer[] | null {
   if (alignedSets >= DIRECT_WRITERS) return null;
   alignedSets += 1;
   // A WebAssembly.Memory's bytes start on a page boundary of their own mapping (mmap'ed lazily:
-  // only the blocks a download fills take memory).
+  // only the blocks a download fills take memory). Shared, so the hashing thread reads the blocks
+  // in place (block-digest.ts).
   const pages = (BLOCKS_PER_WRITER * BLOCK_BYTES) / 65536;
-  const memory = new Memory({ initial: pages, maximum: pages });
+  const memory = new Memory({ initial: pages, maximum: pages, shared: true });
   return Array.from({ length: BLOCKS_PER_WRITER }, (_, i) => Buffer.from(memory.buffer, i * BLOCK_BYTES, BLOCK_BYTES));
 }
 
@@ -162,18 +164,23 @@ export class BlockWriter {
   #failure: unknown = null;
   #waiting: { resolve: () => void; reject: (error: unknown) => void } | null = null;
   #closed = false;
+  #digestTaken = false;
+  /** The sha256 of the bytes written, when asked for. */
+  readonly #digest: BlockDigest | null;
 
-  private constructor(files: TargetFile[], alignedSet: Buffer[] | null, blockBytes: number) {
+  private constructor(files: TargetFile[], alignedSet: Buffer[] | null, blockBytes: number, digest: boolean) {
     this.#files = files;
     this.#alignedSet = alignedSet;
     this.#blockBytes = blockBytes;
+    this.#digest = digest ? blockDigest(alignedSet !== null) : null;
   }
 
   /**
    * Creates every path (fresh: none may exist) for a stream of `expectedBytes` (null: unknown).
-   * On failure the files made so far are closed and removed.
+   * `digest`: end() also gives the sha256 of the bytes. On failure the files made so far are
+   * closed and removed.
    */
-  static async create(paths: readonly string[], expectedBytes: number | null): Promise<BlockWriter> {
+  static async create(paths: readonly string[], expectedBytes: number | null, options: { digest?: boolean } = {}): Promise<BlockWriter> {
     const big = expectedBytes === null || expectedBytes >= DIRECT_MIN_BYTES;
     const alignedSet = big && O_DIRECT !== 0 ? takeAlignedSet() : null;
     const files: TargetFile[] = [];
@@ -187,7 +194,7 @@ export class BlockWriter {
     }
     // A small file's blocks: its size, at most 1 MiB (hot folders download 8 at once).
     const blockBytes = big ? BLOCK_BYTES : Math.max(1, Math.min(SMALL_BLOCK_BYTES, expectedBytes ?? 0));
-    return new BlockWriter(files, alignedSet, blockBytes);
+    return new BlockWriter(files, alignedSet, blockBytes, options.digest ?? false);
   }
 
   /** Whether every file is still written past the page cache (O_DIRECT). */
@@ -212,7 +219,11 @@ export class BlockWriter {
     this.#current = null;
     this.#filled = 0;
     this.#offset += length;
-    const written = Promise.all(this.#files.map((f) => f.write(block, length, offset))).then(
+    // The block is free again once every file has it and the digest has taken it.
+    const writes = this.#files.map((f) => f.write(block, length, offset));
+    const hashed = this.#digest?.update(block, length);
+    if (hashed) writes.push(hashed);
+    const written = Promise.all(writes).then(
       () => {
         this.#inFlight.delete(written);
         this.#free.push(block);
@@ -258,8 +269,11 @@ export class BlockWriter {
     }).then(() => this.write(rest) ?? undefined);
   }
 
-  /** Writes what is left, waits for every write, and fsyncs each file (in parallel). Returns the size. */
-  async end(): Promise<number> {
+  /**
+   * Writes what is left, waits for every write, and fsyncs each file (in parallel). Returns the
+   * size, and the sha256 when create() asked for it (else null).
+   */
+  async end(): Promise<{ bytes: number; sha256: string | null }> {
     if (this.#current && this.#filled > 0) {
       // A direct write of the last block is padded to the alignment: zeros, not an earlier file's bytes.
       if (this.#alignedSet) this.#current.fill(0, this.#filled, Math.min(roundUp(this.#filled, DIRECT_ALIGN), this.#blockBytes));
@@ -267,8 +281,9 @@ export class BlockWriter {
     }
     await Promise.all(this.#inFlight);
     if (this.#failure) throw this.#failure;
-    await Promise.all(this.#files.map((f) => f.finish(this.#offset)));
-    return this.#offset;
+    const [sha256] = await Promise.all([this.#digest ? this.#digest.digest() : null, ...this.#files.map((f) => f.finish(this.#offset))]);
+    this.#digestTaken = true;
+    return { bytes: this.#offset, sha256 };
   }
 
   /** Closes every file (after end() or a failure) and gives the blocks back. */
@@ -276,6 +291,7 @@ export class BlockWriter {
     if (this.#closed) return;
     this.#closed = true;
     await Promise.allSettled(this.#inFlight);
+    if (!this.#digestTaken) this.#digest?.drop();
     await Promise.all(this.#files.map((f) => f.close().catch(() => {})));
     // Every write has settled: no block of the set is in use any more.
     if (this.#alignedSet) releaseAlignedSet(this.#alignedSet);

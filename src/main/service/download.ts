@@ -3,7 +3,6 @@
 // key, a 200 (local server) is the file itself. Bytes stream to a temporary name in the
 // destination folder, are fsynced, and only a complete file is renamed to its final, sanitised
 // name, so a crash or failure never leaves a truncated file under a real name.
-import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { finished, Readable } from 'node:stream';
@@ -137,7 +136,6 @@ async function streamToTemp(
   }
   const tempPath = partialPathFor(path.join(dir, name));
   const copies = [...(options.alsoWriteTo ?? [])];
-  const hash = options.digest ? createHash('sha256') : null;
   const headBytes = options.digest?.headBytes ?? 0;
   const headParts: Buffer[] = [];
   let headLength = 0;
@@ -167,7 +165,7 @@ async function streamToTemp(
   try {
     try {
       // Fresh files ('wx'), never ones that are already there.
-      writer = await BlockWriter.create([tempPath, ...copies], total);
+      writer = await BlockWriter.create([tempPath, ...copies], total, { digest: options.digest !== undefined });
     } catch (error) {
       throw isFsError(error) ? new Error(`Could not write ${error.path ?? tempPath}: ${error.code ?? error.message}`, { cause: error }) : error;
     }
@@ -179,8 +177,8 @@ async function streamToTemp(
         limit.abort(new LimitFailure(tooLarge(options.maxBytes, what)));
         return null;
       }
-      // The identity of the file is taken here, on the one pass over the bytes: no read-back.
-      hash?.update(chunk);
+      // The file's identity (its sha256) is taken by the writer, on the one pass over the bytes:
+      // no read-back. Its first bytes (the kind of file) are kept here.
       if (headLength < headBytes) {
         const part = Buffer.from(chunk.subarray(0, headBytes - headLength));
         headParts.push(part);
@@ -195,12 +193,13 @@ async function streamToTemp(
       }
       return sink.write(chunk);
     };
+    let ended: { bytes: number; sha256: string | null };
     const source = nodeBody ?? Readable.fromWeb(response.body as unknown as NodeWebReadableStream<Uint8Array>);
     try {
       await consume(source, signal, take);
       if (total !== null && received !== total) throw new BodyFailure(`The download of ${name} ended after ${received} of ${total} bytes.`);
       // Each file is fsynced once, on the descriptor that wrote it: the bytes are on disk before any rename or link.
-      await sink.end();
+      ended = await sink.end();
     } catch (error) {
       if (error instanceof BodyFailure) throw error;
       if (options.signal?.aborted) throw new ServiceError('cancelled', `Cancelled: downloading ${name}.`, { cause: error, retryable: false });
@@ -209,7 +208,7 @@ async function streamToTemp(
       throw new BodyFailure(`The download of ${name} stopped after ${received} bytes: the connection broke.`, { cause: error });
     }
     options.onProgress?.(received, total);
-    const digest = hash ? { sha256: hash.digest('hex'), size: received, head: Buffer.concat(headParts) } : undefined;
+    const digest = ended.sha256 !== null ? { sha256: ended.sha256, size: received, head: Buffer.concat(headParts) } : undefined;
     return { tempPath, copies, bytes: received, ...(digest ? { digest } : {}) };
   } catch (error) {
     await writer?.close();
