@@ -5,7 +5,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import jpeg from 'jpeg-js';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { Store } from '../../src/main/jobs/store';
 import { ServiceError } from '../../src/main/service/errors';
 import { HotFolderConfigError, resolveHotFolderConfig } from '../../src/main/watch/config';
@@ -178,6 +178,47 @@ describe('the settle queue', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(freshSettled).toBe(false);
     queue.dispose();
+  });
+
+  it('counts the interval from the modification time: a file written 700 ms before it is seen waits 300 ms more, then is looked at again', async () => {
+    vi.useFakeTimers();
+    try {
+      let clock = 10_000;
+      const stamp = { size: 5, mtimeMs: clock - 700 };
+      let stats = 0;
+      const queue = new SettleQueue(1_000, async () => {
+        stats += 1;
+        return stamp;
+      }, () => clock);
+      let settled: unknown = null;
+      void queue.waitStable('/x/copied.png', stamp).then((s) => (settled = s));
+      clock += 299;
+      await vi.advanceTimersByTimeAsync(299);
+      expect([settled, stats]).toEqual([null, 0]);
+      clock += 1;
+      await vi.advanceTimersByTimeAsync(1);
+      expect([settled, stats]).toEqual([stamp, 1]);
+      // A change seen then: the new modification time starts the interval again.
+      const changed = { size: 9, mtimeMs: clock }; // written now: 100 ms before the next look
+      let current = stamp;
+      const second = new SettleQueue(1_000, async () => current, () => clock);
+      let secondSettled: unknown = null;
+      void second.waitStable('/x/growing.png', { size: 1, mtimeMs: clock - 900 }).then((s) => (secondSettled = s));
+      current = changed;
+      clock += 100;
+      await vi.advanceTimersByTimeAsync(100); // looked again: it changed, 100 ms ago
+      expect(secondSettled).toBeNull();
+      clock += 899;
+      await vi.advanceTimersByTimeAsync(899);
+      expect(secondSettled).toBeNull();
+      clock += 1;
+      await vi.advanceTimersByTimeAsync(1);
+      expect(secondSettled).toEqual(changed);
+      queue.dispose();
+      second.dispose();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

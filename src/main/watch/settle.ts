@@ -3,7 +3,9 @@
 // watcher event, see touch()) starts the interval again. A path that disappears resolves to null.
 // A file first seen with a modification time already older than the interval has stayed unchanged
 // for it (every write moves the mtime), so it is taken at once: a start-up scan of files written
-// long ago (`watch --once`) does not wait a whole interval for nothing.
+// long ago (`watch --once`) does not wait a whole interval for nothing. For the same reason a file
+// is looked at again when the interval has passed since its modification time, not since it was
+// seen: a file copied in 0.7 s before a scan with a 1 s interval waits 0.3 s more, not 1 s.
 import { stat } from 'node:fs/promises';
 import { Limiter } from './limiter';
 
@@ -55,7 +57,7 @@ export class SettleQueue {
     if (seen && this.settleMs > 0) {
       // The caller has just looked: that is the first observation.
       entry.stamp = seen;
-      this.schedule(path, entry, this.settleMs);
+      this.schedule(path, entry, this.remainingFor(seen));
     } else {
       void this.observe(path, entry);
     }
@@ -99,7 +101,17 @@ export class SettleQueue {
       this.finish(path, entry, now);
       return;
     }
-    this.schedule(path, entry, this.settleMs);
+    this.schedule(path, entry, this.remainingFor(now));
+  }
+
+  /**
+   * How long until `stamp` has been unchanged for the interval, counted from its modification time
+   * (at least 1 ms: the file is looked at again before it is taken; a time in the future counts
+   * from now).
+   */
+  private remainingFor(stamp: FileStamp): number {
+    const age = this.now() - stamp.mtimeMs;
+    return age < 0 ? this.settleMs : Math.max(1, Math.min(this.settleMs, this.settleMs - age));
   }
 
   private schedule(path: string, entry: Pending, ms: number): void {
