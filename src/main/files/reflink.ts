@@ -44,14 +44,26 @@ async function probe(fromDir: string, toDir: string): Promise<boolean> {
   }
 }
 
+/** Per pair of folders that both existed: the answer (a hot folder asks it for every output). */
+const pairs = new Map<string, Promise<boolean>>();
+const MAX_PAIRS = 256;
+
 /** Whether a file in `fromDir` can be reflinked into `toDir` (both existing folders). */
 export async function canReflink(fromDir: string, toDir: string): Promise<boolean> {
+  const key = `${path.resolve(fromDir)}\0${path.resolve(toDir)}`;
+  const known = pairs.get(key);
+  if (known) return known;
   const [a, b] = await Promise.all([fs.stat(fromDir).catch(() => null), fs.stat(toDir).catch(() => null)]);
-  if (!a || !b || a.dev !== b.dev) return false; // a clone never crosses file systems (EXDEV)
-  let known = probed.get(a.dev);
-  if (!known) {
-    known = probe(fromDir, toDir);
-    probed.set(a.dev, known);
+  // A missing folder is asked about again next time (it may be made meanwhile).
+  if (!a || !b) return false;
+  let answer: Promise<boolean>;
+  if (a.dev !== b.dev) {
+    answer = Promise.resolve(false); // a clone never crosses file systems (EXDEV)
+  } else {
+    answer = probed.get(a.dev) ?? probe(fromDir, toDir);
+    probed.set(a.dev, answer);
   }
-  return known;
+  if (pairs.size >= MAX_PAIRS) pairs.clear();
+  pairs.set(key, answer);
+  return answer;
 }

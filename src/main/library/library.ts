@@ -93,6 +93,8 @@ export class Library {
   private readonly tees = new Map<number, readonly string[]>();
   private exclusiveTail: Promise<unknown> = Promise.resolve();
   private disposed = false;
+  /** The staging folder made (canReflinkTo), or being made. */
+  private stagingMade: Promise<void> | null = null;
 
   private constructor(index: LibraryIndex, options: LibraryOptions) {
     this.index = index;
@@ -222,7 +224,15 @@ export class Library {
    * copy elsewhere asks for a tee instead (RecordContext.alsoWriteTo, stagingFileFor).
    */
   async canReflinkTo(dir: string): Promise<boolean> {
-    await fs.mkdir(this.stagingDir, { recursive: true });
+    // Made once per library (asked for every hot-folder output); made again if that failed.
+    this.stagingMade ??= fs.mkdir(this.stagingDir, { recursive: true }).then(
+      () => undefined,
+      (error: unknown) => {
+        this.stagingMade = null;
+        throw error;
+      },
+    );
+    await this.stagingMade;
     return canReflink(this.stagingDir, dir);
   }
 

@@ -164,8 +164,14 @@ async function streamToTemp(
   let writer: BlockWriter | null = null;
   try {
     try {
-      // Fresh files ('wx'), never ones that are already there.
-      writer = await BlockWriter.create([tempPath, ...copies], total, { digest: options.digest !== undefined });
+      // Fresh files ('wx'), never ones that are already there. The folder is made only when it is
+      // missing: one call fewer per file in the usual case (hot folders download many in a row).
+      const create = (): Promise<BlockWriter> => BlockWriter.create([tempPath, ...copies], total, { digest: options.digest !== undefined });
+      writer = await create().catch(async (error: unknown) => {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || (error as NodeJS.ErrnoException).path !== tempPath) throw error;
+        await fs.mkdir(dir, { recursive: true });
+        return create();
+      });
     } catch (error) {
       throw isFsError(error) ? new Error(`Could not write ${error.path ?? tempPath}: ${error.code ?? error.message}`, { cause: error }) : error;
     }
@@ -262,7 +268,6 @@ export async function downloadOutput(transport: HttpTransport, ref: FileRef, des
   const name = safeBaseName(options.destName ?? ref.filename, safeBaseName(ref.filename, 'output'));
   // safeBaseName allows no separators, so this holds; checked anyway because it is the guarantee.
   if (path.dirname(path.join(dir, name)) !== dir) throw new Error(`Refusing to write outside ${dir}.`);
-  await fs.mkdir(dir, { recursive: true });
   const what = `the output file ${name}`;
   const limits = {
     maxBytes: options.maxBytes ?? transport.limits.outputBytes,

@@ -4,7 +4,7 @@
 // Names are deterministic, so delivering again after a crash overwrites our own earlier file
 // (recognised by its sidecar) instead of leaving "photo_9_1 (1).png" behind.
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
 import { stringifyJsonExact } from '../../shared/json';
 import type { ServiceApi } from '../service/ports';
@@ -87,7 +87,6 @@ export async function deliverOutputs(ctx: DeliverContext): Promise<FinishedOutpu
     const at = ctx.now();
     const rel = renderOutputName(folder.outputName, nameValues({ stem, contentKey: entry.contentKey, promptId: ctx.promptId, node: file.node, index, serverFilename: file.filename, at }));
     const wanted = join(folder.outputDir, relDir === '.' ? '' : relDir, rel);
-    await mkdir(dirname(wanted), { recursive: true });
     const dest = await chooseDestination(wanted, ctx.reserved, ctx.promptId, file);
     ctx.reserved.add(dest);
     // The sink's copy (the library's) is written from the same network read, never read back from ours.
