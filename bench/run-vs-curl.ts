@@ -3,6 +3,8 @@
 // alternating which goes first. Cloud flavour of the demo service in its own process: /api/view
 // answers 302 to a signed storage URL. The job's node outputs a prepared file at once (see
 // support/demo-child.ts), so the time is the client's: submit, follow, download, library, --out.
+// Each round also times a plain Node client that keeps the same guarantees (sha256, two fsynced
+// files; support/plain-durable-download.mjs), to show what they cost when done plainly.
 //   npx tsx bench/run-vs-curl.ts [rounds]          (needs `npm run build` first: out/main/cli.js)
 //   FLOWDECK_BENCH_CPU_PROF=DIR ...                runs the Flowdeck side under node --cpu-prof
 import { execFileSync } from 'node:child_process';
@@ -57,6 +59,19 @@ async function flowdeckRun(work: string, workflowPath: string, url: string, key:
   }
 }
 
+const PLAIN_DURABLE_CLIENT = join(import.meta.dirname, 'support/plain-durable-download.mjs');
+
+/** A plain Node client with the same guarantees (support/plain-durable-download.mjs) on a fresh signed URL: wall and CPU seconds. */
+async function plainDurableRun(work: string, url: string, key: string, ref: { filename: string; subfolder: string; type: string }): Promise<MeasuredRun> {
+  const files = [join(work, 'plain-a.bin'), join(work, 'plain-b.bin')];
+  const location = await signedUrl(url, key, ref);
+  try {
+    return await measureCommand(process.execPath, [PLAIN_DURABLE_CLIENT, location, ...files]);
+  } finally {
+    for (const file of files) rmSync(file, { force: true });
+  }
+}
+
 /** curl on a fresh signed URL: wall seconds, and its CPU seconds (GNU time) when not synced. */
 async function curlRun(work: string, url: string, key: string, ref: { filename: string; subfolder: string; type: string }, sync: boolean): Promise<{ seconds: number; cpuSeconds: number }> {
   const target = join(work, 'curl.bin');
@@ -85,6 +100,7 @@ export async function runVsCurlBench(): Promise<Record<string, number>> {
     const curlSynced: number[] = [];
     const curlCpu: number[] = [];
     const baseline: MeasuredRun[] = [];
+    const plainDurable: MeasuredRun[] = [];
     try {
       const key = cloud.apiKey!;
       const ref = cloud.ref!;
@@ -96,6 +112,7 @@ export async function runVsCurlBench(): Promise<Record<string, number>> {
           curl.push(plain.seconds);
           curlCpu.push(plain.cpuSeconds);
           curlSynced.push((await curlRun(work, cloud.url, key, ref, true)).seconds);
+          plainDurable.push(await plainDurableRun(work, cloud.url, key, ref));
           if (BASELINE_CLI) baseline.push(await flowdeckRun(work, workflowPath, cloud.url, key, round, BASELINE_CLI));
         },
         (round) => {
@@ -103,6 +120,7 @@ export async function runVsCurlBench(): Promise<Record<string, number>> {
           const p = f.phases;
           if (BASELINE_CLI) console.log(`  round ${round + 1}: baseline run ${baseline[round]!.seconds.toFixed(2)} s (cpu ${baseline[round]!.cpuSeconds.toFixed(2)} s): ratio curl / baseline ${(curl[round]! / baseline[round]!.seconds).toFixed(2)}x`);
           console.log(`  round ${round + 1}: flowdeck run ${f.seconds.toFixed(2)} s (cpu ${f.cpuSeconds.toFixed(2)} s, peak RSS ${f.maxRssMb.toFixed(0)} MB); curl -o ${curl[round]!.toFixed(2)} s (cpu ${curlCpu[round]!.toFixed(2)} s); curl -o + sync ${curlSynced[round]!.toFixed(2)} s; ratio curl / flowdeck ${(curl[round]! / f.seconds).toFixed(2)}x`);
+          console.log(`           plain node, same guarantees (hash + two fsynced files, no Flowdeck) ${plainDurable[round]!.seconds.toFixed(2)} s (cpu ${plainDurable[round]!.cpuSeconds.toFixed(2)} s): ratio curl / plain ${(curl[round]! / plainDurable[round]!.seconds).toFixed(2)}x`);
           console.log(`           flowdeck phases: start to submitted ${p.submitted.toFixed(2)} s, job ${(p.succeeded - p.submitted).toFixed(2)} s, library download (hashed, --out teed) ${(p.delivered - p.succeeded).toFixed(2)} s, exit ${(f.seconds - p.delivered).toFixed(2)} s`);
         },
       );
@@ -121,12 +139,15 @@ export async function runVsCurlBench(): Promise<Record<string, number>> {
       peakRssMb: Math.max(...flowdeck.map((f) => f.maxRssMb)),
       flowdeckCpuMedianS: median(flowdeck.map((f) => f.cpuSeconds)),
       curlCpuMedianS: median(curlCpu),
+      plainRatioMedian: median(plainDurable.map((f, i) => curl[i]! / f.seconds)),
+      plainToFlowdeckMedian: median(flowdeckSeconds.map((s, i) => plainDurable[i]!.seconds / s)),
     };
     console.log(`whole \`flowdeck run --out\` of a 1 GiB output (cloud demo, 302 to a signed URL, library on), ${ROUNDS} alternating rounds:`);
     console.log(`  flowdeck run      median ${figures.flowdeckMedianS.toFixed(2)} s  (${(GiB / figures.flowdeckMedianS / 1e6).toFixed(0)} MB/s; cpu ${figures.flowdeckCpuMedianS.toFixed(2)} s)`);
     console.log(`  curl -o           median ${figures.curlMedianS.toFixed(2)} s  (${(GiB / figures.curlMedianS / 1e6).toFixed(0)} MB/s; cpu ${figures.curlCpuMedianS.toFixed(2)} s, the demo server's not counted on either side)`);
     console.log(`  curl -o + sync    median ${figures.curlSyncedMedianS.toFixed(2)} s`);
     console.log(`  ratio curl / flowdeck   median ${figures.ratioMedian.toFixed(2)}x, best ${figures.ratioBest.toFixed(2)}x  (to curl + sync: ${figures.ratioSyncedMedian.toFixed(2)}x; target >= 0.9x)`);
+    console.log(`  plain node client with the same guarantees (support/plain-durable-download.mjs: http.get, sha256, two write streams, fsync)  ratio curl / plain median ${figures.plainRatioMedian.toFixed(2)}x; plain / flowdeck ${figures.plainToFlowdeckMedian.toFixed(2)}x`);
     console.log(`  flowdeck peak RSS       ${figures.peakRssMb.toFixed(0)} MB  (VmHWM of the CLI process; target < 200 MB)`);
     if (BASELINE_CLI) {
       const ratios = baseline.map((b, i) => curl[i]! / b.seconds);
