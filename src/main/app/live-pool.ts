@@ -127,7 +127,9 @@ export class LivePool {
         api: session.api,
         follower: trackerFollower(session.tracker, { giveUpWhenUnreachable }),
         clientId: () => session.events.clientId,
-        concurrency: profile.kind === 'cloud' ? ((await accountLimit(session)) ?? entry.concurrency) : entry.concurrency,
+        // A server that tells its account's limit (the cloud's /api/features) is held to it; the
+        // setting otherwise. Asked of the server's capabilities, not of its kind.
+        concurrency: (await accountLimit(session)) ?? entry.concurrency,
         profileId: profile.id,
       })),
     );
