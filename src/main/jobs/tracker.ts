@@ -215,13 +215,18 @@ export class JobTracker {
    */
   async reconcile(): Promise<JobSnapshot[]> {
     if (!this.store || this.disposed) return [];
-    const records = (await this.store.listInFlight()).filter(
+    const inFlight = await this.store.listInFlight();
+    // A hot folder settles its own unconfirmed sends: when the server never got one, the folder
+    // sends it again under the same id, which a "never submitted" end here would contradict. Only
+    // those it still holds, though: the send of a folder removed since (or of a file it gave up on)
+    // has nobody else to settle it. Read after the records: a send seen here as 'submitting' that
+    // its folder no longer holds has moved on for good (accepted, failed, or its folder removed).
+    const held = inFlight.some((r) => r.origin === 'hot-folder' && r.phase === 'submitting') ? await this.store.heldByHotFolders() : new Set<string>();
+    const records = inFlight.filter(
       (r) =>
         r.serverKind === this.api.profile.kind &&
         sameBaseUrl(r.baseUrl, this.api.profile.baseUrl) &&
-        // A hot folder settles its own unconfirmed sends: when the server never got one, the folder
-        // sends it again under the same id, which a "never submitted" end here would contradict.
-        !(r.origin === 'hot-folder' && r.phase === 'submitting'),
+        !(r.origin === 'hot-folder' && r.phase === 'submitting' && held.has(r.promptId)),
     );
     const results: JobSnapshot[] = [];
     for (const record of records) {
