@@ -26,9 +26,16 @@ export interface HotFolderServiceDeps {
   profileId?: string | null;
   /**
    * The pool a folder's files go to; null or absent: the connection above (api, clientId,
-   * follower) as a pool of one, today's single server. The caller owns the pools it returns.
+   * follower) as a pool of one, today's single server; UnusablePool: the folder's pool cannot be
+   * used now, so the folder waits (paused, servers_down) until it is hosted again (update(), or a
+   * new service). The caller owns the pools it returns.
    */
-  poolFor?: (config: HotFolderConfig) => ServerPool | null;
+  poolFor?: (config: HotFolderConfig) => ServerPool | UnusablePool | null;
+}
+
+/** A folder's pool that cannot be used now, and why (in words for the user: the folder's pause reason). */
+export interface UnusablePool {
+  unusable: string;
 }
 
 export interface AddOptions {
@@ -190,20 +197,24 @@ export class HotFolderService {
     const hosted: Hosted = { config, runner: null, options };
     this.folders.set(config.id, hosted);
     if (!config.enabled) return;
+    const chosen = this.deps.poolFor?.(config) ?? null;
+    // An unusable pool: the runner gets the single connection only to be constructed; it sends
+    // and collects nothing while it is told the pool cannot be used.
+    const unusable = chosen instanceof ServerPool || chosen === null ? null : chosen.unusable;
     const runner = new FolderRunner(
       config,
       {
         journal: this.requireJournal(),
         jobs: this.jobs,
         profileId: this.deps.profileId ?? null,
-        pool: this.deps.poolFor?.(config) ?? this.connectionPool(),
+        pool: chosen instanceof ServerPool ? chosen : this.connectionPool(),
         sink: this.deps.sink ?? null,
         emit: (event) => this.emit(event),
         now: () => this.now(),
         ...(this.deps.newPromptId ? { newPromptId: this.deps.newPromptId } : {}),
         ...(this.deps.random ? { random: this.deps.random } : {}),
       },
-      { watch: options.watch, paused: options.paused },
+      { watch: options.watch, paused: options.paused, ...(unusable !== null ? { poolUnusable: unusable } : {}) },
     );
     hosted.runner = runner;
     await runner.start();
