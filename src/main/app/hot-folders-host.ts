@@ -268,8 +268,10 @@ export class HotFoldersHost {
 
   private async remove(id: string): Promise<void> {
     const live = await this.current();
-    if (live) await guard(() => live.service.remove(id));
-    else {
+    if (live) {
+      const unconfirmed = await guard(() => live.service.remove(id));
+      if (unconfirmed.length > 0) this.settleSends(live, unconfirmed);
+    } else {
       await this.savedConfig(id);
       await (await this.ready).deleteFolder(id);
     }
@@ -316,6 +318,18 @@ export class HotFoldersHost {
       return hosted.config;
     }
     return this.savedConfig(id);
+  }
+
+  /**
+   * Settles the unconfirmed sends of a folder just removed, as the tracker settles any job (followed
+   * to its end when the server has it, ended as never submitted when not), each by the tracker of
+   * its server. A send on a server not connected now is settled when that server's session starts.
+   */
+  private settleSends(live: Live, promptIds: string[]): void {
+    const trackers = new Set([live.session.tracker, ...(live.pool?.trackers() ?? [])]);
+    for (const tracker of trackers) {
+      void tracker.reconcile({ only: promptIds }).catch((error: unknown) => this.deps.log('warn', `Could not settle the sends of a removed hot folder: ${describeError(error)}`));
+    }
   }
 
   // ---- events -------------------------------------------------------------------------------------

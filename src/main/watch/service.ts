@@ -138,12 +138,21 @@ export class HotFolderService {
     return config;
   }
 
-  /** Stops a folder and forgets it, its journal included (its files and outputs stay on disk). */
-  async remove(id: string): Promise<void> {
+  /**
+   * Stops a folder and forgets it, its journal included (its files and outputs stay on disk).
+   * Returns the prompt ids of its unconfirmed sends (recorded, the server's answer not seen):
+   * with the folder gone nobody sends them again, so the caller has the tracker settle them
+   * (JobTracker.reconcile({ only })); left alone, they are settled at the next start.
+   */
+  async remove(id: string): Promise<string[]> {
     const hosted = this.require(id);
     this.folders.delete(id);
     await hosted.runner?.stop();
-    await this.requireJournal().deleteFolder(id);
+    const journal = this.requireJournal();
+    // Read once the runner has stopped: no send of it is under way any more.
+    const { entries } = await journal.load(id);
+    await journal.deleteFolder(id);
+    return entries.flatMap((e) => (e.state === 'submitting' && e.promptId !== null ? [e.promptId] : []));
   }
 
   list(): { config: HotFolderConfig; status: HotFolderStatus }[] {
