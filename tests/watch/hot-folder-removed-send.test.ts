@@ -102,7 +102,7 @@ describe('the unconfirmed sends of a removed hot folder', () => {
     const h = await openHarness(demo, { storePath, work });
     try {
       expect(h.hot.list().map((f) => f.config.id).sort()).toEqual([folders.kept, folders.removed]);
-      // It names its unconfirmed sends (the app settles them at once; here the next start does).
+      // It names its files' jobs (the app settles those in flight at once; here the next start does).
       expect((await h.hot.remove(folders.removed)).sort()).toEqual([ids.sent, ids.lost].sort());
     } finally {
       await h.close();

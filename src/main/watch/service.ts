@@ -140,9 +140,10 @@ export class HotFolderService {
 
   /**
    * Stops a folder and forgets it, its journal included (its files and outputs stay on disk).
-   * Returns the prompt ids of its unconfirmed sends (recorded, the server's answer not seen):
-   * with the folder gone nobody sends them again, so the caller has the tracker settle them
-   * (JobTracker.reconcile({ only })); left alone, they are settled at the next start.
+   * Returns the prompt ids its files' jobs had: with the folder gone nobody resends or collects
+   * them, so the caller has the tracker settle those the job journal still has in flight
+   * (JobTracker.reconcile({ only })): an unconfirmed send, or one of a file the folder gave up on;
+   * left alone, they are settled at the next start.
    */
   async remove(id: string): Promise<string[]> {
     const hosted = this.require(id);
@@ -152,7 +153,7 @@ export class HotFolderService {
     // Read once the runner has stopped: no send of it is under way any more.
     const { entries } = await journal.load(id);
     await journal.deleteFolder(id);
-    return entries.flatMap((e) => (e.state === 'submitting' && e.promptId !== null ? [e.promptId] : []));
+    return entries.flatMap((e) => (e.promptId !== null ? [e.promptId] : []));
   }
 
   list(): { config: HotFolderConfig; status: HotFolderStatus }[] {
