@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { poolStatusSchema, type EventName, type EventPayload, type HotFileView, type ProfileView } from '../../src/shared/ipc/contract';
+import { poolStatusSchema, type EventName, type EventPayload, type HotFileView, type HotFolderView, type ProfileView } from '../../src/shared/ipc/contract';
 import type { AppCore } from '../../src/main/app/core';
 import { DemoService } from '../../src/main/demo';
 import { Store } from '../../src/main/jobs/store';
@@ -184,6 +184,54 @@ describe('the pool in the app core', () => {
     } finally {
       await doomed.stop().catch(() => undefined);
     }
+  });
+
+  it('pauses a pool folder whose pool has no usable server (also after a restart), sends nothing elsewhere, and runs once the pool can be used or the folder is set to the active server', async () => {
+    let c = await openCore();
+    const gpu1 = await addProfile(c, 'GPU 1', 'local', app.first.url);
+    await ok(c, 'pool.save', { servers: [{ profileId: gpu1.id, concurrency: 1 }] });
+    const save = { inputDir: inDir, outputDir: outDir, workflowJson: JSON.stringify(invertWorkflow()), bind: '1.image', settleMs: 100 };
+    const folder = await ok(c, 'hotFolders.save', { ...save, runOn: 'pool' });
+    const statusOf = async (core: AppCore): Promise<HotFolderView['status']> => (await ok(core, 'hotFolders.list')).folders.find((f) => f.id === folder.id)!.status;
+    const rowOf = async (core: AppCore, name: string): Promise<HotFileView | undefined> => ((await ok(core, 'hotFolders.files', { id: folder.id })).files as HotFileView[]).find((f) => f.relPath === name);
+
+    // The pool's only server goes (and the pool with it); the app restarts too.
+    await ok(c, 'profiles.remove', { id: gpu1.id });
+    const expectWaiting = async (core: AppCore): Promise<void> => {
+      const status = await statusOf(core);
+      expect(status).toMatchObject({ paused: true, pauseKind: 'servers_down' });
+      expect(status.pauseReason).toMatch(/^No server of the pool can be used: No server is in the pool\. The folder runs by itself once the pool can be used/);
+    };
+    await expectWaiting(c);
+    await c.dispose();
+    c = await openCore();
+    await expectWaiting(c);
+    expect(payloads('app.notice').some((n) => n.message.includes('waits. No server of the pool can be used'))).toBe(true);
+
+    // A file waits: it runs on no other server (not the active one).
+    const before = [totalSubmissions(app.first), totalSubmissions(app.second)] as const;
+    writeFileSync(join(inDir, 'p0.png'), makePng(990));
+    await until(() => payloads('hotFolders.file').some((r) => r.relPath === 'p0.png' && r.state === 'waiting'), 'p0.png settled and waiting', 20_000);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(await rowOf(c, 'p0.png')).toMatchObject({ state: 'waiting', promptId: null, server: null });
+
+    // The pool gains a usable server: the folder runs by itself, on it.
+    const gpu2 = await addProfile(c, 'GPU 2', 'local', app.second.url);
+    await ok(c, 'pool.save', { servers: [{ profileId: gpu2.id, concurrency: 1 }] });
+    expect((await statusOf(c)).paused).toBe(false);
+    await until(() => payloads('hotFolders.file').some((r) => r.relPath === 'p0.png' && r.state === 'done'), 'p0.png ran on the pool', 30_000);
+    expect(await rowOf(c, 'p0.png')).toMatchObject({ state: 'done', serverName: 'GPU 2' });
+    expect([totalSubmissions(app.first) - before[0], totalSubmissions(app.second) - before[1]]).toEqual([0, 1]);
+
+    // Unusable again; the user sets the folder to run on the active server: it runs there.
+    await ok(c, 'profiles.remove', { id: gpu2.id });
+    await expectWaiting(c);
+    writeFileSync(join(inDir, 'p1.png'), makePng(991));
+    await until(() => payloads('hotFolders.file').some((r) => r.relPath === 'p1.png' && r.state === 'waiting'), 'p1.png waiting', 20_000);
+    const onActive = await ok(c, 'hotFolders.save', { ...save, id: folder.id, runOn: 'active' });
+    expect(onActive.status.paused).toBe(false);
+    await until(() => payloads('hotFolders.file').some((r) => r.relPath === 'p1.png' && r.state === 'done'), 'p1.png ran on the active server', 30_000);
+    expect([totalSubmissions(app.first) - before[0], totalSubmissions(app.second) - before[1]]).toEqual([0, 1]);
   });
 
   it('reads an unreachable pool server\'s queue as an error of that column, the other still read', async () => {

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { JobStore, type NewJob } from '../../src/main/jobs/job-store';
 import { Store } from '../../src/main/jobs/store';
 import { JobTracker } from '../../src/main/jobs/tracker';
+import { WatchJournal, type EntryRecord } from '../../src/main/watch/journal';
 import { ServiceError } from '../../src/main/service/errors';
 import type { ServerKind } from '../../src/main/service/types';
 import { FakeApi, FakeClock, FakeEvents, file, reading } from './fakes';
@@ -161,23 +162,54 @@ describe('JobTracker.reconcile on a local server', () => {
 });
 
 describe('JobTracker.reconcile and hot folders', () => {
-  it.each(['local', 'cloud'] as const)('leaves a hot folder\'s unconfirmed send on %s to the folder, which may send it again under the same id', async (kind) => {
-    const { jobs, api, tracker, job } = await setup(kind);
+  it.each(['local', 'cloud'] as const)('leaves a hot folder\'s unconfirmed send on %s to the folder, which may send it again under the same id; settles one no folder holds', async (kind) => {
+    const { store, jobs, api, tracker, job } = await setup(kind);
+    // The folder holds its send while its watch entry is 'submitting' under the id (a removed
+    // folder's entries are gone, so its send is nobody's but the tracker's).
+    const watch = await WatchJournal.open(store);
+    await watch.saveEntry(watchEntry('folder-send', api.profile.baseUrl, kind));
     await jobs.recordSubmitting(job('folder-send', { origin: 'hot-folder' }));
+    await jobs.recordSubmitting(job('folder-gone-send', { origin: 'hot-folder' }));
     await jobs.recordSubmitting(job('window-send', { origin: 'window' }));
     await jobs.recordSubmitted(job('folder-accepted', { origin: 'hot-folder' }));
     api.statuses.set('folder-send', notFound());
+    api.statuses.set('folder-gone-send', notFound());
     api.statuses.set('window-send', notFound());
     api.statuses.set('folder-accepted', reading('pending', 'pending'));
     api.queue = { running: [], pending: [{ promptId: 'folder-accepted', number: 1 }] };
 
     const results = await tracker.reconcile();
-    expect(results.map((r) => r.promptId).sort()).toEqual(['folder-accepted', 'window-send']);
+    expect(results.map((r) => r.promptId).sort()).toEqual(['folder-accepted', 'folder-gone-send', 'window-send']);
     expect(tracker.get('folder-send')).toBeNull();
     expect(await jobs.get('folder-send')).toMatchObject({ phase: 'submitting', origin: 'hot-folder' });
+    expect(await jobs.get('folder-gone-send')).toMatchObject({ phase: 'failed', rawStatus: 'never_submitted', origin: 'hot-folder' });
     expect(await jobs.get('window-send')).toMatchObject({ phase: 'failed', rawStatus: 'never_submitted' });
   });
 });
+
+/** A hot folder's watch entry that recorded `promptId` before sending it. */
+function watchEntry(promptId: string, baseUrl: string, kind: ServerKind): EntryRecord {
+  return {
+    folderId: 'folder',
+    contentKey: `key-${promptId}`,
+    imageSha256: `key-${promptId}`,
+    maskSha256: null,
+    path: `/in/${promptId}.png`,
+    relPath: `${promptId}.png`,
+    maskPath: null,
+    state: 'submitting',
+    promptId,
+    serverKind: kind,
+    baseUrl,
+    attempts: 0,
+    reason: null,
+    failedPhase: null,
+    uploadedAs: null,
+    outputs: [],
+    createdAt: 1,
+    updatedAt: 1,
+  };
+}
 
 describe('JobTracker journal', () => {
   it('records a followed job and its phase, outputs and error as they happen', async () => {

@@ -27,7 +27,7 @@ import {
 import type { JobTracker } from '../jobs/tracker';
 import type { ServerPool } from '../pool/server-pool';
 import { WatchJournal } from '../watch/journal';
-import { storedConfigText } from '../watch/service';
+import { storedConfigText, type UnusablePool } from '../watch/service';
 import type { FileDialogs, LogLevel } from './core';
 import type { DesktopActions } from './desktop';
 import { AppFailure } from './errors';
@@ -52,8 +52,11 @@ export interface HotFoldersHostDeps {
   fileEventMs?: number;
   /** Per-folder throttle of hotFolders.changed (ms). Default 250. */
   folderEventMs?: number;
-  /** Opens the pool's connections (the active session reused); null: no server of the pool can be used. Absent: no pool. */
-  openPool?: (active: ProfileSession) => Promise<LivePool | null>;
+  /**
+   * Opens the pool's connections (the active session reused); UnusablePool: no server of the pool
+   * can be used, and why; null: it cannot be opened at all (no job journal). Absent: no pool.
+   */
+  openPool?: (active: ProfileSession) => Promise<LivePool | UnusablePool | null>;
   /** The profile name of the server at a base URL, for file rows. */
   serverName?: (baseUrl: string) => string | null;
 }
@@ -71,6 +74,8 @@ interface Live {
   pool: LivePool | null;
   /** The pool being opened, so two callers at once open it once. */
   poolOpening: Promise<void> | null;
+  /** Why the pool could not be opened the last time it was tried; null: it was not tried, or it opened. */
+  poolProblem: string | null;
   off: Array<() => void>;
 }
 
@@ -116,7 +121,7 @@ export class HotFoldersHost {
         now: this.deps.now,
         poolFor: (config) => this.poolFor(live, config),
       });
-      const live: Live = { session, service, pool: null, poolOpening: null, off: [] };
+      const live: Live = { session, service, pool: null, poolOpening: null, poolProblem: null, off: [] };
       live.off.push(service.on((event) => this.onServiceEvent(live, event)), this.followProgress(live, session.tracker));
       this.live = live;
       // The pool first, ready (its servers' definitions read), so its folders start on it.
@@ -246,7 +251,7 @@ export class HotFoldersHost {
       await this.openPool(live).catch((error: unknown) => {
         throw new AppFailure('invalid_input', `The pool cannot be used: ${describeError(error)}`);
       });
-      if (!live.pool) throw new AppFailure('invalid_input', 'The pool has no server that can be used. Add servers to the pool in Servers (each with its key), or run the folder on the active server.');
+      if (!live.pool) throw new AppFailure('invalid_input', `The pool has no server that can be used${live.poolProblem ? ` (${live.poolProblem})` : ''}. Add servers to the pool in Servers (each with its key), or run the folder on the active server.`);
     }
     if (live) {
       const saved = await guard(() => (current ? live.service.update(config.id, wanted) : live.service.add({ ...wanted, id: config.id })));
@@ -263,8 +268,10 @@ export class HotFoldersHost {
 
   private async remove(id: string): Promise<void> {
     const live = await this.current();
-    if (live) await guard(() => live.service.remove(id));
-    else {
+    if (live) {
+      const unconfirmed = await guard(() => live.service.remove(id));
+      if (unconfirmed.length > 0) this.settleSends(live, unconfirmed);
+    } else {
       await this.savedConfig(id);
       await (await this.ready).deleteFolder(id);
     }
@@ -313,6 +320,18 @@ export class HotFoldersHost {
     return this.savedConfig(id);
   }
 
+  /**
+   * Settles the unconfirmed sends of a folder just removed, as the tracker settles any job (followed
+   * to its end when the server has it, ended as never submitted when not), each by the tracker of
+   * its server. A send on a server not connected now is settled when that server's session starts.
+   */
+  private settleSends(live: Live, promptIds: string[]): void {
+    const trackers = new Set([live.session.tracker, ...(live.pool?.trackers() ?? [])]);
+    for (const tracker of trackers) {
+      void tracker.reconcile({ only: promptIds }).catch((error: unknown) => this.deps.log('warn', `Could not settle the sends of a removed hot folder: ${describeError(error)}`));
+    }
+  }
+
   // ---- events -------------------------------------------------------------------------------------
 
   private onServiceEvent(live: Live, event: HotFolderEvent): void {
@@ -359,15 +378,21 @@ export class HotFoldersHost {
 
   // ---- the pool -----------------------------------------------------------------------------------
 
-  /** A folder's pool: the live pool for "Run on: Pool" (null = the active server, a pool of one). */
-  private poolFor(live: Live, config: HotFolderConfig): ServerPool | null {
+  /**
+   * A folder's pool: the live pool for "Run on: Pool" (null = the active server, a pool of one).
+   * With no usable pool the folder waits, paused with the reason, rather than run elsewhere than
+   * the user chose: the folders are hosted again when the pool's settings, a pool server's profile
+   * or its key change (restart()), or when the folder is set to run on the active server.
+   */
+  private poolFor(live: Live, config: HotFolderConfig): ServerPool | UnusablePool | null {
     if (config.runOn !== 'pool') return null;
     if (live.pool) return live.pool.pool;
-    // Said at each start of the folder: it runs, on the active server, rather than not at all.
-    const message = `The hot folder "${config.name}" is set to run on the pool, but no server of the pool can be used: it runs on the active server until the pool is set in Servers.`;
+    const unusable = `No server of the pool can be used: ${live.poolProblem ?? 'the pool could not be opened.'} The folder runs by itself once the pool can be used (set it in Servers), or set it to run on the active server.`;
+    // Said at each start of the folder (a notice too: the folder's card is not always in view).
+    const message = `The hot folder "${config.name}" waits. ${unusable}`;
     this.deps.log('warn', message);
     this.deps.emit('app.notice', { level: 'warning', message });
-    return null;
+    return { unusable };
   }
 
   /** Opens the pool for `live` (once), ready to dispatch: its servers' definitions are read. */
@@ -380,8 +405,18 @@ export class HotFoldersHost {
   }
 
   private async openPoolNow(live: Live, open: NonNullable<HotFoldersHostDeps['openPool']>): Promise<void> {
-    const pool = await open(live.session);
-    if (!pool) return;
+    let pool: LivePool | UnusablePool | null;
+    try {
+      pool = await open(live.session);
+    } catch (error) {
+      live.poolProblem = describeError(error);
+      throw error;
+    }
+    if (!pool || 'unusable' in pool) {
+      live.poolProblem = pool?.unusable ?? 'the pool cannot be opened (the job journal is not available).';
+      return;
+    }
+    live.poolProblem = null;
     if (this.live !== live) {
       await pool.dispose();
       return;

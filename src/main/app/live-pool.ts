@@ -15,6 +15,7 @@ import { DuplicateServersError, ServerPool, type PoolServer } from '../pool/serv
 import { poolTiming } from '../pool/pool-timing';
 import type { ServerProfile } from '../service/types';
 import { trackerFollower } from '../watch';
+import type { UnusablePool } from '../watch/service';
 import { checkPoolEntries, type PoolProfiles } from './pool-settings';
 import type { PreviewGate } from './preview-gate';
 import { ProfileSession, type ConnectFactory } from './session';
@@ -70,17 +71,22 @@ export class LivePool {
 
   /**
    * Opens the pool of `deps.entries`; `active` is the active profile's session (reused for its
-   * server). Null when no server of the pool can be used (every problem has been warned of).
+   * server). When no server of the pool can be used (every problem has been warned of): why, in
+   * words for the user (the pause reason of the folders set to run on the pool).
    */
-  static async open(deps: LivePoolDeps, active: ProfileSession | null): Promise<LivePool | null> {
+  static async open(deps: LivePoolDeps, active: ProfileSession | null): Promise<LivePool | UnusablePool> {
+    if (deps.entries.length === 0) return { unusable: 'No server is in the pool.' };
     const checks = await checkPoolEntries(deps.entries, deps);
     const left: Left[] = [];
+    /** Why each server left out cannot be used, each sentence naming its server. */
+    const problems: string[] = [];
     const owned: ProfileSession[] = [];
     const chosen: Array<{ profile: Profile; session: ProfileSession; entry: PoolEntry }> = [];
     for (const check of checks) {
       if (check.problem !== null) {
         deps.warn(`The pool leaves a server out: ${check.problem}`);
         left.push({ name: check.profile?.name ?? check.entry.profileId, profileId: check.profile?.id ?? null, reason: check.problem });
+        problems.push(check.problem);
         continue;
       }
       const profile = check.profile;
@@ -95,6 +101,7 @@ export class LivePool {
         const reason = `it cannot be started: ${describeError(error)}`;
         deps.warn(`The pool leaves "${profile.name}" out: ${reason}`);
         left.push({ name: profile.name, profileId: profile.id, reason });
+        problems.push(`"${profile.name}" cannot be started: ${describeError(error)}.`);
         continue;
       }
       const session = new ProfileSession({
@@ -116,7 +123,7 @@ export class LivePool {
     }
     if (chosen.length === 0) {
       await Promise.all(owned.map((s) => s.dispose()));
-      return null;
+      return { unusable: problems.join(' ') };
     }
     // In a pool a job whose server stops answering gives up, so the pool can move it elsewhere (as
     // the CLI's pool does); one server alone rides an outage out, as a folder on the active server does.

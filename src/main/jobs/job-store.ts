@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { isJsonObject, parseJsonExact, stringifyJsonExact } from '../../shared/json';
 import type { OutputFile, ServerKind, Workflow } from '../service/types';
 import type { Queryable, SqlValue, Store } from './store';
+import { heldUnconfirmedSends } from '../watch/journal';
 import { isTerminalPhase, type JobErrorInfo, type JobOrigin, type ProgressSummary, type StoredPhase } from './types';
 
 export const JOBS_MIGRATIONS: readonly string[] = [
@@ -340,6 +341,14 @@ export class JobStore {
     const marks = IN_FLIGHT.map(() => '?').join(', ');
     const rows = await this.store.all(`SELECT * FROM jobs WHERE phase IN (${marks}) ORDER BY created_at ASC, rowid ASC`, [...IN_FLIGHT]);
     return rows.map(toRecord).filter((r): r is JobRecord => r !== null);
+  }
+
+  /**
+   * The unconfirmed sends ('submitting') a hot folder still holds and settles itself (see
+   * watch/journal.ts heldUnconfirmedSends); any other is settled by the tracker.
+   */
+  heldByHotFolders(): Promise<Set<string>> {
+    return heldUnconfirmedSends(this.store);
   }
 
   /** Most recent first. */

@@ -212,16 +212,24 @@ export class JobTracker {
    * Settles every job the journal has in flight on this tracker's server: each is asked of the
    * server and either followed again or finished with its real outcome. A job the server cannot be
    * asked about now is followed (polled) until it can. Returns the snapshots after the check.
+   * `only`: just these jobs (the unconfirmed sends of a hot folder just removed), so that jobs
+   * being sent now by others are not asked about before their submit has answered.
    */
-  async reconcile(): Promise<JobSnapshot[]> {
+  async reconcile(options: { only?: readonly string[] } = {}): Promise<JobSnapshot[]> {
     if (!this.store || this.disposed) return [];
-    const records = (await this.store.listInFlight()).filter(
+    const only = options.only ? new Set(options.only) : null;
+    const inFlight = (await this.store.listInFlight()).filter((r) => !only || only.has(r.promptId));
+    // A hot folder settles its own unconfirmed sends: when the server never got one, the folder
+    // sends it again under the same id, which a "never submitted" end here would contradict. Only
+    // those it still holds, though: the send of a folder removed since (or of a file it gave up on)
+    // has nobody else to settle it. Read after the records: a send seen here as 'submitting' that
+    // its folder no longer holds has moved on for good (accepted, failed, or its folder removed).
+    const held = inFlight.some((r) => r.origin === 'hot-folder' && r.phase === 'submitting') ? await this.store.heldByHotFolders() : new Set<string>();
+    const records = inFlight.filter(
       (r) =>
         r.serverKind === this.api.profile.kind &&
         sameBaseUrl(r.baseUrl, this.api.profile.baseUrl) &&
-        // A hot folder settles its own unconfirmed sends: when the server never got one, the folder
-        // sends it again under the same id, which a "never submitted" end here would contradict.
-        !(r.origin === 'hot-folder' && r.phase === 'submitting'),
+        !(r.origin === 'hot-folder' && r.phase === 'submitting' && held.has(r.promptId)),
     );
     const results: JobSnapshot[] = [];
     for (const record of records) {

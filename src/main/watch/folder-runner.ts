@@ -51,6 +51,12 @@ export interface RunnerOptions {
   watch: boolean;
   /** Start paused (nothing is sent until resume()). */
   paused?: boolean;
+  /**
+   * The folder's pool cannot be used, in words for the user: the folder finds and lists its files
+   * but sends and collects nothing (paused, servers_down, with this reason) rather than run them
+   * elsewhere. It runs once it is started again with a usable pool (or on another server).
+   */
+  poolUnusable?: string;
 }
 
 /** Why waiting for the folder ended. */
@@ -80,6 +86,8 @@ export class FolderRunner {
   private unsubscribePool: (() => void) | null = null;
   private readonly idleWaiters = new Set<(reason: IdleReason) => void>();
   private readonly phaseWaiters = new Set<() => void>();
+  /** Why the folder's pool cannot be used (RunnerOptions.poolUnusable); null: it can. */
+  private readonly poolUnusable: string | null;
   private stopping = false;
   private stopped = false;
   private busySinceDrain = false;
@@ -89,6 +97,7 @@ export class FolderRunner {
     this.deps = deps;
     this.options = options;
     this.pool = deps.pool;
+    this.poolUnusable = options.poolUnusable ?? null;
     this.bindRef = parseInputRef(config.bind);
     const excluded = [config.doneDir, config.failedDir, config.outputDir].filter((dir) => isInside(dir, config.inputDir));
     const now = (): number => deps.now();
@@ -206,13 +215,15 @@ export class FolderRunner {
   // ---- public state -----------------------------------------------------------------------------
 
   status(): HotFolderStatus {
+    // The user's own pause shows as such, as it does over any other (PauseGate.pauseFor).
+    const noPool = this.poolUnusable !== null && this.gate.kind !== 'user';
     return {
       id: this.config.id,
       name: this.config.name,
       counters: this.feed.counters(),
-      paused: this.gate.paused,
-      pauseKind: this.gate.kind,
-      pauseReason: this.gate.reason,
+      paused: noPool || this.gate.paused,
+      pauseKind: noPool ? 'servers_down' : this.gate.kind,
+      pauseReason: noPool ? this.poolUnusable : this.gate.reason,
       scanned: this.intake.scanned,
       idle: !this.busy(),
     };
@@ -306,6 +317,11 @@ export class FolderRunner {
 
   private pump(): void {
     if (this.stopping) return;
+    if (this.poolUnusable !== null) {
+      // Not even a recorded send is asked about or collected: its server may be one of the pool's.
+      this.feed.publishStatus();
+      return;
+    }
     while (this.active.size < this.capacity()) {
       const collecting = this.collectQueue.shift();
       if (collecting) {
@@ -594,6 +610,7 @@ export class FolderRunner {
     if (this.stopped) return 'drained';
     if (!this.busy()) return 'drained';
     const onlyBlocked = this.intake.scanned && this.intake.pending === 0 && this.collectQueue.length === 0 && this.active.size === 0;
+    if (this.poolUnusable !== null && this.intake.scanned && this.intake.pending === 0 && this.active.size === 0) return 'paused';
     if (this.gate.paused && onlyBlocked) return 'paused';
     return null;
   }

@@ -133,6 +133,21 @@ function parseOutputs(text: string): string[] {
   }
 }
 
+/**
+ * The prompt ids hot folders hold as unconfirmed sends: entries in state 'submitting' (the id is
+ * recorded before the submit; the folder asks the server about it at its next start and sends it
+ * again under the same id if the server never got it). A folder holds its sends while its entries
+ * exist: an app folder until it is removed (deleteFolder drops them), a CLI folder (not in
+ * watch_folders) always, as the next `flowdeck watch` of it resumes them. A store whose hot-folder
+ * tables were never made holds none. Read by the job tracker, which settles every other send.
+ */
+export async function heldUnconfirmedSends(q: Queryable): Promise<Set<string>> {
+  const table = await q.get("SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = 'watch_entries'");
+  if (!table) return new Set();
+  const rows = await q.all("SELECT DISTINCT prompt_id FROM watch_entries WHERE state = 'submitting' AND prompt_id IS NOT NULL");
+  return new Set(rows.map((row) => row['prompt_id']).filter((id): id is string => typeof id === 'string'));
+}
+
 type UpsertTable = 'watch_entries' | 'watch_paths';
 
 /** A write: an upsert of one row (merged with its neighbours into multi-row statements), or any statement. */

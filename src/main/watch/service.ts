@@ -26,9 +26,16 @@ export interface HotFolderServiceDeps {
   profileId?: string | null;
   /**
    * The pool a folder's files go to; null or absent: the connection above (api, clientId,
-   * follower) as a pool of one, today's single server. The caller owns the pools it returns.
+   * follower) as a pool of one, today's single server; UnusablePool: the folder's pool cannot be
+   * used now, so the folder waits (paused, servers_down) until it is hosted again (update(), or a
+   * new service). The caller owns the pools it returns.
    */
-  poolFor?: (config: HotFolderConfig) => ServerPool | null;
+  poolFor?: (config: HotFolderConfig) => ServerPool | UnusablePool | null;
+}
+
+/** A folder's pool that cannot be used now, and why (in words for the user: the folder's pause reason). */
+export interface UnusablePool {
+  unusable: string;
 }
 
 export interface AddOptions {
@@ -131,12 +138,22 @@ export class HotFolderService {
     return config;
   }
 
-  /** Stops a folder and forgets it, its journal included (its files and outputs stay on disk). */
-  async remove(id: string): Promise<void> {
+  /**
+   * Stops a folder and forgets it, its journal included (its files and outputs stay on disk).
+   * Returns the prompt ids its files' jobs had: with the folder gone nobody resends or collects
+   * them, so the caller has the tracker settle those the job journal still has in flight
+   * (JobTracker.reconcile({ only })): an unconfirmed send, or one of a file the folder gave up on;
+   * left alone, they are settled at the next start.
+   */
+  async remove(id: string): Promise<string[]> {
     const hosted = this.require(id);
     this.folders.delete(id);
     await hosted.runner?.stop();
-    await this.requireJournal().deleteFolder(id);
+    const journal = this.requireJournal();
+    // Read once the runner has stopped: no send of it is under way any more.
+    const { entries } = await journal.load(id);
+    await journal.deleteFolder(id);
+    return entries.flatMap((e) => (e.promptId !== null ? [e.promptId] : []));
   }
 
   list(): { config: HotFolderConfig; status: HotFolderStatus }[] {
@@ -190,20 +207,24 @@ export class HotFolderService {
     const hosted: Hosted = { config, runner: null, options };
     this.folders.set(config.id, hosted);
     if (!config.enabled) return;
+    const chosen = this.deps.poolFor?.(config) ?? null;
+    // An unusable pool: the runner gets the single connection only to be constructed; it sends
+    // and collects nothing while it is told the pool cannot be used.
+    const unusable = chosen instanceof ServerPool || chosen === null ? null : chosen.unusable;
     const runner = new FolderRunner(
       config,
       {
         journal: this.requireJournal(),
         jobs: this.jobs,
         profileId: this.deps.profileId ?? null,
-        pool: this.deps.poolFor?.(config) ?? this.connectionPool(),
+        pool: chosen instanceof ServerPool ? chosen : this.connectionPool(),
         sink: this.deps.sink ?? null,
         emit: (event) => this.emit(event),
         now: () => this.now(),
         ...(this.deps.newPromptId ? { newPromptId: this.deps.newPromptId } : {}),
         ...(this.deps.random ? { random: this.deps.random } : {}),
       },
-      { watch: options.watch, paused: options.paused },
+      { watch: options.watch, paused: options.paused, ...(unusable !== null ? { poolUnusable: unusable } : {}) },
     );
     hosted.runner = runner;
     await runner.start();

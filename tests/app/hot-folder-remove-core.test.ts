@@ -1,0 +1,112 @@
+// Removing a hot folder in the app settles its unconfirmed sends at once (job journal records
+// 'submitting': the app stopped between recording a file's prompt id and the submit's answer):
+// with the folder gone nobody sends them again, so the tracker settles them as any job, the one
+// the server has followed to its end, the one it never got ended as never submitted. While the
+// folder exists they stay its own (it resends them under the same id). A real local demo service,
+// the journal as the stopped app left it.
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { AppCore } from '../../src/main/app/core';
+import { JobStore } from '../../src/main/jobs/job-store';
+import { Store } from '../../src/main/jobs/store';
+import { ServiceClient } from '../../src/main/service/client';
+import { WatchJournal } from '../../src/main/watch/journal';
+import { invertWorkflow, makePng, until } from '../watch/helpers';
+import { ok } from '../support/demo-core';
+import { poolAppFixture } from '../support/pool-app';
+
+const app = poolAppFixture('flowdeck-hot-remove-core-');
+let inDir = '';
+
+beforeEach(() => {
+  inDir = join(app.work, 'in');
+  mkdirSync(inDir, { recursive: true });
+});
+
+const sha = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
+
+/** The latest job.update of a job, if any. */
+const lastUpdate = (promptId: string): { phase: string; status: string; outputs: unknown[] } | undefined => app.payloads('job.update').filter((j) => j.promptId === promptId).at(-1);
+
+describe('removing a hot folder in the app', () => {
+  it('settles its unconfirmed sends at once: followed to the end when the server has one, never submitted when not', async () => {
+    let c: AppCore = await app.openCore();
+    const gpu = await ok(c, 'profiles.save', { name: 'GPU', kind: 'local', baseUrl: app.first.url, select: true });
+    const folder = await ok(c, 'hotFolders.save', { inputDir: inDir, outputDir: join(app.work, 'out'), workflowJson: JSON.stringify(invertWorkflow()), bind: '1.image', settleMs: 100 });
+    // Paused, so the restarted app leaves the recorded sends alone until the folder is removed.
+    await ok(c, 'hotFolders.pause', { id: folder.id });
+    await c.dispose();
+
+    // As the app left it when it stopped: two files' ids recorded (watch entry, then job journal)
+    // before their send; only 'sent' reached the server.
+    const ids = { sent: randomUUID(), lost: randomUUID() };
+    const api = new ServiceClient({ kind: 'local', baseUrl: app.first.url }, { apiKey: () => null });
+    const store = await Store.open(join(app.dataDir, 'flowdeck.sqlite'));
+    try {
+      const journal = await WatchJournal.open(store);
+      const jobs = await JobStore.open(store);
+      const now = Date.now();
+      for (const [name, seed] of [['sent', 1001], ['lost', 1002]] as const) {
+        const bytes = makePng(seed);
+        const path = join(inDir, `${name}.png`);
+        writeFileSync(path, bytes);
+        const uploadedAs = `${name}-up.png`;
+        await journal.saveEntry({
+          folderId: folder.id,
+          contentKey: sha(bytes),
+          imageSha256: sha(bytes),
+          maskSha256: null,
+          path,
+          relPath: `${name}.png`,
+          maskPath: null,
+          state: 'submitting',
+          promptId: ids[name],
+          serverKind: 'local',
+          baseUrl: app.first.url,
+          attempts: 0,
+          reason: null,
+          failedPhase: null,
+          uploadedAs,
+          outputs: [],
+          createdAt: now,
+          updatedAt: now,
+        });
+        const workflow = invertWorkflow();
+        (workflow['1'] as { inputs: Record<string, unknown> }).inputs.image = uploadedAs;
+        await jobs.recordSubmitting({ promptId: ids[name], profileId: gpu.id, serverKind: 'local', baseUrl: app.first.url, clientId: 'before', workflow, workflowName: 'invert.json', origin: 'hot-folder' });
+        if (name === 'sent') {
+          await api.uploadImage(path, { filename: uploadedAs });
+          await api.submit(workflow, { clientId: 'before', promptId: ids.sent });
+        }
+      }
+    } finally {
+      await store.close();
+    }
+
+    c = await app.openCore();
+    // The folder still holds its sends: the start's reconciliation leaves them to it.
+    await until(() => app.payloads('hotFolders.changed').some((f) => f.id === folder.id && f.status.scanned), 'the paused folder scanned');
+    await new Promise((r) => setTimeout(r, 500));
+    expect(lastUpdate(ids.sent)).toBeUndefined();
+    expect(lastUpdate(ids.lost)).toBeUndefined();
+
+    await ok(c, 'hotFolders.remove', { id: folder.id });
+    await until(() => lastUpdate(ids.lost)?.phase === 'failed' && lastUpdate(ids.sent)?.phase === 'succeeded', 'both sends settled', 20_000);
+    expect(lastUpdate(ids.lost)).toMatchObject({ phase: 'failed', status: 'never_submitted' });
+    expect(lastUpdate(ids.sent)?.outputs).toHaveLength(1);
+    await c.dispose();
+
+    const after = await Store.open(join(app.dataDir, 'flowdeck.sqlite'));
+    try {
+      const jobs = await JobStore.open(after);
+      expect(await jobs.get(ids.sent)).toMatchObject({ phase: 'succeeded', origin: 'hot-folder' });
+      expect(await jobs.get(ids.lost)).toMatchObject({ phase: 'failed', rawStatus: 'never_submitted' });
+      expect(app.first.stats.submissions.get(ids.sent)).toBe(1);
+      expect(app.first.stats.submissions.has(ids.lost)).toBe(false);
+    } finally {
+      await after.close();
+    }
+  });
+});
