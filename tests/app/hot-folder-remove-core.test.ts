@@ -13,7 +13,7 @@ import { JobStore } from '../../src/main/jobs/job-store';
 import { Store } from '../../src/main/jobs/store';
 import { ServiceClient } from '../../src/main/service/client';
 import { WatchJournal } from '../../src/main/watch/journal';
-import { invertWorkflow, makePng, until } from '../watch/helpers';
+import { invertWorkflow, makePng, unconfirmedEntry, until } from '../watch/helpers';
 import { ok } from '../support/demo-core';
 import { poolAppFixture } from '../support/pool-app';
 
@@ -53,26 +53,7 @@ describe('removing a hot folder in the app', () => {
         const path = join(inDir, `${name}.png`);
         writeFileSync(path, bytes);
         const uploadedAs = `${name}-up.png`;
-        await journal.saveEntry({
-          folderId: folder.id,
-          contentKey: sha(bytes),
-          imageSha256: sha(bytes),
-          maskSha256: null,
-          path,
-          relPath: `${name}.png`,
-          maskPath: null,
-          state: 'submitting',
-          promptId: ids[name],
-          serverKind: 'local',
-          baseUrl: app.first.url,
-          attempts: 0,
-          reason: null,
-          failedPhase: null,
-          uploadedAs,
-          outputs: [],
-          createdAt: now,
-          updatedAt: now,
-        });
+        await journal.saveEntry(unconfirmedEntry({ folderId: folder.id, sha256: sha(bytes), path, relPath: `${name}.png`, promptId: ids[name], baseUrl: app.first.url, uploadedAs, at: now }));
         const workflow = invertWorkflow();
         (workflow['1'] as { inputs: Record<string, unknown> }).inputs.image = uploadedAs;
         await jobs.recordSubmitting({ promptId: ids[name], profileId: gpu.id, serverKind: 'local', baseUrl: app.first.url, clientId: 'before', workflow, workflowName: 'invert.json', origin: 'hot-folder' });

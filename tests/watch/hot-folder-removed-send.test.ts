@@ -18,8 +18,8 @@ import { ServiceClient } from '../../src/main/service/client';
 import { EventsSocket } from '../../src/main/service/events-socket';
 import type { ServerProfile } from '../../src/main/service/types';
 import { stringifyJsonExact } from '../../src/shared/json';
-import { WatchJournal, type EntryRecord } from '../../src/main/watch/journal';
-import { folderInput, invertWorkflow, makePng, openHarness } from './helpers';
+import { WatchJournal } from '../../src/main/watch/journal';
+import { folderInput, invertWorkflow, makePng, openHarness, unconfirmedEntry } from './helpers';
 
 let demo: DemoService;
 let work: string;
@@ -67,26 +67,7 @@ describe('the unconfirmed sends of a removed hot folder', () => {
       const bytes = makePng(file.seed);
       const path = join(dirs[file.folder], `${file.name}.png`);
       writeFileSync(path, bytes);
-      const entry: EntryRecord = {
-        folderId: folders[file.folder],
-        contentKey: sha(bytes),
-        imageSha256: sha(bytes),
-        maskSha256: null,
-        path,
-        relPath: `${file.name}.png`,
-        maskPath: null,
-        state: 'submitting',
-        promptId: ids[file.name],
-        serverKind: 'local',
-        baseUrl: demo.url,
-        attempts: 0,
-        reason: null,
-        failedPhase: null,
-        uploadedAs: `${file.name}-up.png`,
-        outputs: [],
-        createdAt: now,
-        updatedAt: now,
-      };
+      const entry = unconfirmedEntry({ folderId: folders[file.folder], sha256: sha(bytes), path, relPath: `${file.name}.png`, promptId: ids[file.name], baseUrl: demo.url, uploadedAs: `${file.name}-up.png`, at: now });
       await journal.saveEntry(entry);
       const workflow = invertWorkflow();
       (workflow['1'] as { inputs: Record<string, unknown> }).inputs.image = entry.uploadedAs;
