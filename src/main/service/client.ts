@@ -14,7 +14,7 @@ import { exactJsonOf, HttpTransport, jsonOf, NoAnswerError, type HttpAnswer } fr
 import type { ServiceLimits } from './limits';
 import { parseNodeDefinitions, type NodeDefinitions } from './object-info';
 import { capabilitiesFor, parseFeatures, uploadLimitProblem, type ServerCapabilities, type ServerFeatures } from './capabilities';
-import { historyEntryDetails, localHistoryJob, localJobPage, localQueuedJob, parseCloudJobDetail, parseCloudJobPage, jobListParams, type JobDetail, type JobListQuery, type JobPage } from './job-list';
+import { localHistoryDepth, localHistoryJob, localJobPage, localQueuedJob, parseCloudJobDetail, parseCloudJobPage, jobListParams, type JobDetail, type JobListQuery, type JobPage } from './job-list';
 import { readImageSize } from './upload-check';
 import type {
   ApiKeyProvider,
@@ -23,7 +23,6 @@ import type {
   StopOutcome,
   DownloadResult,
   JobHistory,
-  ServerHistoryEntry,
   ServiceApi,
   SubmitOptions,
   UploadImageOptions,
@@ -59,9 +58,8 @@ export interface ServiceClientOptions {
 /** The extra_data field partner nodes read the platform key from (the spec's "api_key_vendor_org"). */
 export const PARTNER_KEY_FIELD = 'api_key_comfy_org';
 
-/** Bounds of one history listing: entries asked for, and the answer's size. */
-const MAX_HISTORY_ITEMS = 1000;
-const MAX_HISTORY_TEXT = 64 * 1024 * 1024;
+/** The size cap of a local server's history for the job list: up to MAX_LOCAL_HISTORY_DEPTH entries, each with its workflow. */
+const MAX_HISTORY_BYTES = 64 * 1024 * 1024;
 
 function classTypesOf(workflow: Workflow): Set<string> {
   const classes = new Set<string>();
@@ -283,31 +281,6 @@ export class ServiceClient implements ServiceApi {
     return parsed;
   }
 
-  /**
-   * Local servers: the newest `maxItems` finished jobs of /api/history (whoever submitted them),
-   * newest first, each with its workflow read exactly (64-bit seeds keep every digit) and the
-   * start and end times from its status messages. The cloud lists jobs with GET /api/jobs instead.
-   */
-  async listHistory(maxItems: number, signal?: AbortSignal): Promise<ServerHistoryEntry[]> {
-    const what = 'the job history';
-    const count = Math.max(1, Math.min(MAX_HISTORY_ITEMS, Math.floor(maxItems)));
-    const answer = await this.#http.requestOk({ method: 'GET', path: `/api/history?max_items=${count}`, what, ...(signal ? { signal } : {}) });
-    if (answer.text.length > MAX_HISTORY_TEXT) throw new ServiceError('protocol', `The server's job history is larger than ${MAX_HISTORY_TEXT / 1024 / 1024} MB.`, { status: answer.status, retryable: false });
-    const body = exactJsonOf(answer);
-    if (body === undefined) throw new ServiceError('protocol', 'The server sent a job history that is not JSON.', { status: answer.status, retryable: false });
-    if (!isJsonObject(body)) throw new ServiceError('protocol', 'The server sent a job history this client cannot read.', { status: answer.status, retryable: false });
-    const secret = await this.#http.providedKey().catch(() => null);
-    const entries: ServerHistoryEntry[] = [];
-    for (const [promptId, entry] of Object.entries(body)) {
-      const history = parseHistoryEntry(entry, secret);
-      if (!history) continue;
-      const { workflow, startedAt, endedAt } = historyEntryDetails(entry);
-      entries.push({ promptId, history, workflow, startedAt, endedAt });
-    }
-    // The server lists oldest first.
-    return entries.reverse();
-  }
-
   // ------------------------------------------------------------ queue
 
   async getQueue(signal?: AbortSignal): Promise<QueueSnapshot> {
@@ -396,12 +369,13 @@ export class ServiceClient implements ServiceApi {
     }
     // Queue first, then history: a job leaving the queue meanwhile is in the history by then.
     const queue = await this.getQueue(signal);
-    const answer = await this.#http.requestOk({ method: 'GET', path: '/api/history', what: 'the job history', ...sig });
+    // Only the newest entries the query needs (each holds its workflow), read exactly: 64-bit
+    // seeds keep every digit.
+    const depth = localHistoryDepth(query);
+    const answer = await this.#http.requestOk({ method: 'GET', path: '/api/history', query: { max_items: String(depth) }, maxBytes: MAX_HISTORY_BYTES, what: 'the job history', ...sig });
     const history = exactJsonOf(answer);
-    if (typeof history !== 'object' || history === null || Array.isArray(history)) {
-      throw new ServiceError('protocol', 'The server sent a history this client cannot read.', { status: answer.status, retryable: false });
-    }
-    return localJobPage(history as Record<string, unknown>, queue, query, secret);
+    if (!isJsonObject(history)) throw new ServiceError('protocol', 'The server sent a history this client cannot read.', { status: answer.status, retryable: false });
+    return localJobPage(history, queue, query, secret, depth);
   }
 
   /** One job with its workflow and outputs; ServiceError 'not_found' when the server has no such job. */
@@ -426,8 +400,7 @@ export class ServiceClient implements ServiceApi {
     if (entry === undefined) throw notFound();
     const job = localHistoryJob(promptId, entry, secret);
     if (!job) throw new ServiceError('protocol', 'The server sent a history entry this client cannot read.', { status: answer.status, retryable: false });
-    const { number: _number, ...detail } = job;
-    return detail;
+    return job;
   }
 
   // ------------------------------------------------------------ uploads

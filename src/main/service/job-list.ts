@@ -15,6 +15,11 @@ export const JOB_LIST_STATUSES = ['pending', 'in_progress', 'completed', 'failed
 export type JobListStatus = (typeof JOB_LIST_STATUSES)[number];
 /** The most jobs one page may hold (the cloud refuses more). */
 export const MAX_JOB_PAGE = 1000;
+/**
+ * How deep a local server's /api/history is read for a list (its newest finished jobs): the
+ * server answers the whole history otherwise, each entry with its workflow, on every page.
+ */
+export const MAX_LOCAL_HISTORY_DEPTH = 1000;
 
 export interface JobListQuery {
   /** Only jobs in these states (all when absent or empty). */
@@ -50,6 +55,17 @@ export interface JobDetail extends JobSummary {
 export interface JobPage {
   jobs: JobSummary[];
   pagination: { offset: number; limit: number; total: number; hasMore: boolean };
+  /**
+   * The same jobs, in the same order, with their workflow and outputs, when reading the list gave
+   * them anyway (a local server's /api/history holds both). Absent on the cloud, whose list
+   * carries neither: getJob() reads them.
+   */
+  details?: JobDetail[];
+  /**
+   * Set when a local server's history was read only this many entries deep and held at least
+   * that many: older finished jobs are not in the list (nor in `total`).
+   */
+  depthLimit?: number;
 }
 
 const PHASE_TO_STATUS: Record<JobPhase, JobListStatus> = {
@@ -185,13 +201,11 @@ export interface HistoryEntryDetails {
   endedAt: number | null;
   /** extra_data.create_time when the server wrote one, else the start. */
   createdAt: number | null;
-  /** Its place in the server's queue numbering. */
-  number: number | null;
 }
 
 export function historyEntryDetails(entry: unknown): HistoryEntryDetails {
   const raw = localEntrySchema.safeParse(entry);
-  if (!raw.success) return { workflow: null, startedAt: null, endedAt: null, createdAt: null, number: null };
+  if (!raw.success) return { workflow: null, startedAt: null, endedAt: null, createdAt: null };
   let startedAt: number | null = null;
   let endedAt: number | null = null;
   for (const message of raw.data.status?.messages ?? []) {
@@ -206,15 +220,14 @@ export function historyEntryDetails(entry: unknown): HistoryEntryDetails {
   const extra = prompt.success && isJsonObject(prompt.data[3]) ? prompt.data[3] : null;
   const createdAt = extra && typeof extra.create_time === 'number' && Number.isFinite(extra.create_time) ? extra.create_time : startedAt;
   const workflow = prompt.success && isJsonObject(prompt.data[2]) ? prompt.data[2] : null;
-  const number = prompt.success && typeof prompt.data[0] === 'number' ? prompt.data[0] : null;
-  return { workflow, startedAt, endedAt, createdAt, number };
+  return { workflow, startedAt, endedAt, createdAt };
 }
 
 /** One local history entry as a job detail; null when it cannot be read. */
-export function localHistoryJob(id: string, entry: unknown, secret: string | null): (JobDetail & { number: number | null }) | null {
+export function localHistoryJob(id: string, entry: unknown, secret: string | null): JobDetail | null {
   const parsed = parseHistoryEntry(entry, secret);
   if (!parsed || !localEntrySchema.safeParse(entry).success) return null;
-  const { workflow, startedAt, endedAt, createdAt, number } = historyEntryDetails(entry);
+  const { workflow, startedAt, endedAt, createdAt } = historyEntryDetails(entry);
   const first = parsed.outputs[0];
   return {
     id,
@@ -230,7 +243,6 @@ export function localHistoryJob(id: string, entry: unknown, secret: string | nul
     workflow,
     outputs: parsed.outputs,
     updatedAt: endedAt,
-    number,
   };
 }
 
@@ -259,10 +271,25 @@ function summaryOf(job: JobDetail): JobSummary {
 }
 
 /**
- * The local server's jobs as one page: its queue (running, then pending, newest) and its history
- * (`{id: entry}` oldest first), filtered, sorted and paged like the cloud's list.
+ * How many of a local server's newest finished jobs (/api/history?max_items=N) a query needs. The
+ * History view's order (newest created first, every state) needs only as many as the page reaches,
+ * plus one to tell whether another page follows: the server keeps its history in the order the
+ * jobs ended, which is the order they were created unless one was sent to the front of the queue
+ * (then it may show a page later than its creation time says). Any other order or filter needs all
+ * of them, up to MAX_LOCAL_HISTORY_DEPTH.
  */
-export function localJobPage(history: Record<string, unknown>, queue: QueueSnapshot, query: JobListQuery, secret: string | null): JobPage {
+export function localHistoryDepth(query: JobListQuery): number {
+  const q = normaliseQuery(query);
+  const newestFirst = q.sortBy === 'create_time' && q.sortOrder === 'desc' && q.status.length === 0;
+  return newestFirst ? Math.min(MAX_LOCAL_HISTORY_DEPTH, q.offset + q.limit + 1) : MAX_LOCAL_HISTORY_DEPTH;
+}
+
+/**
+ * The local server's jobs as one page: its queue (running, then pending, newest) and its history
+ * (`{id: entry}` oldest first, the newest `depth` entries asked for), filtered, sorted and paged
+ * like the cloud's list, with each job's detail (the history entry holds its workflow and outputs).
+ */
+export function localJobPage(history: Record<string, unknown>, queue: QueueSnapshot, query: JobListQuery, secret: string | null, depth: number = MAX_LOCAL_HISTORY_DEPTH): JobPage {
   const q = normaliseQuery(query);
   // Order of arrival: history (oldest first), then running, then pending; a job the history
   // already holds is not listed twice.
@@ -288,6 +315,9 @@ export function localJobPage(history: Record<string, unknown>, queue: QueueSnaps
   kept.sort((a, b) => key(a.job, a.arrival) - key(b.job, b.arrival) || a.arrival - b.arrival);
   if (q.sortOrder === 'desc') kept.reverse();
   const total = kept.length;
-  const jobs = kept.slice(q.offset, q.offset + q.limit).map(({ job }) => summaryOf(job));
-  return { jobs, pagination: { offset: q.offset, limit: q.limit, total, hasMore: q.offset + jobs.length < total } };
+  const details = kept.slice(q.offset, q.offset + q.limit).map(({ job }) => job);
+  const page: JobPage = { jobs: details.map(summaryOf), pagination: { offset: q.offset, limit: q.limit, total, hasMore: q.offset + details.length < total }, details };
+  // Only a read as deep as allowed cuts the list short; a shallower one was as deep as the query needed.
+  if (depth >= MAX_LOCAL_HISTORY_DEPTH && Object.keys(history).length >= MAX_LOCAL_HISTORY_DEPTH) page.depthLimit = MAX_LOCAL_HISTORY_DEPTH;
+  return page;
 }

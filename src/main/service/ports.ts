@@ -117,17 +117,6 @@ export type StopOutcome =
   /** Nothing was stopped: interrupting would stop all `running` jobs of the account; ask the user first. */
   | { kind: 'would_stop_others'; running: number };
 
-/** One finished job of a local server's /api/history. */
-export interface ServerHistoryEntry {
-  promptId: string;
-  history: JobHistory;
-  /** The workflow as the server ran it (the `prompt` tuple's third item), when present. */
-  workflow: Workflow | null;
-  /** From the execution_start and execution_success / _error / _interrupted messages (epoch ms). */
-  startedAt: number | null;
-  endedAt: number | null;
-}
-
 export interface ServiceApi {
   readonly profile: ServerProfile;
   /** What the server can do; the kind's defaults until discover() has read /api/features. */
@@ -135,7 +124,10 @@ export interface ServiceApi {
   /** Reads /api/features and refines `capabilities` (a 404 keeps the defaults). */
   discover(signal?: AbortSignal): Promise<ServerCapabilities>;
   getFeatures(signal?: AbortSignal): Promise<ServerFeatures | null>;
-  /** Cloud: GET /api/jobs. Local: /api/history and /api/queue in the same shape. */
+  /**
+   * Cloud: GET /api/jobs. Local: /api/queue and the newest finished jobs of /api/history in the
+   * same shape, with each job's detail (JobPage.details), which the history holds anyway.
+   */
   listJobs(query?: JobListQuery, signal?: AbortSignal): Promise<JobPage>;
   /** Cloud: GET /api/jobs/{id}. Local: the queue, then /api/history/{id}. 404: ServiceError 'not_found'. */
   getJob(promptId: string, signal?: AbortSignal): Promise<JobDetail>;
@@ -148,8 +140,6 @@ export interface ServiceApi {
   getJobStatus(promptId: string, signal?: AbortSignal): Promise<JobStatusReading>;
   /** /api/history/{id}; null when the server has no history for it (yet). */
   getHistory(promptId: string, signal?: AbortSignal): Promise<JobHistory | null>;
-  /** Local servers: the newest finished jobs of /api/history, newest first (optional: test fakes need not list). */
-  listHistory?(maxItems: number, signal?: AbortSignal): Promise<ServerHistoryEntry[]>;
   getQueue(signal?: AbortSignal): Promise<QueueSnapshot>;
   /** Removes waiting jobs; locally also stops running ones by id. Cloud running ids come back in stillRunning. */
   cancel(promptIds: string[]): Promise<CancelResult>;
