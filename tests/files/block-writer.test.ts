@@ -2,11 +2,13 @@
 // file systems of the machine running the tests: O_DIRECT where the temp folder has it (ext4,
 // XFS, btrfs on Linux), buffered writes elsewhere, and tmpfs (/dev/shm), which has O_DIRECT only
 // since Linux 6.6.
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { constants as fsConstants, existsSync } from 'node:fs';
 import { mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { BLOCK_BYTES, BlockWriter, DIRECT_MIN_BYTES } from '../../src/main/files/block-writer';
 
@@ -191,3 +193,39 @@ it('never opens a file that is already there, and leaves none of its own behind 
   expect(existsSync(join(dir, 'first.part'))).toBe(false);
   expect(await readFile(join(dir, 'taken.part'), 'utf8')).toBe('keep');
 });
+
+it('leaves the process free to exit: the hashing thread never holds it, used or not', async () => {
+  const dir = await tempDir();
+  const script = join(dir, 'child.mts');
+  const module = pathToFileURL(resolve(import.meta.dirname, '../../src/main/files/block-writer.ts')).href;
+  // "failed": a download that breaks after 80 bytes (the thread is made, never asked anything);
+  // "used": one whose blocks the thread hashes.
+  await writeFile(
+    script,
+    `import { BlockWriter } from ${JSON.stringify(module)};
+const mode = process.argv[2];
+const writer = await BlockWriter.create([${JSON.stringify(dir)} + '/' + mode + '.part'], null, { digest: true });
+if (mode === 'failed') {
+  writer.write(Buffer.alloc(80));
+  await writer.close();
+  console.log('closed');
+} else {
+  for (let i = 0; i < 3; i += 1) await writer.write(Buffer.alloc(${BLOCK_BYTES}, i));
+  console.log((await writer.end()).sha256);
+  await writer.close();
+}
+`,
+  );
+  const loader = pathToFileURL(resolve(import.meta.dirname, '../../node_modules/tsx/dist/loader.mjs')).href;
+  const run = (mode: string): Promise<{ code: number | null; stdout: string }> =>
+    new Promise((done) => {
+      const child = execFile(process.execPath, ['--import', loader, script, mode], { timeout: 20_000 }, (_error, stdout) => done({ code: child.exitCode, stdout }));
+    });
+  const expected = createHash('sha256');
+  for (let i = 0; i < 3; i += 1) expected.update(Buffer.alloc(BLOCK_BYTES, i));
+  // A child still running at the timeout is killed: its exit code is then null, not 0.
+  expect(await Promise.all([run('failed'), run('used')])).toEqual([
+    { code: 0, stdout: 'closed\n' },
+    { code: 0, stdout: `${expected.digest('hex')}\n` },
+  ]);
+}, 40_000);

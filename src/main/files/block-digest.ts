@@ -74,7 +74,6 @@ class HashThread {
 
   constructor() {
     this.#worker = new Worker(WORKER_SOURCE, { eval: true });
-    this.#worker.unref();
     this.#worker.on('message', (answer: Answer) => {
       const waiter = this.#waiting.get(answer.seq);
       if (!waiter) return;
@@ -91,6 +90,9 @@ class HashThread {
     };
     this.#worker.on('error', (error) => fail(new Error(`The hashing thread failed: ${error.message}`, { cause: error })));
     this.#worker.on('exit', (code) => fail(new Error(`The hashing thread stopped (exit ${code}).`)));
+    // After the listeners: adding a 'message' listener references the worker's port again, and an
+    // idle hashing thread must never keep the process alive.
+    this.#worker.unref();
   }
 
   newStream(): number {
