@@ -115,12 +115,8 @@ function advance(key: string): void {
 export async function writeFileAtomically(finalPath: string, data: string | Uint8Array, options: { durable?: boolean } = {}): Promise<string> {
   const temp = partialPathFor(finalPath);
   try {
-    // The folder is made only when it is missing: one call fewer per file in the usual case.
-    const handle = await fs.open(temp, 'wx').catch(async (error: NodeJS.ErrnoException) => {
-      if (error.code !== 'ENOENT') throw error;
-      await fs.mkdir(path.dirname(temp), { recursive: true });
-      return fs.open(temp, 'wx');
-    });
+    // The folder must be there already (a missing one is the caller's error to report).
+    const handle = await fs.open(temp, 'wx');
     try {
       await handle.writeFile(data);
       if (options.durable) await handle.sync();
