@@ -77,12 +77,14 @@ describe('removing a hot folder in the app', () => {
     await until(() => lastUpdate(ids.lost)?.phase === 'failed' && lastUpdate(ids.sent)?.phase === 'succeeded', 'both sends settled', 20_000);
     expect(lastUpdate(ids.lost)).toMatchObject({ phase: 'failed', status: 'never_submitted' });
     expect(lastUpdate(ids.sent)?.outputs).toHaveLength(1);
+    // With the folder gone nobody imports the sent job's output from its side: the library records it.
+    await until(async () => (await ok(c, 'library.list')).items.some((i) => i.promptId === ids.sent && i.status === 'done'), 'the output in the library', 20_000);
     await c.dispose();
 
     const after = await Store.open(join(app.dataDir, 'flowdeck.sqlite'));
     try {
       const jobs = await JobStore.open(after);
-      expect(await jobs.get(ids.sent)).toMatchObject({ phase: 'succeeded', origin: 'hot-folder' });
+      expect(await jobs.get(ids.sent)).toMatchObject({ phase: 'succeeded', origin: 'hot-folder', libraryTakesOutputs: true });
       expect(await jobs.get(ids.lost)).toMatchObject({ phase: 'failed', rawStatus: 'never_submitted' });
       expect(app.first.stats.submissions.get(ids.sent)).toBe(1);
       expect(app.first.stats.submissions.has(ids.lost)).toBe(false);

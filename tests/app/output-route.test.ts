@@ -17,6 +17,7 @@ import { submitJob } from '../../src/main/jobs/submit-job';
 import { Library } from '../../src/main/library';
 import { ServiceClient } from '../../src/main/service/client';
 import type { Workflow } from '../../src/main/service/types';
+import type { JobOrigin } from '../../src/main/jobs/types';
 import { demoAppCore } from '../support/demo-core';
 
 const service = new DemoService({ flavour: 'local', timeScale: 0.05 });
@@ -46,11 +47,14 @@ function workflow(prompt: string): Workflow {
   };
 }
 
-it('routes by origin: hot folder jobs to the folder, everything else to the library', () => {
-  expect(outputRouteOf('hot-folder')).toBe('hot-folder');
-  expect(outputRouteOf('window')).toBe('record');
-  expect(outputRouteOf('cli')).toBe('record');
-  expect(outputRouteOf('other')).toBe('record');
+it('routes by origin: hot folder jobs to the folder (until it is removed), everything else to the library', () => {
+  const of = (origin: JobOrigin | null, libraryTakesOutputs = false) => outputRouteOf({ origin, libraryTakesOutputs });
+  expect(of('hot-folder')).toBe('hot-folder');
+  expect(of('hot-folder', true)).toBe('record');
+  expect(of('window')).toBe('record');
+  expect(of('cli')).toBe('record');
+  expect(of('other')).toBe('record');
+  expect(of(null)).toBe('record');
   expect(outputRouteOf(null)).toBe('record');
 });
 

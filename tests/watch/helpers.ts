@@ -121,9 +121,9 @@ export function folderInput(h: Pick<Harness, 'inDir' | 'outDir'>, overrides: Par
 }
 
 /** Waits until `predicate` holds, polling; fails with `what` after `timeoutMs`. */
-export async function until(predicate: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+export async function until(predicate: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
+  while (!(await predicate())) {
     if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }

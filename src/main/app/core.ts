@@ -247,7 +247,7 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
       const record = await jobs?.get(snapshot.promptId);
       // Routed by the origin on the job's journal record: a hot folder's jobs reach the library
       // through the folder, with their input file as provenance.
-      if (outputRouteOf(record?.origin ?? null) !== 'record') return;
+      if (outputRouteOf(record ?? null) !== 'record') return;
       await library.record(snapshot, {
         server: { profileId, kind: server.kind, baseUrl: server.baseUrl },
         ...(record?.workflow ? { workflow: record.workflow } : {}),
@@ -617,6 +617,9 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
         dialogs: deps.dialogs ?? null,
         desktop: deps.desktop ?? null,
         serverName,
+        handOverToLibrary: async (promptIds) => {
+          await jobs?.handOverToLibrary(promptIds);
+        },
         openPool: (active) => {
           const openJobs = jobs;
           if (!openJobs) return Promise.resolve(null);

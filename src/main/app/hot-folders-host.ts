@@ -59,6 +59,11 @@ export interface HotFoldersHostDeps {
   openPool?: (active: ProfileSession) => Promise<LivePool | UnusablePool | null>;
   /** The profile name of the server at a base URL, for file rows. */
   serverName?: (baseUrl: string) => string | null;
+  /**
+   * A removed folder's jobs that have not ended: the library records their outputs from now on
+   * (JobStore.handOverToLibrary), since the folder will not import them.
+   */
+  handOverToLibrary?: (promptIds: readonly string[]) => Promise<void>;
 }
 
 /** Throttle of pool.status (ms): every job start and end changes it. */
@@ -269,11 +274,17 @@ export class HotFoldersHost {
   private async remove(id: string): Promise<void> {
     const live = await this.current();
     if (live) {
-      const unconfirmed = await guard(() => live.service.remove(id));
-      if (unconfirmed.length > 0) this.settleSends(live, unconfirmed);
+      const promptIds = await guard(() => live.service.remove(id));
+      // Before settling: a job that ends from here on must find its outputs' new route.
+      await this.handOver(promptIds);
+      if (promptIds.length > 0) this.settleSends(live, promptIds);
     } else {
       await this.savedConfig(id);
-      await (await this.ready).deleteFolder(id);
+      const journal = await this.ready;
+      const { entries } = await journal.load(id);
+      await journal.deleteFolder(id);
+      // Settled at the next start with the others in flight; their outputs then go to the library.
+      await this.handOver(entries.flatMap((e) => (e.promptId !== null ? [e.promptId] : [])));
     }
     // Nothing more about a folder that is gone.
     this.fileEvents.clear((key) => key.startsWith(`${id}\u0000`));
@@ -325,6 +336,11 @@ export class HotFoldersHost {
    * to its end when the server has it, ended as never submitted when not), each by the tracker of
    * its server. A send on a server not connected now is settled when that server's session starts.
    */
+  private async handOver(promptIds: readonly string[]): Promise<void> {
+    if (promptIds.length === 0 || !this.deps.handOverToLibrary) return;
+    await this.deps.handOverToLibrary(promptIds).catch((error: unknown) => this.deps.log('warn', `The outputs of a removed hot folder's jobs may not reach the library: ${describeError(error)}`));
+  }
+
   private settleSends(live: Live, promptIds: string[]): void {
     const trackers = new Set([live.session.tracker, ...(live.pool?.trackers() ?? [])]);
     for (const tracker of trackers) {

@@ -31,6 +31,9 @@ export const JOBS_MIGRATIONS: readonly string[] = [
    CREATE INDEX jobs_created ON jobs (created_at DESC);`,
   // Where each job was started (window, cli, hot-folder); NULL for jobs journaled before.
   `ALTER TABLE jobs ADD COLUMN origin TEXT;`,
+  // 1: a hot folder's job whose folder was removed while it was in flight: nobody will import its
+  // outputs from the folder's side, so the library records them (output-route.ts).
+  `ALTER TABLE jobs ADD COLUMN library_takes_outputs INTEGER NOT NULL DEFAULT 0;`,
 ];
 
 export interface JobRecord {
@@ -51,6 +54,8 @@ export interface JobRecord {
   outputs: OutputFile[];
   progress: ProgressSummary | null;
   origin: JobOrigin | null;
+  /** Its hot folder is gone: the library records its outputs (handOverToLibrary). */
+  libraryTakesOutputs: boolean;
 }
 
 export interface NewJob {
@@ -101,6 +106,7 @@ const rowSchema = z.object({
   progress: z.string().nullable(),
   // Absent on rows read through an older schema; an unknown word reads as unknown.
   origin: z.string().nullish(),
+  library_takes_outputs: z.number().nullish(),
 });
 
 const outputSchema = z.object({
@@ -168,6 +174,7 @@ function toRecord(raw: Record<string, unknown>): JobRecord | null {
     outputs: parseJsonColumn(row.outputs, z.array(outputSchema)) ?? [],
     progress: parseJsonColumn(row.progress, progressSchema),
     origin: JOB_ORIGINS.find((o) => o === row.origin) ?? null,
+    libraryTakesOutputs: row.library_takes_outputs === 1,
   };
 }
 
@@ -349,6 +356,25 @@ export class JobStore {
    */
   heldByHotFolders(): Promise<Set<string>> {
     return heldUnconfirmedSends(this.store);
+  }
+
+  /**
+   * The jobs of a hot folder being removed that have not ended: their outputs go to the library
+   * from now on, since the folder will not import them. Returns how many were handed over.
+   */
+  async handOverToLibrary(promptIds: readonly string[]): Promise<number> {
+    let handed = 0;
+    // In slices: SQLite bounds the number of parameters of one statement.
+    for (let at = 0; at < promptIds.length; at += 500) {
+      const slice = promptIds.slice(at, at + 500);
+      const result = await this.store.run(
+        `UPDATE jobs SET library_takes_outputs = 1
+          WHERE origin = 'hot-folder' AND phase IN ('submitting', 'pending', 'running') AND prompt_id IN (${slice.map(() => '?').join(', ')})`,
+        slice,
+      );
+      handed += result.changes;
+    }
+    return handed;
   }
 
   /** Most recent first. */

@@ -5,12 +5,13 @@ import type { JobOrigin } from './types';
 
 /**
  * - 'record': the library records the outputs directly, with the workflow as provenance (the app's
- *   window, `flowdeck run`, jobs of unknown origin);
+ *   window, `flowdeck run`, jobs of unknown origin, and a hot folder's jobs once that folder was
+ *   removed while they were in flight);
  * - 'hot-folder': the hot folder that sent the job imports them itself, with its input file as their
  *   source, so the library must not record them a second time.
  */
 export type OutputRoute = 'record' | 'hot-folder';
 
-export function outputRouteOf(origin: JobOrigin | null): OutputRoute {
-  return origin === 'hot-folder' ? 'hot-folder' : 'record';
+export function outputRouteOf(record: { origin: JobOrigin | null; libraryTakesOutputs: boolean } | null): OutputRoute {
+  return record?.origin === 'hot-folder' && !record.libraryTakesOutputs ? 'hot-folder' : 'record';
 }
