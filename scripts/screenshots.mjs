@@ -132,6 +132,12 @@ async function shootPool(browser, shoot) {
         await page.emulateMedia({ colorScheme: theme });
         await go(page, 'hot-folders');
         await shoot(page, 'hot-folders-pool', size, theme);
+        // Remove asks first, saying what becomes of the files under way; "Keep it" keeps the folder.
+        const card = page.getByRole('article').filter({ has: page.getByRole('heading', { name: 'Scans' }) });
+        await card.getByRole('button', { name: 'Remove', exact: true }).click();
+        await card.getByRole('button', { name: 'Remove hot folder' }).scrollIntoViewIfNeeded();
+        await shoot(page, 'hot-folders-remove-confirm', size, theme);
+        await card.getByRole('button', { name: 'Keep it' }).click();
         await go(page, 'queue');
         await page.getByRole('region', { name: 'GPU 2', exact: true }).waitFor();
         await page.waitForTimeout(300);

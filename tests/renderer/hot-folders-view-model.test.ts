@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { HotFileView, HotFolderView } from '../../src/shared/ipc/hot-folders-contract';
 import { hotFolderSaveSchema } from '../../src/shared/ipc/hot-folders-contract';
 import { baseName, describeFileProblem, isActive, mergeFileRow, sortedFileRows } from '../../src/renderer/src/lib/hotfolders/file-rows';
-import { drainedText, pauseText } from '../../src/renderer/src/lib/hotfolders/folder-text';
+import { drainedText, pauseText, removeQuestion } from '../../src/renderer/src/lib/hotfolders/folder-text';
 import { DEFAULT_OUTPUT_NAME, draftOf, newDraft, problemsFromIssues, standingProblems, toSaveInput } from '../../src/renderer/src/lib/hotfolders/folder-form';
 
 function row(relPath: string, patch: Partial<HotFileView> = {}): HotFileView {
@@ -66,6 +66,12 @@ describe('status words', () => {
 
   it('sums up a drained batch', () => {
     expect(drainedText('Scans', { waiting: 0, running: 0, done: 3, failed: 0, duplicates: 0 })).toBe('Hot folder Scans: 3 done, 0 failed');
+    const idle = { waiting: 0, running: 0, done: 3, failed: 0, duplicates: 0 };
+    expect(removeQuestion('Scans', idle)).toBe('Remove the hot folder "Scans"? Its files and outputs stay on disk.');
+    expect(removeQuestion('Scans', { ...idle, running: 1, waiting: 4 })).toBe(
+      'Remove the hot folder "Scans"? Its files and outputs stay on disk. 1 file is being processed: its job finishes on the server and the outputs go to the library. 4 files waiting will not be sent.',
+    );
+    expect(removeQuestion('Scans', { ...idle, running: 2, waiting: 1 })).toContain('2 files are being processed: their jobs finish on the server');
     expect(drainedText('Scans', { waiting: 0, running: 0, done: 1, failed: 2, duplicates: 1 })).toBe('Hot folder Scans: 1 done, 2 failed, 1 duplicate');
   });
 });
