@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { JobStore, type NewJob } from '../../src/main/jobs/job-store';
 import { Store } from '../../src/main/jobs/store';
 import { JobTracker } from '../../src/main/jobs/tracker';
-import { WatchJournal, type EntryRecord } from '../../src/main/watch/journal';
+import { discoveredEntry, WatchJournal, type EntryRecord } from '../../src/main/watch/journal';
 import { ServiceError } from '../../src/main/service/errors';
 import type { ServerKind } from '../../src/main/service/types';
 import { FakeApi, FakeClock, FakeEvents, file, reading } from './fakes';
@@ -189,26 +189,8 @@ describe('JobTracker.reconcile and hot folders', () => {
 
 /** A hot folder's watch entry that recorded `promptId` before sending it. */
 function watchEntry(promptId: string, baseUrl: string, kind: ServerKind): EntryRecord {
-  return {
-    folderId: 'folder',
-    contentKey: `key-${promptId}`,
-    imageSha256: `key-${promptId}`,
-    maskSha256: null,
-    path: `/in/${promptId}.png`,
-    relPath: `${promptId}.png`,
-    maskPath: null,
-    state: 'submitting',
-    promptId,
-    serverKind: kind,
-    baseUrl,
-    attempts: 0,
-    reason: null,
-    failedPhase: null,
-    uploadedAs: null,
-    outputs: [],
-    createdAt: 1,
-    updatedAt: 1,
-  };
+  const file = { folderId: 'folder', contentKey: `key-${promptId}`, imageSha256: `key-${promptId}`, maskSha256: null, path: `/in/${promptId}.png`, relPath: `${promptId}.png`, maskPath: null };
+  return { ...discoveredEntry(file, 1), state: 'submitting', promptId, serverKind: kind, baseUrl };
 }
 
 describe('JobTracker journal', () => {

@@ -11,7 +11,7 @@ import { ServiceClient } from '../../src/main/service/client';
 import { EventsSocket } from '../../src/main/service/events-socket';
 import type { ServerProfile, Workflow } from '../../src/main/service/types';
 import { HotFolderService, trackerFollower, type FinishedOutput, type HotFolderEvent, type HotFolderInput, type OutputSink } from '../../src/main/watch';
-import type { EntryRecord } from '../../src/main/watch/journal';
+import { discoveredEntry, type EntryRecord } from '../../src/main/watch/journal';
 
 /** A PNG whose pixels depend on `seed`, so different seeds give different content. */
 export function makePng(seed: number, width = 8, height = 6): Buffer {
@@ -138,24 +138,6 @@ export function totalSubmissions(demo: DemoService): number {
  * when it sends the file: state 'submitting' under `promptId` on the local server at `baseUrl`.
  */
 export function unconfirmedEntry(fields: { folderId: string; sha256: string; path: string; relPath: string; promptId: string; baseUrl: string; uploadedAs: string; at: number }): EntryRecord {
-  return {
-    folderId: fields.folderId,
-    contentKey: fields.sha256,
-    imageSha256: fields.sha256,
-    maskSha256: null,
-    path: fields.path,
-    relPath: fields.relPath,
-    maskPath: null,
-    state: 'submitting',
-    promptId: fields.promptId,
-    serverKind: 'local',
-    baseUrl: fields.baseUrl,
-    attempts: 0,
-    reason: null,
-    failedPhase: null,
-    uploadedAs: fields.uploadedAs,
-    outputs: [],
-    createdAt: fields.at,
-    updatedAt: fields.at,
-  };
+  const file = { folderId: fields.folderId, contentKey: fields.sha256, imageSha256: fields.sha256, maskSha256: null, path: fields.path, relPath: fields.relPath, maskPath: null };
+  return { ...discoveredEntry(file, fields.at), state: 'submitting', promptId: fields.promptId, serverKind: 'local', baseUrl: fields.baseUrl, uploadedAs: fields.uploadedAs };
 }

@@ -12,7 +12,7 @@ import { JobStore } from '../../src/main/jobs/job-store';
 import { Store } from '../../src/main/jobs/store';
 import { ServiceClient } from '../../src/main/service/client';
 import { stringifyJsonExact } from '../../src/shared/json';
-import { WatchJournal, type EntryRecord, type JournalState } from '../../src/main/watch/journal';
+import { discoveredEntry, WatchJournal, type EntryRecord, type JournalState } from '../../src/main/watch/journal';
 import { folderInput, invertWorkflow, makePng, openHarness, until, type Harness } from './helpers';
 
 let demo: DemoService;
@@ -56,24 +56,12 @@ describe('restart reconciliation', () => {
     const journal = await WatchJournal.open(store);
     const now = Date.now();
     const record = (name: string, state: JournalState, promptId: string | null, uploadedAs: string | null = null): EntryRecord => ({
-      folderId,
-      contentKey: sha(files[name]!),
-      imageSha256: sha(files[name]!),
-      maskSha256: null,
-      path: join(inDir, `${name}.png`),
-      relPath: `${name}.png`,
-      maskPath: null,
+      ...discoveredEntry({ folderId, contentKey: sha(files[name]!), imageSha256: sha(files[name]!), maskSha256: null, path: join(inDir, `${name}.png`), relPath: `${name}.png`, maskPath: null }, now),
       state,
       promptId,
       serverKind: promptId ? 'local' : null,
       baseUrl: promptId ? demo.url : null,
-      attempts: 0,
-      reason: null,
-      failedPhase: null,
       uploadedAs,
-      outputs: [],
-      createdAt: now,
-      updatedAt: now,
     });
     const partial: Harness = { inDir, outDir: join(work, 'out') } as Harness;
     await journal.saveFolder(folderId, stringifyJsonExact({ ...folderInput(partial), id: folderId, name: 'reconcile' }), now);

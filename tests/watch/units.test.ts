@@ -10,7 +10,7 @@ import { Store } from '../../src/main/jobs/store';
 import { ServiceError } from '../../src/main/service/errors';
 import { HotFolderConfigError, resolveHotFolderConfig } from '../../src/main/watch/config';
 import { ImageInspector } from '../../src/main/watch/image-check';
-import { WatchJournal, type EntryRecord } from '../../src/main/watch/journal';
+import { discoveredEntry, WatchJournal, type EntryRecord } from '../../src/main/watch/journal';
 import { acquireFolderLock, FolderLockedError } from '../../src/main/watch/lock';
 import { MaskRule, checkMaskRule } from '../../src/main/watch/mask-rule';
 import { checkOutputNameRule, nameValues, renderOutputName } from '../../src/main/watch/naming';
@@ -48,26 +48,7 @@ function makeWebpLossless(): Buffer {
 
 /** A journal record of folder "f" for `contentKey`, just discovered at `at`. */
 function newEntryRecord(contentKey: string, at: number): EntryRecord {
-  return {
-    folderId: 'f',
-    contentKey,
-    imageSha256: 's',
-    maskSha256: null,
-    path: `/in/${contentKey}.png`,
-    relPath: `${contentKey}.png`,
-    maskPath: null,
-    state: 'discovered',
-    promptId: null,
-    serverKind: null,
-    baseUrl: null,
-    attempts: 0,
-    reason: null,
-    failedPhase: null,
-    uploadedAs: null,
-    outputs: [],
-    createdAt: at,
-    updatedAt: at,
-  };
+  return discoveredEntry({ folderId: 'f', contentKey, imageSha256: 's', maskSha256: null, path: `/in/${contentKey}.png`, relPath: `${contentKey}.png`, maskPath: null }, at);
 }
 
 describe('names and patterns', () => {

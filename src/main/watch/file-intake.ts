@@ -7,7 +7,7 @@ import { isInside, type HotFolderConfig } from './config';
 import { contentKeyOf, hashFile } from './content-hash';
 import type { EntryBook } from './entry-book';
 import type { FolderFeed } from './folder-feed';
-import type { EntryRecord, FailedPhase, PathRecord } from './journal';
+import { discoveredEntry, type EntryRecord, type FailedPhase, type PathRecord } from './journal';
 import type { Limiter } from './limiter';
 import { MaskRule } from './mask-rule';
 import { PatternSet, isTemporaryName } from './patterns';
@@ -233,26 +233,10 @@ export class FileIntake {
           return;
         }
         const now = this.deps.now();
-        const record: EntryRecord = {
-          folderId: this.config.id,
-          contentKey: key,
-          imageSha256: image.sha256,
-          maskSha256: mask?.sha256 ?? null,
-          path,
-          relPath: rel,
-          maskPath: mask ? maskPath : null,
-          state: 'discovered',
-          promptId: null,
-          serverKind: null,
-          baseUrl: null,
-          attempts: 0,
-          reason: null,
-          failedPhase: null,
-          uploadedAs: null,
-          outputs: [],
-          createdAt: now,
-          updatedAt: now,
-        };
+        const record = discoveredEntry(
+          { folderId: this.config.id, contentKey: key, imageSha256: image.sha256, maskSha256: mask?.sha256 ?? null, path, relPath: rel, maskPath: mask ? maskPath : null },
+          now,
+        );
         book.replacedAt(path);
         const entry = host.adopt(record);
         if (image.image && !image.image.ok) {

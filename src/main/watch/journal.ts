@@ -82,6 +82,27 @@ export interface EntryRecord {
   updatedAt: number;
 }
 
+/** What a file's first entry is made from: the file, its mask, and their hashes. */
+export type DiscoveredFile = Pick<EntryRecord, 'folderId' | 'contentKey' | 'imageSha256' | 'maskSha256' | 'path' | 'relPath' | 'maskPath'>;
+
+/** A file's entry as its folder first records it at `at`: discovered, nothing sent yet. */
+export function discoveredEntry(file: DiscoveredFile, at: number): EntryRecord {
+  return {
+    ...file,
+    state: 'discovered',
+    promptId: null,
+    serverKind: null,
+    baseUrl: null,
+    attempts: 0,
+    reason: null,
+    failedPhase: null,
+    uploadedAs: null,
+    outputs: [],
+    createdAt: at,
+    updatedAt: at,
+  };
+}
+
 export interface PathRecord {
   folderId: string;
   path: string;
