@@ -280,11 +280,8 @@ export class HotFoldersHost {
       if (promptIds.length > 0) this.settleSends(live, promptIds);
     } else {
       await this.savedConfig(id);
-      const journal = await this.ready;
-      const { entries } = await journal.load(id);
-      await journal.deleteFolder(id);
       // Settled at the next start with the others in flight; their outputs then go to the library.
-      await this.handOver(entries.flatMap((e) => (e.promptId !== null ? [e.promptId] : [])));
+      await this.handOver(await (await this.ready).deleteFolder(id));
     }
     // Nothing more about a folder that is gone.
     this.fileEvents.clear((key) => key.startsWith(`${id}\u0000`));

@@ -295,13 +295,19 @@ export class WatchJournal {
     return out;
   }
 
-  /** Removes a folder's configuration and everything the journal knows about its files. */
-  deleteFolder(id: string): Promise<void> {
-    return this.enqueue(async (tx) => {
+  /**
+   * Removes a folder's configuration and everything the journal knows about its files. Returns the
+   * prompt ids its files' entries held: their jobs may still be in flight, now with nobody to
+   * collect them for the folder.
+   */
+  async deleteFolder(id: string): Promise<string[]> {
+    const { entries } = await this.load(id);
+    await this.enqueue(async (tx) => {
       await tx.run('DELETE FROM watch_folders WHERE id = ?', [id]);
       await tx.run('DELETE FROM watch_entries WHERE folder_id = ?', [id]);
       await tx.run('DELETE FROM watch_paths WHERE folder_id = ?', [id]);
     });
+    return entries.flatMap((e) => (e.promptId !== null ? [e.promptId] : []));
   }
 
   // ---- entries and paths ------------------------------------------------------------------------

@@ -149,11 +149,8 @@ export class HotFolderService {
     const hosted = this.require(id);
     this.folders.delete(id);
     await hosted.runner?.stop();
-    const journal = this.requireJournal();
-    // Read once the runner has stopped: no send of it is under way any more.
-    const { entries } = await journal.load(id);
-    await journal.deleteFolder(id);
-    return entries.flatMap((e) => (e.promptId !== null ? [e.promptId] : []));
+    // Once the runner has stopped: no send of it is under way any more.
+    return this.requireJournal().deleteFolder(id);
   }
 
   list(): { config: HotFolderConfig; status: HotFolderStatus }[] {
