@@ -66,8 +66,10 @@ export async function publishFile(tempPath: string, dir: string, name: string, o
   throw new Error(`Could not find a free file name for ${name} in ${folder}.`);
 }
 
-/** Per folder: the fsync under way, and the one that follows it (shared by every caller meanwhile). */
-const directorySyncs = new Map<string, { running: Promise<void>; next: Promise<void> | null }>();
+/** Per folder: the fsync not yet begun, which every caller until it begins shares. */
+const waitingSyncs = new Map<string, Promise<void>>();
+/** Per folder: the last fsync queued; the next one begins after it. */
+const lastSyncs = new Map<string, Promise<void>>();
 
 async function fsyncDirectory(dir: string): Promise<void> {
   const handle = await fs.open(dir, 'r').catch(() => null);
@@ -78,33 +80,24 @@ async function fsyncDirectory(dir: string): Promise<void> {
 
 /**
  * Makes the names made in `dir` so far durable on Linux; not possible on Windows, where it is
- * skipped. Group sync: one fsync covers every name made before it started, so a caller that comes
- * while one is under way waits for the next, which it shares with everyone else who came
- * meanwhile (hot folders publish many files into one folder at once: one fsync each was ~2 of the
- * ~9 file-system calls per image).
+ * skipped. Group sync: an fsync covers every name made before it begins, so callers share the one
+ * not yet begun, and a caller that comes while one runs waits for the next (hot folders publish
+ * many files into one folder at once: one fsync each was ~2 of the ~9 file-system calls per image).
  */
 export function syncDirectory(dir: string): Promise<void> {
   const key = path.resolve(dir);
-  const state = directorySyncs.get(key);
-  if (!state) {
-    const running = fsyncDirectory(key).finally(() => advance(key));
-    directorySyncs.set(key, { running, next: null });
-    return running;
-  }
-  state.next ??= state.running.then(() => fsyncDirectory(key));
-  return state.next;
-}
-
-/** The folder's fsync ended: the one waiting (if any) is now the one under way. */
-function advance(key: string): void {
-  const state = directorySyncs.get(key);
-  if (!state) return;
-  if (!state.next) {
-    directorySyncs.delete(key);
-    return;
-  }
-  const running = state.next.finally(() => advance(key));
-  directorySyncs.set(key, { running, next: null });
+  const waiting = waitingSyncs.get(key);
+  if (waiting) return waiting;
+  const sync = (lastSyncs.get(key) ?? Promise.resolve()).then(() => {
+    waitingSyncs.delete(key); // it begins: later callers need the next one
+    return fsyncDirectory(key);
+  });
+  waitingSyncs.set(key, sync);
+  lastSyncs.set(key, sync);
+  void sync.then(() => {
+    if (lastSyncs.get(key) === sync) lastSyncs.delete(key);
+  });
+  return sync;
 }
 
 /**
