@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseNodeDefinitionsReport, type NodeDefinitions } from '../../main/service/object-info';
 import { ServiceError } from '../../main/service/errors';
-import { writeAtomically } from '../../main/watch/deliver';
+import { writeFileAtomically } from '../../main/files/publish';
 import { stringifyJsonExact } from '../../shared/json';
 import { parseCommandArgs } from '../args';
 import { fetchNodeDefinitions, resolveServer, type CliEnvironment } from '../connection';
@@ -53,7 +53,7 @@ export async function convertCommand(argv: string[], io: CliIo, environment: Cli
   if (values.out !== undefined) {
     const out = resolve(values.out);
     try {
-      await writeAtomically(out, `${text}\n`);
+      await writeFileAtomically(out, `${text}\n`);
     } catch (error) {
       throw new UsageError(`Cannot write ${out}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`);
     }

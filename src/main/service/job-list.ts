@@ -203,7 +203,7 @@ export interface HistoryEntryDetails {
   createdAt: number | null;
 }
 
-export function historyEntryDetails(entry: unknown): HistoryEntryDetails {
+function historyEntryDetails(entry: unknown): HistoryEntryDetails {
   const raw = localEntrySchema.safeParse(entry);
   if (!raw.success) return { workflow: null, startedAt: null, endedAt: null, createdAt: null };
   let startedAt: number | null = null;

@@ -69,11 +69,6 @@ async function chooseDestination(dest: string, reserved: Set<string>, promptId: 
   }
 }
 
-/** A small file (a sidecar) through the one publish step (files/publish.ts); replaces our earlier one. */
-export async function writeAtomically(path: string, text: string): Promise<void> {
-  await writeFileAtomically(path, text);
-}
-
 export async function deliverOutputs(ctx: DeliverContext): Promise<FinishedOutput[]> {
   const { folder, entry } = ctx;
   const relDir = dirname(entry.relPath);
@@ -118,7 +113,8 @@ export async function deliverOutputs(ctx: DeliverContext): Promise<FinishedOutpu
         sidecarPath,
         finishedAt: at,
       };
-      await writeAtomically(sidecarPath, sidecarText(provenance, result.path, entry.uploadedAs));
+      // Through the one publish step; replaces our earlier sidecar of the same name.
+      await writeFileAtomically(sidecarPath, sidecarText(provenance, result.path, entry.uploadedAs));
       const output: FinishedOutput = { path: result.path, provenance };
       delivered.push(output);
       if (ctx.sink) {
