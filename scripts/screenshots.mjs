@@ -143,7 +143,8 @@ async function shootPool(browser, shoot) {
         await page.waitForTimeout(300);
         await shoot(page, 'queue-pool', size, theme);
         await go(page, 'servers');
-        await page.getByRole('list', { name: 'Pool servers' }).scrollIntoViewIfNeeded();
+        // Down to the panel's note, below the list: the status bar must not hide it.
+        await page.getByText("A server that tells its account's limit").evaluate((el) => el.scrollIntoView({ block: 'center' }));
         await shoot(page, 'servers-pool', size, theme);
         await go(page, 'hot-folders');
         await page.getByRole('button', { name: 'Add hot folder' }).click();
