@@ -196,4 +196,27 @@ describe.each(['cloud', 'local'] as Flavour[])("history.list of the server's job
     expect(page.entries).toHaveLength(5);
     await ended(events, slow);
   });
+
+  it("lists another client's job still waiting or running, with the workflow the server holds", async () => {
+    const { core } = demo;
+    // Two slow jobs: on a local server the second waits in the queue behind the first.
+    const running = await submitElsewhere(services[flavour], workflowText('elsewhere, slow', { steps: 20, delayMs: 300 }));
+    const waiting = await submitElsewhere(services[flavour], workflowText('elsewhere, waiting', { steps: 20, delayMs: 300 }));
+    const page = await until(
+      "the other client's jobs in the list",
+      () => ok(core, 'history.list', { source: 'server', offset: 0, limit: 10 }),
+      (p) => p.entries[0]?.promptId === waiting && p.entries[1]?.promptId === running,
+    );
+    for (const [entry, prompt] of [[page.entries[0], 'elsewhere, waiting'], [page.entries[1], 'elsewhere, slow']] as const) {
+      expect(['pending', 'running']).toContain(entry!.phase);
+      expect(entry).toMatchObject({ origin: 'other', finishedAt: null });
+      // The server's copy of the workflow, every digit of the seed kept.
+      expect(seedOf(entry)).toBe(BigInt(MAX_SEED));
+      expect(JSON.parse(entry!.workflowJson!.replace(MAX_SEED, '0'))['3'].inputs.prompt).toBe(prompt);
+    }
+    // Not left running for the next file's services: the waiting one deleted, the running one stopped.
+    const headers = { 'content-type': 'application/json', ...(services[flavour].apiKey ? { 'x-api-key': services[flavour].apiKey } : {}) };
+    await fetch(`${services[flavour].url}/api/queue`, { method: 'POST', headers, body: JSON.stringify({ delete: [waiting] }) });
+    await fetch(`${services[flavour].url}/api/interrupt`, { method: 'POST', headers, body: '{}' });
+  });
 });

@@ -140,6 +140,25 @@ describe('queue answers', () => {
     expect(parseQueueAnswer({})).toEqual({ running: [], pending: [] });
     expect(parseQueueAnswer('nope')).toBeNull();
   });
+
+  it("with details: each entry's workflow and creation time (cloud seconds, local ms), and nothing else of extra_data", () => {
+    const body = {
+      queue_running: [[3, 'cloud-1', { '1': { class_type: 'A', inputs: {} } }, ['9'], { create_time: 1795234972 }]],
+      queue_pending: [
+        [4, 'local-2', { '2': { class_type: 'B', inputs: {} } }, { client_id: 'c', create_time: 1795234972123, api_key_comfy_org: 'sk-LEAK' }, ['9']],
+        [5, 'local-3', 'not a workflow', { client_id: 'c' }, ['9']],
+      ],
+    };
+    const queue = parseQueueAnswer(body, { details: true });
+    expect(queue).toEqual({
+      running: [{ promptId: 'cloud-1', number: 3, workflow: { '1': { class_type: 'A', inputs: {} } }, createdAt: 1795234972000 }],
+      pending: [
+        { promptId: 'local-2', number: 4, workflow: { '2': { class_type: 'B', inputs: {} } }, createdAt: 1795234972123 },
+        { promptId: 'local-3', number: 5 },
+      ],
+    });
+    expect(JSON.stringify(queue)).not.toContain('sk-LEAK');
+  });
 });
 
 describe('history entries', () => {

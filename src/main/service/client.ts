@@ -283,9 +283,14 @@ export class ServiceClient implements ServiceApi {
 
   // ------------------------------------------------------------ queue
 
-  async getQueue(signal?: AbortSignal): Promise<QueueSnapshot> {
+  getQueue(signal?: AbortSignal): Promise<QueueSnapshot> {
+    return this.#readQueue(signal, false);
+  }
+
+  /** The queue; `details`: with each job's workflow, read exactly (for the local job list). */
+  async #readQueue(signal: AbortSignal | undefined, details: boolean): Promise<QueueSnapshot> {
     const answer = await this.#http.requestOk({ method: 'GET', path: '/api/queue', what: 'the queue', ...(signal ? { signal } : {}) });
-    const queue = parseQueueAnswer(jsonOf(answer));
+    const queue = parseQueueAnswer(details ? exactJsonOf(answer) : jsonOf(answer), { details });
     if (!queue) throw new ServiceError('protocol', 'The server sent a queue this client cannot read.', { status: answer.status, retryable: false });
     return queue;
   }
@@ -368,7 +373,7 @@ export class ServiceClient implements ServiceApi {
       return page;
     }
     // Queue first, then history: a job leaving the queue meanwhile is in the history by then.
-    const queue = await this.getQueue(signal);
+    const queue = await this.#readQueue(signal, true);
     // Only the newest entries the query needs (each holds its workflow), read exactly: 64-bit
     // seeds keep every digit.
     const depth = localHistoryDepth(query);
@@ -392,9 +397,11 @@ export class ServiceClient implements ServiceApi {
       if (!job) throw new ServiceError('protocol', 'The server sent a job this client cannot read.', { status: answer.status, retryable: false });
       return job;
     }
-    const queue = await this.getQueue(signal);
-    if (queue.running.some((e) => e.promptId === promptId)) return localQueuedJob(promptId, 'in_progress');
-    if (queue.pending.some((e) => e.promptId === promptId)) return localQueuedJob(promptId, 'pending');
+    const queue = await this.#readQueue(signal, true);
+    const running = queue.running.find((e) => e.promptId === promptId);
+    if (running) return localQueuedJob(running, 'in_progress');
+    const pending = queue.pending.find((e) => e.promptId === promptId);
+    if (pending) return localQueuedJob(pending, 'pending');
     const answer = await this.#http.requestOk({ method: 'GET', path: `/api/history/${encodeURIComponent(promptId)}`, what: 'the job history', ...sig });
     const entry = historyEntryFor(exactJsonOf(answer), promptId);
     if (entry === undefined) throw notFound();

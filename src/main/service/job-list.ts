@@ -8,7 +8,7 @@ import { redactSecret } from './errors';
 import { collectHistoryOutputs } from './outputs';
 import { parseHistoryEntry } from './responses';
 import { classifyStatusWord } from './status-words';
-import type { FileRef, JobPhase, OutputFile, QueueSnapshot, Workflow } from './types';
+import type { FileRef, JobPhase, OutputFile, QueueEntry, QueueSnapshot, Workflow } from './types';
 
 /** The plain words of GET /api/jobs. */
 export const JOB_LIST_STATUSES = ['pending', 'in_progress', 'completed', 'failed', 'cancelled'] as const;
@@ -246,20 +246,20 @@ export function localHistoryJob(id: string, entry: unknown, secret: string | nul
   };
 }
 
-/** A job still in a local queue: only its id and place are read (entries may hold the key). */
-export function localQueuedJob(id: string, status: 'pending' | 'in_progress'): JobDetail {
+/** A job still in a local queue, with its workflow and creation time when the entry has them. */
+export function localQueuedJob(entry: QueueEntry, status: 'pending' | 'in_progress'): JobDetail {
   return {
-    id,
+    id: entry.promptId,
     status,
     raw: status,
     errorMessage: null,
-    createdAt: null,
+    createdAt: entry.createdAt ?? null,
     startedAt: null,
     endedAt: null,
     outputsCount: 0,
     preview: null,
     workflowId: null,
-    workflow: null,
+    workflow: entry.workflow ?? null,
     outputs: [],
     updatedAt: null,
   };
@@ -302,8 +302,8 @@ export function localJobPage(history: Record<string, unknown>, queue: QueueSnaps
       all.push(job);
     }
   }
-  for (const e of queue.running) if (!seen.has(e.promptId)) (seen.add(e.promptId), all.push(localQueuedJob(e.promptId, 'in_progress')));
-  for (const e of queue.pending) if (!seen.has(e.promptId)) (seen.add(e.promptId), all.push(localQueuedJob(e.promptId, 'pending')));
+  for (const e of queue.running) if (!seen.has(e.promptId)) (seen.add(e.promptId), all.push(localQueuedJob(e, 'in_progress')));
+  for (const e of queue.pending) if (!seen.has(e.promptId)) (seen.add(e.promptId), all.push(localQueuedJob(e, 'pending')));
 
   const wanted = new Set(q.status);
   const kept = all.map((job, arrival) => ({ job, arrival })).filter(({ job }) => wanted.size === 0 || wanted.has(job.status));

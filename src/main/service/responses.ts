@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { redactSecret, ServiceError, WorkflowRejectedError } from './errors';
 import { collectHistoryOutputs } from './outputs';
 import { classifyStatusWord } from './status-words';
+import { isJsonObject } from '../../shared/json';
 import type { JobStatusReading, NodeErrorDetail, OutputFile, QueueEntry, QueueSnapshot, SubmitResult, UploadResult } from './types';
 
 // ---------------------------------------------------------------- submit
@@ -161,13 +162,22 @@ export function parseUploadAnswer(body: unknown, defaultType: string): UploadRes
 
 // ---------------------------------------------------------------- queue
 
-/** Local `[number, id, prompt, extra_data, outputs]`, cloud `[number, id, workflow, outputs, {create_time}]`, or an object with prompt_id. */
-function queueEntry(value: unknown): QueueEntry | null {
+/**
+ * Local `[number, id, prompt, extra_data, outputs]`, cloud `[number, id, workflow, outputs, {create_time}]`, or an object with prompt_id.
+ * With `details`, an array entry's workflow and creation time are read too. Of extra_data only
+ * create_time is read: older local servers keep the API key in there.
+ */
+function queueEntry(value: unknown, details: boolean): QueueEntry | null {
   if (Array.isArray(value)) {
     const id: unknown = value[1];
     const n: unknown = value[0];
     if (typeof id !== 'string' || id === '') return null;
-    return { promptId: id, number: typeof n === 'number' && Number.isFinite(n) ? n : null };
+    const entry: QueueEntry = { promptId: id, number: typeof n === 'number' && Number.isFinite(n) ? n : null };
+    if (!details) return entry;
+    if (isJsonObject(value[2])) entry.workflow = value[2];
+    const createdAt = createTimeOf(value[3]) ?? createTimeOf(value[4]);
+    if (createdAt !== undefined) entry.createdAt = createdAt;
+    return entry;
   }
   if (typeof value === 'object' && value !== null) {
     const o = value as Record<string, unknown>;
@@ -179,16 +189,27 @@ function queueEntry(value: unknown): QueueEntry | null {
   return null;
 }
 
+/** A queue entry's create_time in epoch ms: a local server's extra_data writes ms, the cloud's seconds. */
+function createTimeOf(value: unknown): number | undefined {
+  if (!isJsonObject(value)) return undefined;
+  const t = value.create_time;
+  if (typeof t === 'bigint') return undefined;
+  if (typeof t !== 'number' || !Number.isFinite(t) || t <= 0) return undefined;
+  return t < 1e11 ? t * 1000 : t;
+}
+
 export const queueAnswerSchema = z.object({
   queue_running: z.array(z.unknown()).nullish(),
   queue_pending: z.array(z.unknown()).nullish(),
 });
 
-export function parseQueueAnswer(body: unknown): QueueSnapshot | null {
+/** The queue; `details`: with each entry's workflow and creation time (read the answer exactly then). */
+export function parseQueueAnswer(body: unknown, options: { details?: boolean } = {}): QueueSnapshot | null {
   const parsed = queueAnswerSchema.safeParse(body);
   if (!parsed.success) return null;
+  const details = options.details === true;
   const entries = (list: unknown[] | null | undefined): QueueEntry[] =>
-    (list ?? []).map(queueEntry).filter((e): e is QueueEntry => e !== null);
+    (list ?? []).map((v) => queueEntry(v, details)).filter((e): e is QueueEntry => e !== null);
   return { running: entries(parsed.data.queue_running), pending: entries(parsed.data.queue_pending) };
 }
 

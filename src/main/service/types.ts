@@ -51,6 +51,12 @@ export interface QueueEntry {
   promptId: string;
   /** Queue number when the server gives one (index 0 of the entry array). */
   number: number | null;
+  /**
+   * Only in a queue read for the job list (read exactly: 64-bit seeds keep every digit): the
+   * workflow the job runs, and when it was created (epoch ms) if the server says.
+   */
+  workflow?: Workflow;
+  createdAt?: number;
 }
 
 export interface QueueSnapshot {
