@@ -244,5 +244,35 @@ describe('the pool in the app core', () => {
     expect(queues.servers[0]!.error).toBeNull();
     expect(queues.servers[1]!.error).toMatch(/.+/);
   });
+  it("holds a cloud server to its account's limit (/api/features), asked once by the server's session, not again by the pool", async () => {
+    const cloudDemo = new DemoService({ flavour: 'cloud', timeScale: 0.3 });
+    await cloudDemo.start();
+    try {
+      const c = await openCore();
+      const cloud = await addProfile(c, 'Cloud', 'cloud', cloudDemo.url);
+      await ok(c, 'profiles.select', { id: cloud.id });
+      await ok(c, 'key.save', { key: cloudDemo.apiKey!, sessionOnly: true });
+      const gpu1 = await addProfile(c, 'GPU 1', 'local', app.first.url);
+      await ok(c, 'profiles.select', { id: gpu1.id });
+      // The active session's own discovery, before the pool opens its own session on the cloud.
+      await until(() => cloudDemo.stats.featuresRequests >= 1, 'the first session asked for the features');
+      const before = cloudDemo.stats.featuresRequests;
+
+      await ok(c, 'pool.save', { servers: [{ profileId: cloud.id, concurrency: 3 }, { profileId: gpu1.id, concurrency: 1 }] });
+      const folder = await ok(c, 'hotFolders.save', { inputDir: inDir, outputDir: outDir, workflowJson: JSON.stringify(invertWorkflow()), bind: '1.image', settleMs: 100, runOn: 'pool' });
+      for (let i = 0; i < 3; i += 1) writeFileSync(join(inDir, `img${i}.png`), makePng(1200 + i));
+      await until(() => payloads('hotFolders.drained').some((d) => d.folderId === folder.id && d.counters.done === 3), 'the pool folder drained', 60_000);
+
+      // The demo cloud's account runs one job at a time: the setting of 3 gives way to it.
+      const last = payloads('pool.status').at(-1)!;
+      expect(last.members.map((m) => [m.name, m.concurrency])).toEqual([
+        ['Cloud', 1],
+        ['GPU 1', 1],
+      ]);
+      expect(cloudDemo.stats.featuresRequests - before).toBe(1);
+    } finally {
+      await cloudDemo.stop();
+    }
+  });
 });
 

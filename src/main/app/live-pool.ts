@@ -226,13 +226,8 @@ export class LivePool {
 /** The pool's status while no pool runs. */
 export const NO_POOL_STATUS: PoolStatusView = { active: false, members: [], jobsPerMinute: 0 };
 
-/** The account's concurrency limit as the server's discovery tells it, waiting a bounded time; null when it does not say. */
+/** The account's concurrency limit as the session's discovery found it, waiting a bounded time; null when it does not say. */
 async function accountLimit(session: ProfileSession): Promise<number | null> {
-  try {
-    const capabilities = await session.api.discover(AbortSignal.timeout(DISCOVERY_WAIT_MS));
-    return capabilities.maxConcurrentJobs !== null && capabilities.maxConcurrentJobs >= 1 ? capabilities.maxConcurrentJobs : null;
-  } catch {
-    return null;
-  }
+  const capabilities = await session.discoveredWithin(DISCOVERY_WAIT_MS);
+  return capabilities && capabilities.maxConcurrentJobs !== null && capabilities.maxConcurrentJobs >= 1 ? capabilities.maxConcurrentJobs : null;
 }
-

@@ -8,6 +8,7 @@ import { isTerminalPhase, type JobErrorInfo, type JobSnapshot } from '../jobs/ty
 import type { NodeDefinitions } from '../service/object-info';
 import type { ApiKeyProvider, EventStream, ServiceApi } from '../service/ports';
 import type { ConnectionState, QueueSnapshot, ServerProfile } from '../service/types';
+import type { ServerCapabilities } from '../service/capabilities';
 import type { PreviewGate } from './preview-gate';
 import { describeError } from '../../shared/describe-error';
 
@@ -105,6 +106,8 @@ export class ProfileSession {
   subscriptionActive: boolean | null = null;
   private definitions: NodeDefinitions | null = null;
   private definitionsLoading: Promise<NodeDefinitions> | null = null;
+  /** The discovery start() asked for: the server's capabilities, or null when it could not say. */
+  private discovery: Promise<ServerCapabilities | null> | null = null;
   private readonly off: Array<() => void> = [];
   private queueTimer: ReturnType<typeof setTimeout> | null = null;
   private disposed = false;
@@ -152,7 +155,15 @@ export class ProfileSession {
     void this.tracker.reconcile().catch((error: unknown) => this.options.outputs.warn(`Could not reconcile jobs: ${describeError(error)}`));
     // The server's own limits (max_upload_size, max_concurrent_jobs) refine its kind's defaults;
     // without /api/features (older or local servers) the defaults stay, and nothing else waits.
-    void this.api.discover().catch(() => undefined);
+    this.discovery = this.api.discover().catch(() => null);
+  }
+
+  /**
+   * The server's capabilities as its discovery at start() found them, waiting at most `ms`; null
+   * when it could not say in time (or start() has not run). Asked once per session, never again.
+   */
+  discoveredWithin(ms: number): Promise<ServerCapabilities | null> {
+    return this.discovery ? within(this.discovery, ms) : Promise.resolve(null);
   }
 
   async nodeDefinitions(refresh = false): Promise<NodeDefinitions> {
@@ -170,9 +181,7 @@ export class ProfileSession {
    */
   definitionsWithin(ms: number): Promise<NodeDefinitions | null> {
     if (this.definitions) return Promise.resolve(this.definitions);
-    const loading = this.nodeDefinitions().catch(() => null);
-    const timeout = new Promise<null>((resolve) => setTimeout(() => resolve(null), ms).unref());
-    return Promise.race([loading, timeout]);
+    return within(this.nodeDefinitions().catch(() => null), ms);
   }
 
   /** The definitions if they were loaded already (no network). */
@@ -206,3 +215,8 @@ export class ProfileSession {
   }
 }
 
+/** `answer`, or null when it has not come within `ms` (the timer does not hold the process open). */
+function within<T>(answer: Promise<T | null>, ms: number): Promise<T | null> {
+  const timeout = new Promise<null>((resolve) => setTimeout(() => resolve(null), ms).unref());
+  return Promise.race([answer, timeout]);
+}

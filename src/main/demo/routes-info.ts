@@ -34,6 +34,7 @@ export function serverFeatures(core: DemoCore): { supports_preview_metadata: boo
 }
 
 export function getFeatures(_req: IncomingMessage, res: ServerResponse, core: DemoCore): void {
+  core.stats.featuresRequests += 1;
   sendJson(res, core.flavour, 200, serverFeatures(core));
 }
 

@@ -61,6 +61,8 @@ export interface DemoStats {
   viewRequests: number;
   /** Uploads (image or mask) that were accepted. */
   uploads: number;
+  /** GET /features requests (a client should ask once per connection, not once per use). */
+  featuresRequests: number;
   /** Every key value the main listener saw in X-API-Key or token (tests check nothing else leaks). */
   keysSeen: Set<string>;
 }
@@ -73,6 +75,7 @@ export function createStats(): DemoStats {
     storageRequestsWithKey: 0,
     viewRequests: 0,
     uploads: 0,
+    featuresRequests: 0,
     keysSeen: new Set(),
   };
 }
