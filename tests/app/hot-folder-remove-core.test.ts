@@ -2,8 +2,9 @@
 // 'submitting': the app stopped between recording a file's prompt id and the submit's answer):
 // with the folder gone nobody sends them again, so the tracker settles them as any job, the one
 // the server has followed to its end, the one it never got ended as never submitted. While the
-// folder exists they stay its own (it resends them under the same id). A real local demo service,
-// the journal as the stopped app left it.
+// folder exists they stay its own (it resends them under the same id). A job of the folder that
+// succeeded without the folder taking its outputs (it ended while the folder stopped) has them
+// recorded in the library. A real local demo service, the journal as the stopped app left it.
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,6 +14,7 @@ import { JobStore } from '../../src/main/jobs/job-store';
 import { Store } from '../../src/main/jobs/store';
 import { ServiceClient } from '../../src/main/service/client';
 import { WatchJournal } from '../../src/main/watch/journal';
+import type { OutputFile } from '../../src/main/service/types';
 import { invertWorkflow, makePng, unconfirmedEntry, until } from '../watch/helpers';
 import { ok } from '../support/demo-core';
 import { poolAppFixture } from '../support/pool-app';
@@ -91,5 +93,47 @@ describe('removing a hot folder in the app', () => {
     } finally {
       await after.close();
     }
+  });
+
+  it('records in the library the outputs of a job that succeeded without the folder taking them', async () => {
+    let c: AppCore = await app.openCore();
+    const gpu = await ok(c, 'profiles.save', { name: 'GPU', kind: 'local', baseUrl: app.first.url, select: true });
+    const folder = await ok(c, 'hotFolders.save', { inputDir: inDir, outputDir: join(app.work, 'out'), workflowJson: JSON.stringify(invertWorkflow()), bind: '1.image', settleMs: 100 });
+    await ok(c, 'hotFolders.pause', { id: folder.id });
+    await c.dispose();
+
+    // As a removal can find it: the job succeeded (its end journaled with its outputs, routed to the
+    // folder), and the folder never took them: it gave up collecting them (here: its output folder
+    // could not be written), or it was stopping for the removal when the job ended.
+    const promptId = randomUUID();
+    const api = new ServiceClient({ kind: 'local', baseUrl: app.first.url }, { apiKey: () => null });
+    const store = await Store.open(join(app.dataDir, 'flowdeck.sqlite'));
+    try {
+      const journal = await WatchJournal.open(store);
+      const jobs = await JobStore.open(store);
+      const bytes = makePng(1003);
+      const path = join(inDir, 'ended.png');
+      writeFileSync(path, bytes);
+      const uploadedAs = 'ended-up.png';
+      await journal.saveEntry({ ...unconfirmedEntry({ folderId: folder.id, sha256: sha(bytes), path, relPath: 'ended.png', promptId, baseUrl: app.first.url, uploadedAs, at: Date.now() }), state: 'failed', failedPhase: 'collect', attempts: 3, reason: 'Cannot write the output folder.' });
+      const workflow = invertWorkflow();
+      (workflow['1'] as { inputs: Record<string, unknown> }).inputs.image = uploadedAs;
+      await jobs.recordSubmitting({ promptId, profileId: gpu.id, serverKind: 'local', baseUrl: app.first.url, clientId: 'before', workflow, workflowName: 'invert.json', origin: 'hot-folder' });
+      await api.uploadImage(path, { filename: uploadedAs });
+      await api.submit(workflow, { clientId: 'before', promptId });
+      let outputs: OutputFile[] = [];
+      await until(async () => (outputs = (await api.getHistory(promptId))?.outputs ?? []).length > 0, 'the job done on the server', 20_000);
+      await jobs.recordEnd(promptId, { phase: 'succeeded', rawStatus: 'success', progress: null, error: null, outputs });
+    } finally {
+      await store.close();
+    }
+
+    c = await app.openCore();
+    await until(() => app.payloads('hotFolders.changed').some((f) => f.id === folder.id && f.status.scanned), 'the paused folder scanned');
+    expect((await ok(c, 'library.list')).items.some((i) => i.promptId === promptId)).toBe(false);
+    await ok(c, 'hotFolders.remove', { id: folder.id });
+    await until(async () => (await ok(c, 'library.list')).items.some((i) => i.promptId === promptId && i.status === 'done'), 'the output in the library', 20_000);
+    await c.dispose();
+    expect(app.first.stats.submissions.get(promptId)).toBe(1);
   });
 });

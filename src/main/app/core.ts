@@ -10,7 +10,7 @@ import { dataPaths } from '../config/data-dir';
 import type { SecretStore } from '../config/secrets';
 import { normaliseBaseUrl, type Profile, type SettingsStore } from '../config/settings';
 import { clientSideError } from '../jobs/error-explanations';
-import { JobStore } from '../jobs/job-store';
+import { JobStore, type JobRecord } from '../jobs/job-store';
 import { outputRouteOf } from '../jobs/output-route';
 import { Store } from '../jobs/store';
 import { storeResetNotice } from '../jobs/store-reset';
@@ -28,7 +28,7 @@ import { ProfileSession, queueView, type ConnectFactory } from './session';
 import { LivePool } from './live-pool';
 import { createPoolHandlers } from './pool-handlers';
 import { poolSettingsView } from './pool-settings';
-import { Library, resolveLibraryDir, type TrashFunction } from '../library';
+import { Library, resolveLibraryDir, type LibraryServer, type RecordContext, type TrashFunction } from '../library';
 import type { JobSnapshot } from '../jobs/types';
 import { createInvoke } from './envelope';
 import { ConnectionProblems, problemOfServiceError, testWithoutKey } from './connection-problem';
@@ -248,14 +248,28 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
       // Routed by the origin on the job's journal record: a hot folder's jobs reach the library
       // through the folder, with their input file as provenance.
       if (outputRouteOf(record ?? null) !== 'record') return;
-      await library.record(snapshot, {
-        server: { profileId, kind: server.kind, baseUrl: server.baseUrl },
-        ...(record?.workflow ? { workflow: record.workflow } : {}),
-        ...(record?.workflowName ? { workflowName: record.workflowName } : {}),
-        ...(record ? { createdAt: record.createdAt } : {}),
-      });
+      await library.record(snapshot, libraryContextOf({ profileId, kind: server.kind, baseUrl: server.baseUrl }, record ?? null));
     } catch (error) {
       log('warn', `Could not record the outputs of job ${snapshot.promptId} in the library: ${describeError(error)}`);
+    }
+  };
+
+  /** Where a job's outputs came from, for the library: its server, and its workflow, name and creation time when journaled. */
+  const libraryContextOf = (server: LibraryServer, record: JobRecord | null): RecordContext => ({
+    server,
+    ...(record?.workflow ? { workflow: record.workflow } : {}),
+    ...(record?.workflowName ? { workflowName: record.workflowName } : {}),
+    ...(record ? { createdAt: record.createdAt } : {}),
+  });
+
+  /**
+   * A removed hot folder's jobs whose outputs it did not take: the library takes them from now on,
+   * and records at once those that had already succeeded (no end is coming to route them).
+   */
+  const handOverToLibrary = async (promptIds: readonly string[]): Promise<void> => {
+    const succeeded = (await jobs?.handOverToLibrary(promptIds)) ?? [];
+    for (const record of succeeded) {
+      await library?.record(record, libraryContextOf({ profileId: record.profileId, kind: record.serverKind, baseUrl: record.baseUrl }, record));
     }
   };
 
@@ -617,9 +631,7 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
         dialogs: deps.dialogs ?? null,
         desktop: deps.desktop ?? null,
         serverName,
-        handOverToLibrary: async (promptIds) => {
-          await jobs?.handOverToLibrary(promptIds);
-        },
+        handOverToLibrary,
         openPool: (active) => {
           const openJobs = jobs;
           if (!openJobs) return Promise.resolve(null);

@@ -359,22 +359,23 @@ export class JobStore {
   }
 
   /**
-   * The jobs of a hot folder being removed that have not ended: their outputs go to the library
-   * from now on, since the folder will not import them. Returns how many were handed over.
+   * The jobs of a hot folder being removed whose outputs the folder did not take: their outputs go
+   * to the library from now on, since the folder will not import them. Returns the jobs among them
+   * that had already succeeded (one may end while the folder stops, after its runner's last look
+   * and before this hand-over): nobody routed their outputs to the library, so the caller records
+   * them now (the library keeps one item per output, so a second record changes nothing).
    */
-  async handOverToLibrary(promptIds: readonly string[]): Promise<number> {
-    let handed = 0;
+  async handOverToLibrary(promptIds: readonly string[]): Promise<JobRecord[]> {
+    const ended: JobRecord[] = [];
     // In slices: SQLite bounds the number of parameters of one statement.
     for (let at = 0; at < promptIds.length; at += 500) {
       const slice = promptIds.slice(at, at + 500);
-      const result = await this.store.run(
-        `UPDATE jobs SET library_takes_outputs = 1
-          WHERE origin = 'hot-folder' AND phase IN ('submitting', 'pending', 'running') AND prompt_id IN (${slice.map(() => '?').join(', ')})`,
-        slice,
-      );
-      handed += result.changes;
+      const marks = slice.map(() => '?').join(', ');
+      await this.store.run(`UPDATE jobs SET library_takes_outputs = 1 WHERE origin = 'hot-folder' AND prompt_id IN (${marks})`, slice);
+      const rows = await this.store.all(`SELECT * FROM jobs WHERE origin = 'hot-folder' AND phase = 'succeeded' AND prompt_id IN (${marks})`, slice);
+      for (const record of rows.map(toRecord)) if (record && record.outputs.length > 0) ended.push(record);
     }
-    return handed;
+    return ended;
   }
 
   /** Most recent first. */

@@ -297,8 +297,9 @@ export class WatchJournal {
 
   /**
    * Removes a folder's configuration and everything the journal knows about its files. Returns the
-   * prompt ids its files' entries held: their jobs may still be in flight, now with nobody to
-   * collect them for the folder.
+   * prompt ids of its entries not done: their jobs may still be in flight, or may have ended without
+   * the folder taking their outputs, and now nobody collects them for the folder. A done entry's
+   * outputs are in the folder and the library already.
    */
   async deleteFolder(id: string): Promise<string[]> {
     const { entries } = await this.load(id);
@@ -307,7 +308,7 @@ export class WatchJournal {
       await tx.run('DELETE FROM watch_entries WHERE folder_id = ?', [id]);
       await tx.run('DELETE FROM watch_paths WHERE folder_id = ?', [id]);
     });
-    return entries.flatMap((e) => (e.promptId !== null ? [e.promptId] : []));
+    return entries.flatMap((e) => (e.promptId !== null && e.state !== 'done' ? [e.promptId] : []));
   }
 
   // ---- entries and paths ------------------------------------------------------------------------
