@@ -1,10 +1,12 @@
 // 200 images at concurrency 8 through `flowdeck watch DIR --once` (the built CLI, as users run it:
 // journal, hashes, sidecars, library, a fresh data folder each round) side by side with a plain
 // fetch + WebSocket batch client (bench/batch-client.ts, no Flowdeck code), alternating which goes
-// first. Each side gets a fresh instant-job demo service (local flavour) in its own process: the
-// server numbers outputs by listing its output folder, so sharing one would charge the second for
-// the first. Both sides are plain node processes timed by GNU time: wall time, and CPU time
-// (user + system) of the whole process tree; the server's CPU is in neither.
+// first, and a lean client (bench/lean-client.ts: the same requests over node:http, nothing else)
+// as the floor of what any Node client making these requests spends. Each side gets a fresh
+// instant-job demo service (local flavour) in its own process: the server numbers outputs by
+// listing its output folder, so sharing one would charge the second for the first. Every side is a
+// plain node process timed by GNU time: wall time, and CPU time (user + system) of the whole
+// process tree; the server's CPU is in none.
 //   npx tsx bench/watch-vs-batch.ts [images] [rounds]      (needs `npm run build` first)
 //   FLOWDECK_BENCH_CPU_PROF=DIR ...                        runs both sides under node --cpu-prof
 import { cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,11 +28,11 @@ function workflow(prefix: string): object {
   };
 }
 
-/** The batch client as one plain-JS file, so it starts as the built CLI does (no tsx in its time). */
-async function bundleBatchClient(work: string): Promise<string> {
-  const outfile = join(work, 'batch-client.mjs');
+/** A plain client (`name`.ts beside this file) as one plain-JS file, so it starts as the built CLI does (no tsx in its time). */
+async function bundleClient(work: string, name: 'batch-client' | 'lean-client'): Promise<string> {
+  const outfile = join(work, `${name}.mjs`);
   await build({
-    entryPoints: [join(import.meta.dirname, 'batch-client.ts')],
+    entryPoints: [join(import.meta.dirname, `${name}.ts`)],
     outfile,
     bundle: true,
     platform: 'node',
@@ -72,17 +74,17 @@ async function flowdeckSide(work: string, images: string, round: number, cli = C
   }
 }
 
-async function batchSide(work: string, images: string, client: string, round: number): Promise<MeasuredRun> {
-  const dir = join(work, `batch-${round}`);
+async function clientSide(work: string, images: string, client: string, label: string, round: number): Promise<MeasuredRun> {
+  const dir = join(work, `${label}-${round}`);
   const outDir = join(dir, 'out');
   mkdirSync(dir);
   const workflowPath = join(dir, 'workflow.json');
   writeFileSync(workflowPath, JSON.stringify(workflow('bench/batch')));
   const demo = await startDemoChild('local');
   try {
-    const measured = await measureCommand(process.execPath, [...cpuProfileArgs(`batch-${round}`), client, demo.url, images, outDir, workflowPath, '1.image', String(CONCURRENCY)]);
+    const measured = await measureCommand(process.execPath, [...cpuProfileArgs(`${label}-${round}`), client, demo.url, images, outDir, workflowPath, '1.image', String(CONCURRENCY)]);
     const pngs = countOutputs(outDir, /\.png$/);
-    if (pngs !== IMAGES) throw new Error(`the batch client wrote ${pngs} outputs for ${IMAGES} images`);
+    if (pngs !== IMAGES) throw new Error(`the ${label} client wrote ${pngs} outputs for ${IMAGES} images`);
     return measured;
   } finally {
     await demo.stop();
@@ -97,26 +99,31 @@ export async function watchVsBatchBench(): Promise<Record<string, number>> {
     const images = join(work, 'images');
     mkdirSync(images);
     for (let i = 0; i < IMAGES; i += 1) writeFileSync(join(images, `img-${String(i).padStart(4, '0')}.png`), distinctPng(i, 64));
-    const client = await bundleBatchClient(work);
+    const client = await bundleClient(work, 'batch-client');
+    const leanClient = await bundleClient(work, 'lean-client');
     const flowdeck: MeasuredRun[] = [];
     const batch: MeasuredRun[] = [];
+    const lean: MeasuredRun[] = [];
     const baseline: MeasuredRun[] = [];
     await alternateRounds(
       ROUNDS,
       async (round) => void flowdeck.push(await flowdeckSide(work, images, round)),
       async (round) => {
-        batch.push(await batchSide(work, images, client, round));
+        batch.push(await clientSide(work, images, client, 'batch', round));
+        lean.push(await clientSide(work, images, leanClient, 'lean', round));
         if (BASELINE_CLI) baseline.push(await flowdeckSide(work, images, round, BASELINE_CLI));
       },
       (round) => {
         const f = flowdeck[round]!;
         const b = batch[round]!;
         if (BASELINE_CLI) console.log(`  round ${round + 1}: baseline watch ${baseline[round]!.seconds.toFixed(2)} s wall, ${baseline[round]!.cpuSeconds.toFixed(2)} s cpu`);
-        console.log(`  round ${round + 1}: flowdeck watch ${f.seconds.toFixed(2)} s wall, ${f.cpuSeconds.toFixed(2)} s cpu, peak RSS ${f.maxRssMb.toFixed(0)} MB; batch client ${b.seconds.toFixed(2)} s wall, ${b.cpuSeconds.toFixed(2)} s cpu, peak RSS ${b.maxRssMb.toFixed(0)} MB`);
+        const l = lean[round]!;
+        console.log(`  round ${round + 1}: flowdeck watch ${f.seconds.toFixed(2)} s wall, ${f.cpuSeconds.toFixed(2)} s cpu, peak RSS ${f.maxRssMb.toFixed(0)} MB; batch client ${b.seconds.toFixed(2)} s wall, ${b.cpuSeconds.toFixed(2)} s cpu, peak RSS ${b.maxRssMb.toFixed(0)} MB; lean client ${l.seconds.toFixed(2)} s wall, ${l.cpuSeconds.toFixed(2)} s cpu`);
       },
     );
     const wallRatios = flowdeck.map((f, i) => f.seconds / batch[i]!.seconds);
     const cpuRatios = flowdeck.map((f, i) => f.cpuSeconds / batch[i]!.cpuSeconds);
+    const leanCpuRatios = lean.map((l, i) => l.cpuSeconds / batch[i]!.cpuSeconds);
     const figures = {
       images: IMAGES,
       flowdeckWallMedianS: median(flowdeck.map((f) => f.seconds)),
@@ -125,11 +132,14 @@ export async function watchVsBatchBench(): Promise<Record<string, number>> {
       batchCpuMedianS: median(batch.map((b) => b.cpuSeconds)),
       wallRatioMedian: median(wallRatios),
       cpuRatioMedian: median(cpuRatios),
+      leanCpuMedianS: median(lean.map((l) => l.cpuSeconds)),
+      leanCpuRatioMedian: median(leanCpuRatios),
       flowdeckPeakRssMb: Math.max(...flowdeck.map((f) => f.maxRssMb)),
     };
     console.log(`${IMAGES} images at concurrency ${CONCURRENCY}, instant jobs (local demo): \`flowdeck watch --once\` (default settle, library on) vs a plain fetch + ws batch client, ${ROUNDS} alternating rounds:`);
     console.log(`  wall  flowdeck median ${figures.flowdeckWallMedianS.toFixed(2)} s, batch client ${figures.batchWallMedianS.toFixed(2)} s: ratio ${figures.wallRatioMedian.toFixed(2)}x (rounds ${wallRatios.map((r) => r.toFixed(2)).join(', ')}; target <= 1.0x)`);
     console.log(`  cpu   flowdeck median ${figures.flowdeckCpuMedianS.toFixed(2)} s, batch client ${figures.batchCpuMedianS.toFixed(2)} s: ratio ${figures.cpuRatioMedian.toFixed(2)}x (rounds ${cpuRatios.map((r) => r.toFixed(2)).join(', ')}; target <= 0.5x)`);
+    console.log(`  floor  lean client (bench/lean-client.ts: the same requests over node:http, nothing else) cpu median ${figures.leanCpuMedianS.toFixed(2)} s: ratio to the batch client ${figures.leanCpuRatioMedian.toFixed(2)}x (rounds ${leanCpuRatios.map((r) => r.toFixed(2)).join(', ')}); above 0.5x, no Node client making these requests meets the cpu target`);
     console.log(`  flowdeck peak RSS ${figures.flowdeckPeakRssMb.toFixed(0)} MB`);
     if (BASELINE_CLI) {
       const wall = baseline.map((f, i) => f.seconds / batch[i]!.seconds);
