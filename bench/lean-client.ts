@@ -7,17 +7,11 @@
 // with all its bookkeeping, at <= 0.5x the batch client) is out of reach in Node on this machine.
 //   node lean-client.mjs SERVER_URL IN_DIR OUT_DIR WORKFLOW.json NODE.INPUT [CONCURRENCY]
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import { extname, join } from 'node:path';
-import WebSocket from 'ws';
-
-interface FileRef {
-  filename: string;
-  subfolder: string;
-  type: string;
-}
+import { JobEnds, runFolder } from './support/batch-jobs';
 
 const [server, inDir, outDir, workflowPath, bind, concurrencyText] = process.argv.slice(2);
 if (!server || !inDir || !outDir || !workflowPath || !bind) {
@@ -49,39 +43,7 @@ function exchange(method: string, path: string, headers: Record<string, string |
   });
 }
 
-interface Waiter {
-  outputs: FileRef[];
-  done: Promise<void>;
-  finish(error?: Error): void;
-}
-const waiters = new Map<string, Waiter>();
-function waiterFor(promptId: string): Waiter {
-  let waiter = waiters.get(promptId);
-  if (!waiter) {
-    let finish!: (error?: Error) => void;
-    const done = new Promise<void>((resolve, reject) => (finish = (error) => (error ? reject(error) : resolve())));
-    waiter = { outputs: [], done, finish };
-    waiters.set(promptId, waiter);
-  }
-  return waiter;
-}
-
-const socket = new WebSocket(`${server.replace(/^http/, 'ws')}/ws?clientId=${clientId}`);
-socket.on('message', (data, isBinary) => {
-  if (isBinary) return;
-  const message = JSON.parse(data.toString()) as { type: string; data: { prompt_id?: string; output?: Record<string, unknown> } };
-  const promptId = message.data?.prompt_id;
-  if (!promptId) return;
-  const waiter = waiterFor(promptId);
-  if (message.type === 'executed' && message.data.output) {
-    for (const value of Object.values(message.data.output)) if (Array.isArray(value)) waiter.outputs.push(...(value as FileRef[]));
-  } else if (message.type === 'execution_success') waiter.finish();
-  else if (message.type === 'execution_error' || message.type === 'execution_interrupted') waiter.finish(new Error(`job ${promptId} ended with ${message.type}`));
-});
-await new Promise<void>((resolve, reject) => {
-  socket.once('open', () => resolve());
-  socket.once('error', reject);
-});
+const ends = await JobEnds.open(server, clientId);
 
 async function runOne(name: string): Promise<number> {
   const boundary = `----lean${randomUUID()}`;
@@ -94,30 +56,18 @@ async function runOne(name: string): Promise<number> {
   const prompt = JSON.parse(workflowText) as Record<string, { inputs: Record<string, unknown> }>;
   prompt[bindNode]!.inputs[bindInput] = uploaded.subfolder ? `${uploaded.subfolder}/${uploaded.name}` : uploaded.name;
   const promptId = randomUUID();
-  const waiter = waiterFor(promptId);
+  const ended = ends.expect(promptId);
   const submit = Buffer.from(JSON.stringify({ prompt, client_id: clientId, prompt_id: promptId }));
   await exchange('POST', '/api/prompt', { 'content-type': 'application/json', 'content-length': submit.length }, submit, `submit ${name}`);
-  await waiter.done;
-  waiters.delete(promptId);
+  const outputs = await ended();
   const stem = name.slice(0, name.length - extname(name).length);
-  for (const output of waiter.outputs) {
+  for (const output of outputs) {
     const query = new URLSearchParams({ filename: output.filename, subfolder: output.subfolder, type: output.type });
     await writeFile(join(outDir!, `${stem}-${output.filename}`), await exchange('GET', `/api/view?${query}`, {}, null, `download ${output.filename}`));
   }
-  return waiter.outputs.length;
+  return outputs.length;
 }
 
-const names = readdirSync(inDir).filter((n) => /\.(png|jpe?g|webp)$/i.test(n)).sort();
-mkdirSync(outDir, { recursive: true });
-const started = performance.now();
-let next = 0;
-let outputs = 0;
-await Promise.all(
-  Array.from({ length: concurrency }, async () => {
-    while (next < names.length) outputs += await runOne(names[next++]!);
-  }),
-);
-const seconds = (performance.now() - started) / 1000;
-socket.close();
+await runFolder(inDir, outDir, concurrency, runOne);
+ends.close();
 agent.destroy();
-process.stdout.write(`${JSON.stringify({ jobs: names.length, outputs, seconds })}\n`);
