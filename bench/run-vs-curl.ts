@@ -5,7 +5,7 @@
 // support/demo-child.ts), so the time is the client's: submit, follow, download, library, --out.
 // Each round also times a plain Node client that keeps the same guarantees (sha256, two fsynced
 // files; support/plain-durable-download.mjs), to show what they cost when done plainly, and curl
-// followed by sync of its one file, the ceiling of the ratio for any client that fsyncs what it writes.
+// followed by sync of its one file, what durability alone costs.
 //   npx tsx bench/run-vs-curl.ts [rounds]          (needs `npm run build` first: out/main/cli.js)
 //   FLOWDECK_BENCH_CPU_PROF=DIR ...                runs the Flowdeck side under node --cpu-prof
 import { execFileSync } from 'node:child_process';
@@ -137,7 +137,7 @@ export async function runVsCurlBench(): Promise<Record<string, number>> {
       ratioMedian: median(ratios),
       ratioBest: Math.max(...ratios),
       ratioSyncedMedian: median(flowdeckSeconds.map((s, i) => curlSynced[i]! / s)),
-      // curl itself, asked to make its one file durable: the most any client that fsyncs can reach.
+      // What making its one file durable costs curl itself (no hash, no second file).
       curlDurableCeilingMedian: median(curl.map((c, i) => c / curlSynced[i]!)),
       peakRssMb: Math.max(...flowdeck.map((f) => f.maxRssMb)),
       flowdeckCpuMedianS: median(flowdeck.map((f) => f.cpuSeconds)),
@@ -148,7 +148,7 @@ export async function runVsCurlBench(): Promise<Record<string, number>> {
     console.log(`whole \`flowdeck run --out\` of a 1 GiB output (cloud demo, 302 to a signed URL, library on), ${ROUNDS} alternating rounds:`);
     console.log(`  flowdeck run      median ${figures.flowdeckMedianS.toFixed(2)} s  (${(GiB / figures.flowdeckMedianS / 1e6).toFixed(0)} MB/s; cpu ${figures.flowdeckCpuMedianS.toFixed(2)} s)`);
     console.log(`  curl -o           median ${figures.curlMedianS.toFixed(2)} s  (${(GiB / figures.curlMedianS / 1e6).toFixed(0)} MB/s; cpu ${figures.curlCpuMedianS.toFixed(2)} s, the demo server's not counted on either side)`);
-    console.log(`  curl -o + sync    median ${figures.curlSyncedMedianS.toFixed(2)} s: curl / (curl + sync) ${figures.curlDurableCeilingMedian.toFixed(2)}x, the ceiling of any client that makes even one file durable (no hash, no second file)`);
+    console.log(`  curl -o + sync    median ${figures.curlSyncedMedianS.toFixed(2)} s: curl / (curl + sync) ${figures.curlDurableCeilingMedian.toFixed(2)}x, what making its one file durable costs curl (no hash, no second file)`);
     console.log(`  ratio curl / flowdeck   median ${figures.ratioMedian.toFixed(2)}x, best ${figures.ratioBest.toFixed(2)}x  (to curl + sync: ${figures.ratioSyncedMedian.toFixed(2)}x; target >= 0.9x)`);
     console.log(`  plain node client with the same guarantees (support/plain-durable-download.mjs: http.get, sha256, two write streams, fsync)  ratio curl / plain median ${figures.plainRatioMedian.toFixed(2)}x; plain / flowdeck ${figures.plainToFlowdeckMedian.toFixed(2)}x`);
     console.log(`  flowdeck peak RSS       ${figures.peakRssMb.toFixed(0)} MB  (VmHWM of the CLI process; target < 200 MB)`);
