@@ -9,7 +9,6 @@ import { createHash, randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { AppCore } from '../../src/main/app/core';
 import { JobStore } from '../../src/main/jobs/job-store';
 import { Store } from '../../src/main/jobs/store';
 import { ServiceClient } from '../../src/main/service/client';
@@ -32,14 +31,22 @@ const sha = (bytes: Buffer): string => createHash('sha256').update(bytes).digest
 /** The latest job.update of a job, if any. */
 const lastUpdate = (promptId: string): { phase: string; status: string; outputs: unknown[] } | undefined => app.payloads('job.update').filter((j) => j.promptId === promptId).at(-1);
 
+/**
+ * A profile of the first server, selected, and a hot folder on it, paused so that the restarted app
+ * leaves the journal's records of it alone until the folder is removed; the app stopped.
+ */
+async function pausedFolder(): Promise<{ gpu: { id: string }; folder: { id: string } }> {
+  const c = await app.openCore();
+  const gpu = await ok(c, 'profiles.save', { name: 'GPU', kind: 'local', baseUrl: app.first.url, select: true });
+  const folder = await ok(c, 'hotFolders.save', { inputDir: inDir, outputDir: join(app.work, 'out'), workflowJson: JSON.stringify(invertWorkflow()), bind: '1.image', settleMs: 100 });
+  await ok(c, 'hotFolders.pause', { id: folder.id });
+  await c.dispose();
+  return { gpu, folder };
+}
+
 describe('removing a hot folder in the app', () => {
   it('settles its unconfirmed sends at once: followed to the end when the server has one, never submitted when not', async () => {
-    let c: AppCore = await app.openCore();
-    const gpu = await ok(c, 'profiles.save', { name: 'GPU', kind: 'local', baseUrl: app.first.url, select: true });
-    const folder = await ok(c, 'hotFolders.save', { inputDir: inDir, outputDir: join(app.work, 'out'), workflowJson: JSON.stringify(invertWorkflow()), bind: '1.image', settleMs: 100 });
-    // Paused, so the restarted app leaves the recorded sends alone until the folder is removed.
-    await ok(c, 'hotFolders.pause', { id: folder.id });
-    await c.dispose();
+    const { gpu, folder } = await pausedFolder();
 
     // As the app left it when it stopped: two files' ids recorded (watch entry, then job journal)
     // before their send; only 'sent' reached the server.
@@ -68,7 +75,7 @@ describe('removing a hot folder in the app', () => {
       await store.close();
     }
 
-    c = await app.openCore();
+    const c = await app.openCore();
     // The folder still holds its sends: the start's reconciliation leaves them to it.
     await until(() => app.payloads('hotFolders.changed').some((f) => f.id === folder.id && f.status.scanned), 'the paused folder scanned');
     await new Promise((r) => setTimeout(r, 500));
@@ -96,11 +103,7 @@ describe('removing a hot folder in the app', () => {
   });
 
   it('records in the library the outputs of a job that succeeded without the folder taking them', async () => {
-    let c: AppCore = await app.openCore();
-    const gpu = await ok(c, 'profiles.save', { name: 'GPU', kind: 'local', baseUrl: app.first.url, select: true });
-    const folder = await ok(c, 'hotFolders.save', { inputDir: inDir, outputDir: join(app.work, 'out'), workflowJson: JSON.stringify(invertWorkflow()), bind: '1.image', settleMs: 100 });
-    await ok(c, 'hotFolders.pause', { id: folder.id });
-    await c.dispose();
+    const { gpu, folder } = await pausedFolder();
 
     // As a removal can find it: the job succeeded (its end journaled with its outputs, routed to the
     // folder), and the folder never took them: it gave up collecting them (here: its output folder
@@ -128,7 +131,7 @@ describe('removing a hot folder in the app', () => {
       await store.close();
     }
 
-    c = await app.openCore();
+    const c = await app.openCore();
     await until(() => app.payloads('hotFolders.changed').some((f) => f.id === folder.id && f.status.scanned), 'the paused folder scanned');
     expect((await ok(c, 'library.list')).items.some((i) => i.promptId === promptId)).toBe(false);
     await ok(c, 'hotFolders.remove', { id: folder.id });
