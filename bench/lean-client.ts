@@ -1,4 +1,4 @@
-// The cheapest Node client I know how to write for bench/watch-vs-batch.ts: the same requests as
+// As cheap a Node client as we know how to write, for bench/watch-vs-batch.ts: the same requests as
 // bench/batch-client.ts (upload, submit with a chosen id, one WebSocket, download), but over
 // node:http with a keep-alive agent, a multipart body built as one Buffer, and nothing else: no
 // journal, no hash, no sidecar, no library, no fsync, one buffered write per output. No Flowdeck code.
