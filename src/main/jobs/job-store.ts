@@ -370,10 +370,9 @@ export class JobStore {
     // In slices: SQLite bounds the number of parameters of one statement.
     for (let at = 0; at < promptIds.length; at += 500) {
       const slice = promptIds.slice(at, at + 500);
-      const marks = slice.map(() => '?').join(', ');
-      await this.store.run(`UPDATE jobs SET library_takes_outputs = 1 WHERE origin = 'hot-folder' AND prompt_id IN (${marks})`, slice);
-      const rows = await this.store.all(`SELECT * FROM jobs WHERE origin = 'hot-folder' AND phase = 'succeeded' AND prompt_id IN (${marks})`, slice);
-      for (const record of rows.map(toRecord)) if (record && record.outputs.length > 0) ended.push(record);
+      // One statement: the rows it marks are the rows it reads, whatever ends meanwhile.
+      const rows = await this.store.all(`UPDATE jobs SET library_takes_outputs = 1 WHERE origin = 'hot-folder' AND prompt_id IN (${slice.map(() => '?').join(', ')}) RETURNING *`, slice);
+      for (const record of rows.map(toRecord)) if (record?.phase === 'succeeded' && record.outputs.length > 0) ended.push(record);
     }
     return ended;
   }
