@@ -3,8 +3,8 @@
 // with the folder gone nobody sends them again, so the tracker settles them as any job, the one
 // the server has followed to its end, the one it never got ended as never submitted. While the
 // folder exists they stay its own (it resends them under the same id). A job of the folder that
-// succeeded without the folder taking its outputs (it ended while the folder stopped) has them
-// recorded in the library. A real local demo service, the journal as the stopped app left it.
+// succeeded without the folder taking its outputs (it gave up collecting them, or the job ended
+// while the folder stopped) has them recorded in the library. A real local demo service, the journal as the stopped app left it.
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
