@@ -14,7 +14,7 @@ import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JobTracker } from '../src/main/jobs/tracker';
-import { Store } from '../src/main/jobs/store';
+import { Store } from '../src/main/store/store';
 import { ServiceClient } from '../src/main/service/client';
 import { EventsSocket } from '../src/main/service/events-socket';
 import type { ServerProfile, Workflow } from '../src/main/service/types';

@@ -19,7 +19,7 @@ import { parseArgs } from 'node:util';
 import { launchBenchBrowser, newBenchPage } from './support/browser';
 import { startHarness } from '../e2e/fixtures/harness';
 import { encodePng } from '../src/main/demo/nodes/image-codec';
-import { Store } from '../src/main/jobs/store';
+import { Store } from '../src/main/store/store';
 import { LibraryIndex, type NewItemRow } from '../src/main/library/library-index';
 
 const { values } = parseArgs({ options: { items: { type: 'string' }, seconds: { type: 'string' }, images: { type: 'string' } } });

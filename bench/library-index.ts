@@ -5,7 +5,7 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Store } from '../src/main/jobs/store';
+import { Store } from '../src/main/store/store';
 import { LibraryIndex, type NewItemRow } from '../src/main/library/library-index';
 import type { ListFilter, MediaKind } from '../src/main/library/types';
 

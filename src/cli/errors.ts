@@ -2,7 +2,7 @@
 import { ServiceError } from '../main/service/errors';
 import { SecretStoreUnavailableError } from '../main/config/secrets';
 import { WorkflowEditError } from '../main/workflow/edit';
-import { StoreError } from '../main/jobs/store';
+import { StoreError } from '../main/store/store';
 
 export const ExitCode = {
   ok: 0,

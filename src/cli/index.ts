@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The flowdeck command: the same core as the app, headless.
-import { StoreError } from '../main/jobs/store';
+import { StoreError } from '../main/store/store';
 import { redactSecret } from '../main/service/errors';
 import { defaultEnvironment } from './connection';
 import { exitCodeFor, ExitCode, messageFor, UsageError } from './errors';

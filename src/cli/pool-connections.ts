@@ -12,7 +12,7 @@ import { ServiceError } from '../main/service/errors';
 import { EventsSocket } from '../main/service/events-socket';
 import { poolTiming } from '../main/pool/pool-timing';
 import { ServerPool, type PoolServer } from '../main/pool/server-pool';
-import { trackerFollower } from '../main/watch/follow';
+import { trackerFollower } from '../main/jobs/job-follower';
 import { lookupKey, resolveServer, type CliEnvironment, type ResolvedServer } from './connection';
 import { capabilitiesFor } from '../main/service/capabilities';
 import { MissingKeyError, UsageError } from './errors';

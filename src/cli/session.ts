@@ -1,10 +1,11 @@
 // One CLI connection to a server: the REST client, the events socket, the job tracker and the job
 // journal in the data folder, opened together and closed together.
+import { heldUnconfirmedSends } from '../main/watch/journal';
 import { mkdirSync } from 'node:fs';
 import { JobStore } from '../main/jobs/job-store';
 import { submitJob } from '../main/jobs/submit-job';
 import { describeJobFailure } from '../main/jobs/failure-text';
-import type { Store } from '../main/jobs/store';
+import type { Store } from '../main/store/store';
 import { JobTimeoutError, JobTracker, ServerUnreachableError } from '../main/jobs/tracker';
 import { Library, resolveLibraryDir } from '../main/library';
 import type { JobSnapshot } from '../main/jobs/types';
@@ -110,7 +111,7 @@ export async function openSession(server: ServerProfile, key: string | null, dat
   const api = new ServiceClient(server, { apiKey, ...(options.onWait ? { onWait: options.onWait } : {}) });
   const events = new EventsSocket(server, { apiKey });
   const store = await openCliStore(dataDir, options.warn ?? ((line) => process.stderr.write(`${line}\n`)));
-  const jobs = await JobStore.open(store);
+  const jobs = await JobStore.open(store, { heldSends: () => heldUnconfirmedSends(store) });
   const tracker = new JobTracker({ api, events, jobs });
   const library = await openLibrary(store, api, server, dataDir, options);
   events.start();

@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { JobStore } from '../../src/main/jobs/job-store';
-import { Store } from '../../src/main/jobs/store';
+import { Store } from '../../src/main/store/store';
 import { ServiceClient } from '../../src/main/service/client';
 import { WatchJournal } from '../../src/main/watch/journal';
 import type { OutputFile } from '../../src/main/service/types';

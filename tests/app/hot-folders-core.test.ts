@@ -14,7 +14,7 @@ import { createConnectFactory } from '../../src/main/app/connect';
 import type { AppCore, AppCoreDeps } from '../../src/main/app/core';
 import type { DesktopActions } from '../../src/main/app/desktop';
 import type { ConnectFactory } from '../../src/main/app/session';
-import { Store } from '../../src/main/jobs/store';
+import { Store } from '../../src/main/store/store';
 import { Library, type LibraryItem } from '../../src/main/library';
 import { invertWorkflow, makePng, until } from '../watch/helpers';
 import { demoAppCore, failure } from '../support/demo-core';

@@ -17,7 +17,7 @@ import { forwardLibraryChanges } from '../../src/main/app/library-events';
 import { createLibraryHandlers } from '../../src/main/app/library-handlers';
 import { serveLibraryMedia } from '../../src/main/app/library-media-server';
 import { ConfSettingsStore } from '../../src/main/config/conf-settings';
-import { Store } from '../../src/main/jobs/store';
+import { Store } from '../../src/main/store/store';
 import { Library, type LibraryItem, type LibraryServer } from '../../src/main/library';
 import { QUICK_RETRY, quickClient } from '../library/support/helpers';
 import { startViewServer, type ViewServer } from '../library/support/view-server';

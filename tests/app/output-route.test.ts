@@ -12,7 +12,7 @@ import { ConfSettingsStore } from '../../src/main/config/conf-settings';
 import { DemoService } from '../../src/main/demo';
 import { JobStore } from '../../src/main/jobs/job-store';
 import { outputRouteOf } from '../../src/main/jobs/output-route';
-import { Store } from '../../src/main/jobs/store';
+import { Store } from '../../src/main/store/store';
 import { submitJob } from '../../src/main/jobs/submit-job';
 import { Library } from '../../src/main/library';
 import { ServiceClient } from '../../src/main/service/client';

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import type { EventPayload, ProfileView } from '../../src/shared/ipc/contract';
 import type { AppCore } from '../../src/main/app/core';
 
-import { Store } from '../../src/main/jobs/store';
+import { Store } from '../../src/main/store/store';
 import { JobStore } from '../../src/main/jobs/job-store';
 import { Library } from '../../src/main/library';
 import { invertWorkflow, makePng, totalSubmissions, until } from '../watch/helpers';

@@ -6,7 +6,7 @@ import { parseJsonExact } from '../../src/shared/json';
 import { JobJournal } from '../../src/main/jobs/job-journal';
 import { JobState } from '../../src/main/jobs/job-state';
 import { JobStore } from '../../src/main/jobs/job-store';
-import { Store } from '../../src/main/jobs/store';
+import { Store } from '../../src/main/store/store';
 import type { Workflow } from '../../src/main/service/types';
 
 let dir: string;

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { JobStore } from '../../src/main/jobs/job-store';
 import { askServer, type Verdict } from '../../src/main/jobs/server-verdict';
-import { Store } from '../../src/main/jobs/store';
+import { Store } from '../../src/main/store/store';
 import { submitJob } from '../../src/main/jobs/submit-job';
 import { JobTracker } from '../../src/main/jobs/tracker';
 import { WorkflowRejectedError } from '../../src/main/service/errors';

@@ -2,9 +2,9 @@
 // tracker asks the server about each one and settles it. Real SQLite (in memory), fake server.
 import { afterEach, describe, expect, it } from 'vitest';
 import { JobStore, type NewJob } from '../../src/main/jobs/job-store';
-import { Store } from '../../src/main/jobs/store';
+import { Store } from '../../src/main/store/store';
 import { JobTracker } from '../../src/main/jobs/tracker';
-import { discoveredEntry, WatchJournal, type EntryRecord } from '../../src/main/watch/journal';
+import { discoveredEntry, heldUnconfirmedSends, WatchJournal, type EntryRecord } from '../../src/main/watch/journal';
 import { ServiceError } from '../../src/main/service/errors';
 import type { ServerKind } from '../../src/main/service/types';
 import { FakeApi, FakeClock, FakeEvents, file, reading } from './fakes';
@@ -20,7 +20,7 @@ afterEach(async () => {
 async function setup(kind: ServerKind) {
   const store = await Store.open(':memory:');
   stores.push(store);
-  const jobs = await JobStore.open(store);
+  const jobs = await JobStore.open(store, { heldSends: () => heldUnconfirmedSends(store) });
   const api = new FakeApi(kind);
   const events = new FakeEvents('client-after-restart');
   const clock = new FakeClock();

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { JobStore } from '../../src/main/jobs/job-store';
-import { Store } from '../../src/main/jobs/store';
+import { Store } from '../../src/main/store/store';
 import { JobTracker } from '../../src/main/jobs/tracker';
 import { ServiceClient } from '../../src/main/service/client';
 import { EventsSocket } from '../../src/main/service/events-socket';

@@ -12,7 +12,7 @@ import { SessionSecretStore } from '../../src/main/config/secrets';
 import { ConfSettingsStore } from '../../src/main/config/conf-settings';
 import { dataPaths } from '../../src/main/config/data-dir';
 import { DemoService } from '../../src/main/demo';
-import { Store } from '../../src/main/jobs/store';
+import { Store } from '../../src/main/store/store';
 import { Library } from '../../src/main/library';
 import { CLI, runCli } from '../support/cli';
 import { invertWorkflow, makePng } from '../watch/helpers';

@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { DemoService } from '../../src/main/demo';
 import { sineWav } from '../../src/main/demo/nodes/wav';
 import { JobStore } from '../../src/main/jobs/job-store';
-import { Store } from '../../src/main/jobs/store';
+import { Store } from '../../src/main/store/store';
 import { JobTracker } from '../../src/main/jobs/tracker';
 import { Library, type LibraryChange, type LibraryItem, type LibraryServer } from '../../src/main/library';
 import { EventsSocket } from '../../src/main/service/events-socket';

@@ -5,7 +5,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Store } from '../../src/main/jobs/store';
+import { Store } from '../../src/main/store/store';
 import { Library, type DownloadSource, type LibraryItem, type LibraryServer } from '../../src/main/library';
 import { ServiceClient } from '../../src/main/service/client';
 import { DEFAULT_LIMITS } from '../../src/main/service/limits';

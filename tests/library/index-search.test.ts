@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Store } from '../../src/main/jobs/store';
+import { Store } from '../../src/main/store/store';
 import { LibraryIndex, type NewItemRow } from '../../src/main/library/library-index';
 import { LIBRARY_MIGRATIONS, Library, ftsQuery, type LibraryChange, type LibraryServer } from '../../src/main/library';
 import type { OutputFile, Workflow } from '../../src/main/service/types';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DemoService } from '../../src/main/demo';
-import { Store } from '../../src/main/jobs/store';
+import { Store } from '../../src/main/store/store';
 import { Library } from '../../src/main/library';
 import { CLI, runCli } from '../support/cli';
 import { invertWorkflow, makePng, until } from './helpers';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import { DemoService } from '../../src/main/demo';
-import { Store } from '../../src/main/jobs/store';
+import { Store } from '../../src/main/store/store';
 import { JobTracker } from '../../src/main/jobs/tracker';
 import { ServiceClient } from '../../src/main/service/client';
 import { EventsSocket } from '../../src/main/service/events-socket';

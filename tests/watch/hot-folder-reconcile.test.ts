@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DemoService } from '../../src/main/demo';
 import { JobStore } from '../../src/main/jobs/job-store';
-import { Store } from '../../src/main/jobs/store';
+import { Store } from '../../src/main/store/store';
 import { ServiceClient } from '../../src/main/service/client';
 import { stringifyJsonExact } from '../../src/shared/json';
 import { discoveredEntry, WatchJournal, type EntryRecord, type JournalState } from '../../src/main/watch/journal';

@@ -12,13 +12,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DemoService } from '../../src/main/demo';
 import { JobStore } from '../../src/main/jobs/job-store';
-import { Store } from '../../src/main/jobs/store';
+import { Store } from '../../src/main/store/store';
 import { JobTracker } from '../../src/main/jobs/tracker';
 import { ServiceClient } from '../../src/main/service/client';
 import { EventsSocket } from '../../src/main/service/events-socket';
 import type { ServerProfile } from '../../src/main/service/types';
 import { stringifyJsonExact } from '../../src/shared/json';
-import { WatchJournal } from '../../src/main/watch/journal';
+import { heldUnconfirmedSends, WatchJournal } from '../../src/main/watch/journal';
 import { folderInput, invertWorkflow, makePng, openHarness, unconfirmedEntry } from './helpers';
 
 let demo: DemoService;
@@ -57,7 +57,7 @@ describe('the unconfirmed sends of a removed hot folder', () => {
     const storePath = join(work, 'flowdeck.sqlite');
     const store = await Store.open(storePath);
     const journal = await WatchJournal.open(store);
-    const jobs = await JobStore.open(store);
+    const jobs = await JobStore.open(store, { heldSends: () => heldUnconfirmedSends(store) });
     const now = Date.now();
     for (const key of ['removed', 'kept'] as const) {
       const input = { ...folderInput({ inDir: dirs[key], outDir: join(work, `${key}-out`) }), id: folders[key], name: key };
@@ -92,7 +92,7 @@ describe('the unconfirmed sends of a removed hot folder', () => {
     // The next start: the tracker reconciles the job journal.
     const after = await Store.open(storePath);
     const events = new EventsSocket(profile, { apiKey: () => null, backoff: { minMs: 50, maxMs: 200 } });
-    const journalAfter = await JobStore.open(after);
+    const journalAfter = await JobStore.open(after, { heldSends: () => heldUnconfirmedSends(after) });
     const tracker = new JobTracker({ api, events, jobs: journalAfter, pollIntervalMs: 100, timeoutMs: 15_000 });
     events.start();
     try {

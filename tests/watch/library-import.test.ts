@@ -8,7 +8,7 @@ import { canReflink } from '../../src/main/files/reflink';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { Store } from '../../src/main/jobs/store';
+import { Store } from '../../src/main/store/store';
 import { Library, type LibraryChange } from '../../src/main/library';
 import type { ImportFileRequest } from '../../src/main/library/import-file';
 import { importRequestOf } from '../../src/main/watch';

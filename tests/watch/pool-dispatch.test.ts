@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DemoService } from '../../src/main/demo';
-import { Store } from '../../src/main/jobs/store';
+import { Store } from '../../src/main/store/store';
 import { JobTracker } from '../../src/main/jobs/tracker';
 import { cancelLateJob } from '../../src/main/pool/late-jobs';
 import { ServerPool, type PoolServer } from '../../src/main/pool/server-pool';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import jpeg from 'jpeg-js';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { Store } from '../../src/main/jobs/store';
+import { Store } from '../../src/main/store/store';
 import { ServiceError } from '../../src/main/service/errors';
 import { HotFolderConfigError, resolveHotFolderConfig } from '../../src/main/watch/config';
 import { ImageInspector } from '../../src/main/watch/image-check';

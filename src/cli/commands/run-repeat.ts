@@ -6,6 +6,7 @@
 // collected from it if it comes back, and otherwise runs on another server, the late one being
 // cancelled there should it come back with it. Each run prints its own result line (--json: one
 // object per run, with the server that ran it).
+import { heldUnconfirmedSends } from '../../main/watch/journal';
 import { basename } from 'node:path';
 import { JobStore } from '../../main/jobs/job-store';
 import { Library, resolveLibraryDir } from '../../main/library';
@@ -19,7 +20,7 @@ import { openCliStore } from '../open-store';
 import { openPool } from '../pool-connections';
 import { RepeatDispatcher, type RunOutcome } from '../../main/pool/repeat-dispatch';
 import { safeBaseName } from '../../main/service/filenames';
-import { downloadOutputs, type CliIo, type RunResultJson } from './run';
+import { downloadOutputs, type CliIo, type RunResultJson } from './run-outputs';
 
 export interface RepeatRequest {
   servers: ResolvedServer[];
@@ -48,7 +49,7 @@ export async function runRepeated(request: RepeatRequest, io: CliIo, environment
   let pool: Awaited<ReturnType<typeof openPool>> | null = null;
   let library: Library | null = null;
   try {
-    const jobs = await JobStore.open(store);
+    const jobs = await JobStore.open(store, { heldSends: () => heldUnconfirmedSends(store) });
     pool = await openPool(request.servers, environment, { jobs, concurrency: request.concurrency, requireAnswer: true, note: log, onWait: log, origin: 'cli' });
     const servers = pool.pool;
     // A pool read every server's definitions; a single server is asked here, as a single run asks it.

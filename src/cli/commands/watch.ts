@@ -4,11 +4,12 @@
 // restart (even after kill -9) settles what was in flight and runs nothing twice.
 // --once processes what is there and exits 0 when every file succeeded, 1 when any failed.
 // Without it the command runs until Ctrl+C, which lets uploads under way finish, then exits.
+import { heldUnconfirmedSends } from '../../main/watch/journal';
 import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { JobStore } from '../../main/jobs/job-store';
-import type { Store } from '../../main/jobs/store';
+import type { Store } from '../../main/store/store';
 import { JobTracker } from '../../main/jobs/tracker';
 import { Library, resolveLibraryDir } from '../../main/library';
 import { ServiceClient } from '../../main/service/client';
@@ -158,7 +159,7 @@ export async function watchCommand(argv: string[], io: CliIo, environment: CliEn
   let library: Library | null = null;
   let pool: PoolConnections | null = null;
   try {
-    const jobs = await JobStore.open(store);
+    const jobs = await JobStore.open(store, { heldSends: () => heldUnconfirmedSends(store) });
     if (poolServers) {
       pool = await openPool(poolServers, environment, { jobs, concurrency, requireAnswer: once, note, onWait: note });
       const readable = pool.pool.members.find((m) => m.definitions !== null);

@@ -3,7 +3,7 @@
 // becomes `{ ok: false, error }` with known keys removed. Never throws.
 import { calls, type CallHandlers, type Envelope } from '../../shared/ipc/contract';
 import { isCallName } from '../../shared/ipc/names';
-import type { LogLevel } from './core';
+import type { LogLevel } from './ports';
 import { toIpcError } from './errors';
 
 export function createInvoke(

@@ -1,15 +1,15 @@
 // Hosts the hot folders in the app: one HotFolderService on the active profile's connection,
-// rebuilt when the profile changes, and the pool (LivePool) that folders set to "Run on: Pool"
-// share, opened with it when a folder needs it; their contract calls (hotFolders.*, dialog.pickFolder) and
+// rebuilt when the profile changes; folders set to "Run on: Pool" run on the pool host's pool
+// (opened when a folder needs it); their contract calls (hotFolders.*, dialog.pickFolder) and
 // events; outputs into the library. With no server connected the saved folders are still listed
 // (paused, with the reason) and can be added, edited, paused or removed: they are configurations
 // in the store, which the next service starts.
 import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
-import type { CallHandlers, EventName, EventPayload, PoolStatusView } from '../../shared/ipc/contract';
+import type { CallHandlers, EventName, EventPayload } from '../../shared/ipc/contract';
 import type { HotFileView, HotFolderSaveInput, HotFolderView, hotFolderCalls } from '../../shared/ipc/hot-folders-contract';
 import { isJsonObject, parseJsonExact } from '../../shared/json';
-import type { Store } from '../jobs/store';
+import type { Store } from '../store/store';
 import type { Library } from '../library';
 import {
   HotFolderConfigError,
@@ -28,17 +28,41 @@ import type { JobTracker } from '../jobs/tracker';
 import type { ServerPool } from '../pool/server-pool';
 import { WatchJournal } from '../watch/journal';
 import { storedConfigText, type UnusablePool } from '../watch/service';
-import type { FileDialogs, LogLevel } from './core';
+import type { FileDialogs, LogLevel } from './ports';
 import type { DesktopActions } from './desktop';
 import { AppFailure } from './errors';
 import { checkImageBind, checkOverlap, configFromSave, parseSaveWorkflow } from './hot-folder-save';
 import { LatestWins } from './hot-folder-throttle';
 import { countersOfStates, entryRow, fileView, folderView, jobProgress, offlineStatus } from './hot-folder-views';
 import type { ProfileSession } from './session';
-import { NO_POOL_STATUS, type LivePool } from './live-pool';
+import type { LivePool } from './live-pool';
+import type { PoolHost } from './pool-host';
 import { describeError } from '../../shared/describe-error';
 
 export type HotFolderCallName = keyof typeof hotFolderCalls;
+
+/** The hot folders' handlers, answered by the host once the store is open (the core's start()). */
+export function hotFolderHandlers(host: () => HotFoldersHost | null): Pick<CallHandlers, HotFolderCallName> {
+  const forward =
+    <N extends HotFolderCallName>(name: N) =>
+    (input: Parameters<CallHandlers[N]>[0]): ReturnType<CallHandlers[N]> => {
+      const open = host();
+      if (!open) throw new AppFailure('internal', 'The app is still starting; try again in a moment.');
+      const handler = open.handlers()[name] as (input: unknown) => ReturnType<CallHandlers[N]>;
+      return handler(input);
+    };
+  return {
+    'hotFolders.list': forward('hotFolders.list'),
+    'hotFolders.save': forward('hotFolders.save'),
+    'hotFolders.remove': forward('hotFolders.remove'),
+    'hotFolders.pause': forward('hotFolders.pause'),
+    'hotFolders.resume': forward('hotFolders.resume'),
+    'hotFolders.retryFailed': forward('hotFolders.retryFailed'),
+    'hotFolders.files': forward('hotFolders.files'),
+    'hotFolders.openOutput': forward('hotFolders.openOutput'),
+    'dialog.pickFolder': forward('dialog.pickFolder'),
+  };
+}
 
 export interface HotFoldersHostDeps {
   store: Store;
@@ -52,11 +76,8 @@ export interface HotFoldersHostDeps {
   fileEventMs?: number;
   /** Per-folder throttle of hotFolders.changed (ms). Default 250. */
   folderEventMs?: number;
-  /**
-   * Opens the pool's connections (the active session reused); UnusablePool: no server of the pool
-   * can be used, and why; null: it cannot be opened at all (no job journal). Absent: no pool.
-   */
-  openPool?: (active: ProfileSession) => Promise<LivePool | UnusablePool | null>;
+  /** The pool that folders set to "Run on: Pool" run on. */
+  pools: PoolHost;
   /** The profile name of the server at a base URL, for file rows. */
   serverName?: (baseUrl: string) => string | null;
   /**
@@ -66,21 +87,12 @@ export interface HotFoldersHostDeps {
   handOverToLibrary?: (promptIds: readonly string[]) => Promise<void>;
 }
 
-/** Throttle of pool.status (ms): every job start and end changes it. */
-const POOL_STATUS_MS = 250;
-
 /** How long a save waits for the server's node definitions to check the bound input. */
 const DEFINITIONS_WAIT_MS = 3000;
 
 interface Live {
   session: ProfileSession;
   service: HotFolderService;
-  /** The pool, once a folder (or a run from the Run view) uses it. */
-  pool: LivePool | null;
-  /** The pool being opened, so two callers at once open it once. */
-  poolOpening: Promise<void> | null;
-  /** Why the pool could not be opened the last time it was tried; null: it was not tried, or it opened. */
-  poolProblem: string | null;
   off: Array<() => void>;
 }
 
@@ -95,7 +107,6 @@ export class HotFoldersHost {
   private readonly rowOfJob = new Map<string, HotFileRow>();
   private readonly fileEvents: LatestWins<HotFileView>;
   private readonly folderEvents: LatestWins<HotFolderView>;
-  private readonly poolEvents: LatestWins<PoolStatusView>;
   private disposed = false;
   /** Why folders are paused while no session runs (a removed server says so); null: no server. */
   private offlineReason: string | null = null;
@@ -104,7 +115,6 @@ export class HotFoldersHost {
     this.deps = deps;
     this.fileEvents = new LatestWins(deps.fileEventMs ?? 100, (view) => deps.emit('hotFolders.file', view));
     this.folderEvents = new LatestWins(deps.folderEventMs ?? 250, (view) => deps.emit('hotFolders.changed', view));
-    this.poolEvents = new LatestWins(POOL_STATUS_MS, (status) => deps.emit('pool.status', status));
     this.ready = WatchJournal.open(deps.store);
     this.ready.catch((error: unknown) => deps.log('error', `The hot folders' journal cannot be opened: ${describeError(error)}`));
   }
@@ -114,6 +124,11 @@ export class HotFoldersHost {
     this.offlineReason = null;
     return this.serially(async () => {
       await this.stopLive();
+      await this.host(session);
+    });
+  }
+
+  private async host(session: ProfileSession): Promise<void> {
       if (this.disposed) return;
       await this.ready;
       const service = new HotFolderService({
@@ -124,16 +139,21 @@ export class HotFoldersHost {
         profileId: session.profileId,
         sink: this.sinkFor(() => live),
         now: this.deps.now,
-        poolFor: (config) => this.poolFor(live, config),
+        poolFor: (config) => this.poolFor(config),
       });
-      const live: Live = { session, service, pool: null, poolOpening: null, poolProblem: null, off: [] };
-      live.off.push(service.on((event) => this.onServiceEvent(live, event)), this.followProgress(live, session.tracker));
+      const live: Live = { session, service, off: [] };
+      const pools = this.deps.pools;
+      const followPool = (pool: LivePool): void => {
+        for (const tracker of pool.trackers()) if (tracker !== session.tracker) live.off.push(this.followProgress(live, tracker));
+      };
+      live.off.push(service.on((event) => this.onServiceEvent(live, event)), this.followProgress(live, session.tracker), pools.onOpened(followPool));
       this.live = live;
+      const open = pools.current();
+      if (open) followPool(open);
       // The pool first, ready (its servers' definitions read), so its folders start on it.
-      if ((await this.savedConfigs()).some((c) => c.runOn === 'pool' && c.enabled)) await this.openPool(live).catch((error: unknown) => this.deps.log('error', `The pool could not be opened: ${describeError(error)}`));
+      if ((await this.savedConfigs()).some((c) => c.runOn === 'pool' && c.enabled)) await pools.ensureOpen().catch((error: unknown) => this.deps.log('error', `The pool could not be opened: ${describeError(error)}`));
       await service.start();
       for (const { config, status } of service.list()) this.folderEvents.offer(config.id, folderView(config, status));
-    });
   }
 
   /** The reason folders show while no server runs them, until the next attach. */
@@ -150,33 +170,14 @@ export class HotFoldersHost {
     }).catch((error: unknown) => this.deps.log('error', `Could not stop the hot folders cleanly: ${describeError(error)}`));
   }
 
-  /** The running pool's status (servers, jobs per server, throughput), or that none runs. */
-  poolStatus(): PoolStatusView {
-    return this.live?.pool?.status() ?? NO_POOL_STATUS;
-  }
-
-  /** The running pool, if one is open (no opening, no waiting). */
-  currentPool(): LivePool | null {
-    return this.live?.pool ?? null;
-  }
-
-  /**
-   * The pool for a run from the Run view: the one the folders use, opened now (its servers'
-   * definitions read) when none is open yet. Null when no server is connected or no server of
-   * the pool can be used. It lives as long as the folders' connection (closed on a profile switch
-   * or when the pool's settings change).
-   */
-  async usePool(): Promise<LivePool | null> {
-    const live = await this.current();
-    if (!live) return null;
-    await this.openPool(live);
-    return this.live === live ? live.pool : null;
-  }
-
-  /** Restarts the folders on the same session (the pool's settings changed: its connections are opened afresh). */
+  /** Restarts the folders on the same session, the pool opened afresh (the pool's settings changed). */
   restart(): Promise<void> {
-    const session = this.live?.session;
-    return session ? this.attach(session) : Promise.resolve();
+    return this.serially(async () => {
+      const session = this.live?.session;
+      await this.stopLive();
+      await this.deps.pools.restart();
+      if (session) await this.host(session);
+    });
   }
 
   handlers(): Pick<CallHandlers, HotFolderCallName> {
@@ -222,7 +223,6 @@ export class HotFoldersHost {
     await this.serially(() => this.stopLive());
     this.fileEvents.clear();
     this.folderEvents.clear();
-    this.poolEvents.clear();
     await (await this.ready.catch(() => null))?.flushed().catch(() => undefined);
   }
 
@@ -252,11 +252,13 @@ export class HotFoldersHost {
       throw error;
     }
     checkOverlap(config, existing);
-    if (live && config.runOn === 'pool' && config.enabled && !live.pool) {
-      await this.openPool(live).catch((error: unknown) => {
+    const pools = this.deps.pools;
+    if (live && config.runOn === 'pool' && config.enabled && !pools.current()) {
+      await pools.ensureOpen().catch((error: unknown) => {
         throw new AppFailure('invalid_input', `The pool cannot be used: ${describeError(error)}`);
       });
-      if (!live.pool) throw new AppFailure('invalid_input', `The pool has no server that can be used${live.poolProblem ? ` (${live.poolProblem})` : ''}. Add servers to the pool in Servers (each with its key), or run the folder on the active server.`);
+      const problem = pools.problemText();
+      if (!pools.current()) throw new AppFailure('invalid_input', `The pool has no server that can be used${problem ? ` (${problem})` : ''}. Add servers to the pool in Servers (each with its key), or run the folder on the active server.`);
     }
     if (live) {
       const saved = await guard(() => (current ? live.service.update(config.id, wanted) : live.service.add({ ...wanted, id: config.id })));
@@ -339,7 +341,7 @@ export class HotFoldersHost {
   }
 
   private settleSends(live: Live, promptIds: string[]): void {
-    const trackers = new Set([live.session.tracker, ...(live.pool?.trackers() ?? [])]);
+    const trackers = new Set([live.session.tracker, ...(this.deps.pools.current()?.trackers() ?? [])]);
     for (const tracker of trackers) {
       void tracker.reconcile({ only: promptIds }).catch((error: unknown) => this.deps.log('warn', `Could not settle the sends of a removed hot folder: ${describeError(error)}`));
     }
@@ -397,48 +399,16 @@ export class HotFoldersHost {
    * the user chose: the folders are hosted again when the pool's settings, a pool server's profile
    * or its key change (restart()), or when the folder is set to run on the active server.
    */
-  private poolFor(live: Live, config: HotFolderConfig): ServerPool | UnusablePool | null {
+  private poolFor(config: HotFolderConfig): ServerPool | UnusablePool | null {
     if (config.runOn !== 'pool') return null;
-    if (live.pool) return live.pool.pool;
-    const unusable = `No server of the pool can be used: ${live.poolProblem ?? 'the pool could not be opened.'} The folder runs by itself once the pool can be used (set it in Servers), or set it to run on the active server.`;
+    const open = this.deps.pools.current();
+    if (open) return open.pool;
+    const unusable = `No server of the pool can be used: ${this.deps.pools.problemText() ?? 'the pool could not be opened.'} The folder runs by itself once the pool can be used (set it in Servers), or set it to run on the active server.`;
     // Said at each start of the folder (a notice too: the folder's card is not always in view).
     const message = `The hot folder "${config.name}" waits. ${unusable}`;
     this.deps.log('warn', message);
     this.deps.emit('app.notice', { level: 'warning', message });
     return { unusable };
-  }
-
-  /** Opens the pool for `live` (once), ready to dispatch: its servers' definitions are read. */
-  private openPool(live: Live): Promise<void> {
-    if (live.pool || !this.deps.openPool) return Promise.resolve();
-    live.poolOpening ??= this.openPoolNow(live, this.deps.openPool).finally(() => {
-      live.poolOpening = null;
-    });
-    return live.poolOpening;
-  }
-
-  private async openPoolNow(live: Live, open: NonNullable<HotFoldersHostDeps['openPool']>): Promise<void> {
-    let pool: LivePool | UnusablePool | null;
-    try {
-      pool = await open(live.session);
-    } catch (error) {
-      live.poolProblem = describeError(error);
-      throw error;
-    }
-    if (!pool || 'unusable' in pool) {
-      live.poolProblem = pool?.unusable ?? 'the pool cannot be opened (the job journal is not available).';
-      return;
-    }
-    live.poolProblem = null;
-    if (this.live !== live) {
-      await pool.dispose();
-      return;
-    }
-    await pool.pool.prepare();
-    live.pool = pool;
-    live.off.push(pool.onStatus((status) => this.poolEvents.offer('pool', status)));
-    for (const tracker of pool.trackers()) if (tracker !== live.session.tracker) live.off.push(this.followProgress(live, tracker));
-    this.poolEvents.offer('pool', pool.status());
   }
 
   /** Progress of the running rows whose jobs `tracker` follows. */
@@ -451,13 +421,13 @@ export class HotFoldersHost {
 
   /** The tracker of the server a row's job went to. */
   private trackerOf(live: Live, row: HotFileRow): JobTracker {
-    return live.pool?.trackerFor(row.server) ?? live.session.tracker;
+    return this.deps.pools.current()?.trackerFor(row.server) ?? live.session.tracker;
   }
 
   /** The library sink; each output is recorded with the profile of the server that made it. */
   private sinkFor(live: () => Live): OutputSink {
     const library = (): ReturnType<HotFoldersHostDeps['library']> => this.deps.library();
-    const profileOf = (baseUrl: string): string => live().pool?.profileFor(baseUrl)?.id ?? live().session.profileId;
+    const profileOf = (baseUrl: string): string => this.deps.pools.current()?.profileFor(baseUrl)?.id ?? live().session.profileId;
     const base = librarySink(library, null);
     return {
       add: (output, staged) => librarySink(library, profileOf(output.provenance.server.baseUrl)).add(output, staged),
@@ -522,11 +492,6 @@ export class HotFoldersHost {
     this.live = null;
     for (const off of live.off.splice(0)) off();
     await live.service.dispose();
-    if (live.pool) {
-      await live.pool.dispose();
-      this.poolEvents.clear();
-      this.deps.emit('pool.status', NO_POOL_STATUS);
-    }
     this.rowOfJob.clear();
     this.fileEvents.flush();
   }

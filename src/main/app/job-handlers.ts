@@ -11,7 +11,7 @@ import { ServiceError } from '../service/errors';
 import type { ServiceApi } from '../service/ports';
 import type { ServerProfile } from '../service/types';
 import { interpretWorkflow } from '../workflow/parse';
-import type { LogLevel } from './core';
+import type { LogLevel } from './ports';
 import { AppFailure } from './errors';
 import type { LivePool } from './live-pool';
 import type { OutputCache } from './output-cache';

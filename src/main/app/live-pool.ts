@@ -14,7 +14,7 @@ import type { JobSnapshot } from '../jobs/types';
 import { DuplicateServersError, ServerPool, type PoolServer } from '../pool/server-pool';
 import { poolTiming } from '../pool/pool-timing';
 import type { ServerProfile } from '../service/types';
-import { trackerFollower } from '../watch';
+import { trackerFollower } from '../jobs/job-follower';
 import type { UnusablePool } from '../watch/service';
 import { checkPoolEntries, type PoolProfiles } from './pool-settings';
 import type { PreviewGate } from './preview-gate';

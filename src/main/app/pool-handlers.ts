@@ -4,14 +4,13 @@ import type { CallHandlers, EventName, EventPayload, PoolQueueView, QueueView } 
 import type { Profile, SettingsStore } from '../config/settings';
 import { AppFailure } from './errors';
 import { checkPoolEntries, poolSettingsView, type PoolProfiles } from './pool-settings';
-import { NO_POOL_STATUS } from './live-pool';
-import type { HotFoldersHost } from './hot-folders-host';
+import type { PoolHost } from './pool-host';
 
 type PoolCallName = 'pool.get' | 'pool.save' | 'pool.queues' | 'pool.status';
 
 export interface PoolHandlerDeps extends Omit<PoolProfiles, 'profiles'> {
   settings: SettingsStore;
-  hotFolders: () => HotFoldersHost | null;
+  pools: PoolHost;
   /** Restarts the hot folders so a running pool takes the new settings. */
   restartFolders: () => Promise<void>;
   /** A profile's queue, read from its server. */
@@ -60,6 +59,6 @@ export function createPoolHandlers(deps: PoolHandlerDeps): Pick<CallHandlers, Po
       return { servers };
     },
 
-    'pool.status': async () => deps.hotFolders()?.poolStatus() ?? NO_POOL_STATUS,
+    'pool.status': async () => deps.pools.status(),
   };
 }

@@ -9,7 +9,7 @@ import { mkdirSync } from 'node:fs';
 import type { JobStore } from '../jobs/job-store';
 import { RepeatDispatcher, type RunOutcome } from '../pool/repeat-dispatch';
 import type { Workflow } from '../service/types';
-import { trackerFollower } from '../watch';
+import { trackerFollower } from '../jobs/job-follower';
 import type { JsonObject } from '../../shared/json';
 import { AppFailure } from './errors';
 import type { LivePool } from './live-pool';

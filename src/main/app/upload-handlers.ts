@@ -7,7 +7,7 @@ import type { CallHandlers, UploadView } from '../../shared/ipc/contract';
 import type { Library } from '../library';
 import type { UploadResult } from '../service/types';
 import { uploadedInputValue, type ServerCapabilities } from '../service/capabilities';
-import type { FileDialogs } from './core';
+import type { FileDialogs } from './ports';
 import { AppFailure } from './errors';
 import type { ProfileSession } from './session';
 import { thumbnailDataUrl } from './thumbnail';

@@ -4,7 +4,7 @@
 import type { CallHandlers, WorkflowParseView } from '../../shared/ipc/contract';
 import type { SettingsStore } from '../config/settings';
 import type { Library } from '../library/library';
-import type { FileDialogs } from './core';
+import type { FileDialogs } from './ports';
 import { AppFailure } from './errors';
 import type { ProfileSession } from './session';
 import { fixedDefinitions, type DefinitionsSource } from '../workflow/workflow-reading';

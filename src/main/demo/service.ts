@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { CLOUD_UPLOAD_LIMITS } from '../service/capabilities';
+import { CLOUD_UPLOAD_LIMITS } from '../images/upload-limits';
 import type { FileRef } from '../service/types';
 import { Accounts } from './auth';
 import type { DemoCore } from './core';

@@ -4,7 +4,7 @@
 // own page are refused.
 import { ipcMain, type BrowserWindow, type IpcMainInvokeEvent } from 'electron';
 import { CALL_NAMES, READY_CALL, callChannel, eventChannel } from '../../shared/ipc/names';
-import type { AppCore } from '../app/core';
+import type { AppCore } from '../app/ports';
 import { eventKey, type AppEvent } from '../app/event-hub';
 import { ReadyGate } from '../app/ready-gate';
 import { isAppUrl } from './protocol';

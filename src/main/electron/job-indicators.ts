@@ -2,7 +2,7 @@
 // notification when a job succeeds or fails while the window is not focused.
 import { Notification, type BrowserWindow } from 'electron';
 import type { JobSnapshotView } from '../../shared/ipc/contract';
-import type { AppCore } from '../app/core';
+import type { AppCore } from '../app/ports';
 
 export function attachJobIndicators(core: AppCore, win: BrowserWindow): () => void {
   const active = new Map<string, JobSnapshotView>();

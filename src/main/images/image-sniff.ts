@@ -1,7 +1,7 @@
 // Recognising an image from its first bytes (format, and size for PNG, JPEG and GIF), so the cloud
 // demo can refuse images beyond its pixel limits and the client can check them before uploading,
 // without decoding either.
-import { CLOUD_UPLOAD_LIMITS, uploadLimitProblem } from '../service/capabilities';
+import { CLOUD_UPLOAD_LIMITS, uploadLimitProblem } from './upload-limits';
 
 export interface SniffedImage {
   format: 'png' | 'jpeg' | 'webp' | 'gif' | 'bmp' | 'tiff';

@@ -4,8 +4,7 @@
 import { z } from 'zod';
 import { isJsonObject, parseJsonExact, stringifyJsonExact } from '../../shared/json';
 import type { OutputFile, ServerKind, Workflow } from '../service/types';
-import type { Queryable, SqlValue, Store } from './store';
-import { heldUnconfirmedSends } from '../watch/journal';
+import type { Queryable, SqlValue, Store } from '../store/store';
 import { isTerminalPhase, type JobErrorInfo, type JobOrigin, type ProgressSummary, type StoredPhase } from './types';
 
 export const JOBS_MIGRATIONS: readonly string[] = [
@@ -204,21 +203,28 @@ function newRowParams(job: NewJob, phase: StoredPhase, rawStatus: string, now: n
 export class JobStore {
   private readonly store: Store;
   private readonly now: () => number;
+  private readonly heldSends: () => Promise<Set<string>>;
   /** Jobs recorded through this store (see RECORDED_BY_STORE). */
   private readonly recorded: Set<string>;
 
-  private constructor(store: Store, now: () => number) {
+  private constructor(store: Store, now: () => number, heldSends: () => Promise<Set<string>>) {
     this.store = store;
     this.now = now;
+    this.heldSends = heldSends;
     let recorded = RECORDED_BY_STORE.get(store);
     if (!recorded) RECORDED_BY_STORE.set(store, (recorded = new Set()));
     this.recorded = recorded;
   }
 
   /** Applies the jobs migrations to `store` and returns the journal over it. */
-  static async open(store: Store, options: { now?: () => number } = {}): Promise<JobStore> {
+  /**
+   * `heldSends`: the unconfirmed sends ('submitting') that their sender still holds and settles
+   * itself (a hot folder: watch/journal.ts heldUnconfirmedSends), told by whoever opens the store so
+   * that jobs/ needs no knowledge of hot folders; none by default.
+   */
+  static async open(store: Store, options: { now?: () => number; heldSends?: () => Promise<Set<string>> } = {}): Promise<JobStore> {
     await store.migrate('jobs', JOBS_MIGRATIONS);
-    return new JobStore(store, options.now ?? Date.now);
+    return new JobStore(store, options.now ?? Date.now, options.heldSends ?? (async () => new Set<string>()));
   }
 
   /**
@@ -350,12 +356,9 @@ export class JobStore {
     return rows.map(toRecord).filter((r): r is JobRecord => r !== null);
   }
 
-  /**
-   * The unconfirmed sends ('submitting') a hot folder still holds and settles itself (see
-   * watch/journal.ts heldUnconfirmedSends); any other is settled by the tracker.
-   */
-  heldByHotFolders(): Promise<Set<string>> {
-    return heldUnconfirmedSends(this.store);
+  /** The unconfirmed sends ('submitting') their sender still holds and settles itself; any other is settled by the tracker. */
+  heldElsewhere(): Promise<Set<string>> {
+    return this.heldSends();
   }
 
   /**

@@ -224,7 +224,7 @@ export class JobTracker {
     // those it still holds, though: the send of a folder removed since (or of a file it gave up on)
     // has nobody else to settle it. Read after the records: a send seen here as 'submitting' that
     // its folder no longer holds has moved on for good (accepted, failed, or its folder removed).
-    const held = inFlight.some((r) => r.origin === 'hot-folder' && r.phase === 'submitting') ? await this.store.heldByHotFolders() : new Set<string>();
+    const held = inFlight.some((r) => r.origin === 'hot-folder' && r.phase === 'submitting') ? await this.store.heldElsewhere() : new Set<string>();
     const records = inFlight.filter(
       (r) =>
         r.serverKind === this.api.profile.kind &&

@@ -2,7 +2,7 @@
 // workflow and server, full-text search, and the download bookkeeping (status, attempts, retry
 // time). SQL lives here only; the Library class decides what to do, this says how it is stored.
 import { isJsonObject, parseJsonExact, stringifyJsonExact } from '../../shared/json';
-import type { Queryable, SqlValue, Store } from '../jobs/store';
+import type { Queryable, SqlValue, Store } from '../store/store';
 import type { Workflow } from '../service/types';
 import { ID_BLOCK_BITS, LIBRARY_MIGRATIONS, LIBRARY_MODULE } from './schema';
 import { ITEM_COLUMNS, parseItemRow, type ItemRow } from './rows';

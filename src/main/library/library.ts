@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { stringifyJsonExact } from '../../shared/json';
-import type { Store } from '../jobs/store';
+import type { Store } from '../store/store';
 import { backoffDelay } from '../service/backoff';
 import type { Workflow } from '../service/types';
 import { canReflink } from '../files/reflink';

@@ -13,7 +13,7 @@ import { submitJob } from '../jobs/submit-job';
 import type { JobOrigin } from '../jobs/types';
 import type { Workflow } from '../service/types';
 import { cloneWorkflow, type InputRef } from '../workflow/edit';
-import type { FollowOutcome, JobFollower } from '../watch/types';
+import type { FollowOutcome, JobFollower } from '../jobs/job-follower';
 import type { JsonObject } from '../../shared/json';
 import { isForgottenJob, isUnreachable, refusedBeforeSending } from './failure-kinds';
 import { cancelLateJob } from './late-jobs';

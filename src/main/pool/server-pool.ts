@@ -8,7 +8,7 @@ import type { NodeDefinitions } from '../service/object-info';
 import type { ServiceApi } from '../service/ports';
 import type { Workflow } from '../service/types';
 import type { InputRef } from '../workflow/edit';
-import type { JobFollower } from '../watch/types';
+import type { JobFollower } from '../jobs/job-follower';
 import { serverLacks } from './eligibility';
 import { normaliseBaseUrl } from '../config/settings';
 import { describeError } from '../../shared/describe-error';

@@ -13,7 +13,8 @@ import { ServiceError, WorkflowRejectedError } from './errors';
 import { exactJsonOf, HttpTransport, jsonOf, NoAnswerError, type HttpAnswer } from './http';
 import type { ServiceLimits } from './limits';
 import { parseNodeDefinitions, type NodeDefinitions } from './object-info';
-import { capabilitiesFor, parseFeatures, uploadLimitProblem, type ServerCapabilities, type ServerFeatures } from './capabilities';
+import { uploadLimitProblem } from '../images/upload-limits';
+import { capabilitiesFor, parseFeatures, type ServerCapabilities, type ServerFeatures } from './capabilities';
 import { localHistoryDepth, localHistoryJob, localJobPage, localQueuedJob, parseCloudJobDetail, parseCloudJobPage, jobListParams, type JobDetail, type JobListQuery, type JobPage } from './job-list';
 import { readImageSize } from './upload-check';
 import type {

@@ -26,41 +26,11 @@ import { PauseGate } from './pause-gate';
 import { reactionTo, retryDelay } from './policy';
 import { CollectError, FileGoneError, JobLostError, StoppedError, type ActivePhase, type Entry } from './runner-entry';
 import { SubmitAndCollect } from './submit-and-collect';
+import type { IdleReason, RunnerDeps, RunnerOptions } from './runner-deps';
 import { cancelLateJob } from '../pool/late-jobs';
-import type { JobStore } from '../jobs/job-store';
 import type { HotFileRow, HotFolderEvent, HotFolderStatus, OutputSink, PauseKind } from './types';
 import { isUnreachable, refusedBeforeSending } from '../pool/failure-kinds';
 import type { PoolEvent, PoolMember, ServerPool } from '../pool/server-pool';
-
-export interface RunnerDeps {
-  journal: WatchJournal;
-  /** The job journal (origin 'hot-folder'); null in tests that run a folder without one. */
-  jobs: JobStore | null;
-  profileId: string | null;
-  /** The servers files go to: one (today's single server) or several acting as one queue. */
-  pool: ServerPool;
-  sink: OutputSink | null;
-  emit(event: HotFolderEvent): void;
-  now(): number;
-  newPromptId?: () => string;
-  random?: () => number;
-}
-
-export interface RunnerOptions {
-  /** Watch for new files (false: the start-up scan only, as `flowdeck watch --once`). */
-  watch: boolean;
-  /** Start paused (nothing is sent until resume()). */
-  paused?: boolean;
-  /**
-   * The folder's pool cannot be used, in words for the user: the folder finds and lists its files
-   * but sends and collects nothing (paused, servers_down, with this reason) rather than run them
-   * elsewhere. It runs once it is started again with a usable pool (or on another server).
-   */
-  poolUnusable?: string;
-}
-
-/** Why waiting for the folder ended. */
-export type IdleReason = 'drained' | 'paused';
 
 export class FolderRunner {
   readonly config: HotFolderConfig;

@@ -11,8 +11,8 @@ export {
   type HotFolderInput,
   type RetryPolicyConfig,
 } from './config';
-export { trackerFollower, type TrackerLike } from './follow';
+export { trackerFollower, type TrackerLike } from '../jobs/job-follower';
 export { SIDECAR_SUFFIX } from './deliver';
 export { librarySink, importRequestOf, type LibraryImporter } from './library-sink';
-export type { IdleReason } from './folder-runner';
+export type { IdleReason } from './runner-deps';
 export type * from './types';

@@ -3,13 +3,15 @@
 // runs one FolderRunner per enabled folder, and fans their events out to listeners.
 import { randomUUID } from 'node:crypto';
 import { isJsonObject, parseJsonExact, stringifyJsonExact } from '../../shared/json';
-import type { Store } from '../jobs/store';
+import type { Store } from '../store/store';
 import type { ServiceApi } from '../service/ports';
 import { resolveHotFolderConfig, type HotFolderConfig, type HotFolderInput } from './config';
-import { FolderRunner, type IdleReason } from './folder-runner';
-import { WatchJournal } from './journal';
+import { FolderRunner } from './folder-runner';
+import type { IdleReason } from './runner-deps';
+import { heldUnconfirmedSends, WatchJournal } from './journal';
 import { JobStore } from '../jobs/job-store';
-import type { HotFileRow, HotFolderCounters, HotFolderEvent, HotFolderStatus, JobFollower, OutputSink } from './types';
+import type { JobFollower } from '../jobs/job-follower';
+import type { HotFileRow, HotFolderCounters, HotFolderEvent, HotFolderStatus, OutputSink } from './types';
 import { ServerPool } from '../pool/server-pool';
 
 export interface HotFolderServiceDeps {
@@ -84,7 +86,7 @@ export class HotFolderService {
 
   private async doStart(): Promise<void> {
     this.journal = await WatchJournal.open(this.deps.store);
-    this.jobs = await JobStore.open(this.deps.store);
+    this.jobs = await JobStore.open(this.deps.store, { heldSends: () => heldUnconfirmedSends(this.deps.store) });
     for (const saved of await this.journal.listFolders()) {
       let config: HotFolderConfig;
       try {

@@ -16,8 +16,9 @@ import type { EntryRecord, FailedPhase } from './journal';
 import { askServer, type Verdict } from '../jobs/server-verdict';
 import { recordAccepted, submitJob, type JobIntent, type SubmitTarget } from '../jobs/submit-job';
 import { CollectError, FileGoneError, JobLostError, StoppedError, type ActivePhase, type Entry } from './runner-entry';
-import type { RunnerDeps } from './folder-runner';
-import type { FinishedOutput, FollowOutcome } from './types';
+import type { RunnerDeps } from './runner-deps';
+import type { FollowOutcome } from '../jobs/job-follower';
+import type { FinishedOutput } from './types';
 import type { PoolMember } from '../pool/server-pool';
 import { isForgottenJob } from '../pool/failure-kinds';
 

@@ -127,17 +127,3 @@ export interface StagedOutput {
   digest: StreamDigest;
 }
 
-/** How a followed job ended. */
-export interface FollowOutcome {
-  phase: JobPhase;
-  /** The server's word or ours (`lost`, `never_submitted`). */
-  raw: string;
-  outputs: OutputFile[];
-  /** Plain-language account of a failure or cancellation; null on success. */
-  errorText: string | null;
-}
-
-/** Follows an accepted job to its end (the JobTracker, adapted by follow.ts). */
-export interface JobFollower {
-  follow(promptId: string, meta: { workflow: Workflow; workflowName: string | null }): Promise<FollowOutcome>;
-}

@@ -1,9 +1,25 @@
-// The JobTracker as the hot folder's JobFollower: events when the socket carries them, polling
-// when it does not (or for a job sent by an earlier process, whose events went to another socket).
-import type { JobOrigin } from '../jobs/types';
-import { describeJobFailure } from '../jobs/failure-text';
-import type { TrackMeta, TrackedJob } from '../jobs/tracker';
-import type { FollowOutcome, JobFollower } from './types';
+// Following an accepted job to its end, for whoever sent it (a hot folder, a pool, a repeated
+// run): the JobTracker as a JobFollower, events when the socket carries them, polling when it does
+// not (or for a job sent by an earlier process, whose events went to another socket).
+import type { JobPhase, OutputFile, Workflow } from '../service/types';
+import { describeJobFailure } from './failure-text';
+import type { TrackMeta, TrackedJob } from './tracker';
+import type { JobOrigin } from './types';
+
+/** How a followed job ended. */
+export interface FollowOutcome {
+  phase: JobPhase;
+  /** The server's word or ours (`lost`, `never_submitted`). */
+  raw: string;
+  outputs: OutputFile[];
+  /** Plain-language account of a failure or cancellation; null on success. */
+  errorText: string | null;
+}
+
+/** Follows an accepted job to its end (the JobTracker, adapted by follow.ts). */
+export interface JobFollower {
+  follow(promptId: string, meta: { workflow: Workflow; workflowName: string | null }): Promise<FollowOutcome>;
+}
 
 export interface TrackerLike {
   track(promptId: string, meta?: TrackMeta): TrackedJob;

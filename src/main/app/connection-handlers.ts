@@ -1,0 +1,61 @@
+// The connection calls: connection.test (what works with this profile's server and key, asked
+// without side effects) and nodes.definitions (the server's node classes for the form).
+import type { CallHandlers } from '../../shared/ipc/contract';
+import { ServiceError } from '../service/errors';
+import type { ActiveServer } from './active-server';
+import { problemOfServiceError, testWithoutKey } from './connection-problem';
+import { nodeDefinitionsView } from './node-definitions';
+import type { ProfileDirectory } from './profile-directory';
+
+export interface ConnectionHandlerDeps {
+  profiles: ProfileDirectory;
+  active: ActiveServer;
+}
+
+export function createConnectionHandlers(deps: ConnectionHandlerDeps): Pick<CallHandlers, 'connection.test' | 'nodes.definitions'> {
+  const { profiles, active } = deps;
+  return {
+    'connection.test': async (input) => {
+      const profile = profiles.target(input?.profileId);
+      const keyNeeded = profiles.needsKey(profile);
+      const key = await profiles.keyFor(profile);
+      // Without a key, what a keyless request can show: the server answers, and is a workflow server.
+      if (keyNeeded && !key) return active.withApi(profile, (api) => testWithoutKey(api));
+      return active.withApi(profile, async (api, active) => {
+        const subscriptionActive = active?.subscriptionActive ?? null;
+        try {
+          // Fetched afresh; the active session keeps them, so the form shows what the test saw.
+          const definitions = active ? await active.nodeDefinitions(true) : await api.getNodeDefinitions();
+          return {
+            reachable: true,
+            keyAccepted: keyNeeded ? true : null,
+            subscriptionActive,
+            nodeCount: definitions.size,
+            problem: null,
+            skipped: subscriptionActive === null && keyNeeded ? ['the subscription and credits check: only running a workflow shows them'] : [],
+            message: `Connected to ${api.profile.baseUrl}: ${definitions.size} node types available${keyNeeded ? ', key accepted' : ''}.`,
+          };
+        } catch (error) {
+          if (!(error instanceof ServiceError)) throw error;
+          switch (error.kind) {
+            case 'unauthorized':
+              return { reachable: true, keyAccepted: false, subscriptionActive, nodeCount: null, problem: 'key_rejected', message: error.message };
+            case 'subscription_inactive':
+              return { reachable: true, keyAccepted: true, subscriptionActive: false, nodeCount: null, problem: 'subscription_inactive', message: error.message };
+            case 'network':
+              return { reachable: false, keyAccepted: null, subscriptionActive, nodeCount: null, problem: 'unreachable', message: error.message };
+            default:
+              return { reachable: true, keyAccepted: null, subscriptionActive, nodeCount: null, problem: problemOfServiceError(error), message: error.message };
+          }
+        }
+      });
+    },
+
+    'nodes.definitions': async (input) => {
+      const profile = profiles.target(input?.profileId);
+      const definitions = await active.withApi(profile, (api, active) => (active ? active.nodeDefinitions(input?.refresh === true) : api.getNodeDefinitions()));
+      return { profileId: profile.id, classes: nodeDefinitionsView(definitions) };
+    },
+
+  };
+}
