@@ -3,6 +3,7 @@
 // 429, a plain submit), where the key goes, how a submit with a client-chosen prompt_id recovers
 // from a lost answer, and how answers of both server kinds are read.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { submitJob } from '../../src/main/jobs/submit-job';
 import { ServiceClient } from '../../src/main/service/client';
 import { ServiceError, WorkflowRejectedError } from '../../src/main/service/errors';
 import type { ServerKind } from '../../src/main/service/types';
@@ -187,6 +188,8 @@ describe('submit', () => {
       Seeded: { input: { required: { seed: ['INT', { max: 1 }] } }, name: 'Seeded', api_node: apiNode },
       SaveImage: { input: { required: {} }, name: 'SaveImage', output_node: true },
     });
+  // A send under a chosen id through the one owner of "did my send get through?" (jobs/submit-job.ts).
+  const sendAs = (api: ServiceClient, promptId: string) => submitJob({ api, jobs: null, clientId: 'c' }, { workflow, workflowName: null, origin: 'cli', promptId });
 
   it('sends prompt, client_id, prompt_id, front and extra_data; bigint exact', async () => {
     server.json('POST', '/api/prompt', 200, { prompt_id: 'p-1', number: 7, node_errors: {} });
@@ -244,12 +247,12 @@ describe('submit', () => {
     server.on('POST', '/api/prompt', hangUp); // accepted, then the answer is lost
     server.json('GET', `/api/history/${id}`, 200, {});
     server.json('GET', '/api/queue', 200, { queue_running: [], queue_pending: [[3, id, {}, { client_id: 'c' }, ['2']]] });
-    await expect(client('local', { key: null }).submit(workflow, { clientId: 'c', promptId: id })).resolves.toEqual({ promptId: id, number: null });
+    await expect(sendAs(client('local', { key: null }), id)).resolves.toEqual({ promptId: id, number: null });
     expect(server.count('POST', '/api/prompt')).toBe(1);
     expect(JSON.parse(server.requests[0]?.body.toString() ?? '{}')).toMatchObject({ prompt_id: id });
   });
 
-  it('with a prompt_id, a job the server does not have is sent again (cloud status 404)', async () => {
+  it('with a prompt_id, a job the server does not have is sent again (local: in neither queue nor history)', async () => {
     const id = '0b5e1c1e-52a4-4a3c-9a0e-6f6f7d7b7c02';
     let n = 0;
     server.on('POST', '/api/prompt', (req, res) => {
@@ -257,10 +260,11 @@ describe('submit', () => {
       if (n === 1) hangUp(req, res);
       else res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ prompt_id: id, number: 9 }));
     });
-    server.json('GET', `/api/job/${id}/status`, 404, { message: 'not found' });
-    await expect(client('cloud', { key: null }).submit(workflow, { clientId: 'c', promptId: id })).resolves.toEqual({ promptId: id, number: 9 });
+    server.json('GET', '/api/queue', 200, { queue_running: [], queue_pending: [] });
+    server.json('GET', `/api/history/${id}`, 200, {});
+    await expect(sendAs(client('local', { key: null }), id)).resolves.toEqual({ promptId: id, number: 9 });
     expect(server.count('POST', '/api/prompt')).toBe(2);
-    expect(server.count('GET', `/api/job/${id}/status`)).toBe(1);
+    expect(server.count('GET', '/api/queue')).toBe(1);
   });
 
   it('a resend refused with "already exists" means the first send was accepted', async () => {
@@ -275,7 +279,7 @@ describe('submit', () => {
           .end(JSON.stringify({ error: { type: 'invalid_prompt_id', message: `Prompt ID ${id} already exists`, details: '', extra_info: {} }, node_errors: {} }));
     });
     server.on('GET', /^\/api\/(history|queue)/, hangUp); // the check itself fails: resend anyway
-    await expect(client('local', { key: null }).submit(workflow, { clientId: 'c', promptId: id })).resolves.toEqual({ promptId: id, number: null });
+    await expect(sendAs(client('local', { key: null }), id)).resolves.toEqual({ promptId: id, number: null });
     expect(server.count('POST', '/api/prompt')).toBe(2);
   });
 });

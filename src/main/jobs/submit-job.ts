@@ -2,11 +2,18 @@
 // journaled before the submit (where the client picks the prompt_id), the workflow is sent once,
 // and the accepted job is journaled with its origin, which later decides where its outputs go
 // (never an in-memory registry: the record survives a crash and a restart of whoever reads it).
+//
+// "Did my send get through?" is decided here and nowhere else: the service client sends once; a
+// send whose answer was lost is followed by a question to the server (server-verdict.ts) and sent
+// again under the same id only when the server does not have it; a resend refused because the id
+// exists is accepted when the server has the job.
 import { randomUUID } from 'node:crypto';
 import type { JsonObject } from '../../shared/json';
-import type { ServiceApi } from '../service/ports';
+import { backoffDelay, DEFAULT_RETRY_POLICY } from '../service/backoff';
+import type { ServiceApi, SubmitOptions } from '../service/ports';
 import type { Workflow } from '../service/types';
-import { WorkflowRejectedError } from '../service/errors';
+import { ServiceError, WorkflowRejectedError } from '../service/errors';
+import { isDuplicatePromptId } from '../service/responses';
 import type { JobStore } from './job-store';
 import { askServer } from './server-verdict';
 import type { JobOrigin } from './types';
@@ -64,15 +71,11 @@ export async function submitJob(target: SubmitTarget, intent: JobIntent): Promis
   let result: Submitted;
   try {
     const extraData = intent.editorGraph && api.capabilities.embedsEditorGraph ? { extra_pnginfo: { workflow: intent.editorGraph } } : null;
-    result = await api.submit(intent.workflow, { clientId: target.clientId, ...(chosen ? { promptId: chosen } : {}), ...(extraData ? { extraData } : {}) });
+    const options: SubmitOptions = { clientId: target.clientId, ...(extraData ? { extraData } : {}) };
+    result = chosen ? await sendUntilAnswered(api, intent.workflow, options, chosen) : await api.submit(intent.workflow, options);
   } catch (error) {
-    // "prompt_id already exists": an earlier send of this very id got through after all.
-    const resent = chosen !== null && error instanceof WorkflowRejectedError && error.errorType === 'invalid_prompt_id' && (await serverHas(api, chosen));
-    if (!resent) {
-      if (chosen) await jobs?.remove(chosen);
-      throw error;
-    }
-    result = { promptId: chosen, number: null };
+    if (chosen) await jobs?.remove(chosen);
+    throw error;
   }
   await recordAccepted(target, intent, result);
   return { promptId: result.promptId, number: result.number };
@@ -98,6 +101,30 @@ function journalFields(target: SubmitTarget, intent: JobIntent) {
     workflowName: intent.workflowName,
     origin: intent.origin,
   };
+}
+
+/**
+ * Sends under a client-chosen id until the server has answered: a send that got no answer (a
+ * retryable network failure) waits, asks whether the server has the job, and is sent again only
+ * when it does not; "prompt_id already exists" means an earlier send of this very id got through,
+ * once the server confirms it has the job.
+ */
+async function sendUntilAnswered(api: ServiceApi, workflow: Workflow, options: SubmitOptions, promptId: string): Promise<Submitted> {
+  const policy = api.retryPolicy ?? DEFAULT_RETRY_POLICY;
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await api.submit(workflow, { ...options, promptId });
+    } catch (error) {
+      // Our own id "already exists": after a send of ours in this loop, that send got through;
+      // for an id sent by an earlier process, the server confirms that it has the job.
+      if (error instanceof WorkflowRejectedError && isDuplicatePromptId(error) && (attempt > 0 || (await serverHas(api, promptId)))) return { promptId, number: null };
+      // A server silent for the whole deadline (NoAnswerError) is not retryable: see http.ts.
+      const lost = error instanceof ServiceError && error.kind === 'network' && error.retryable;
+      if (!lost || attempt >= policy.retries) throw error;
+      await policy.sleep(backoffDelay(attempt, policy), options.signal);
+      if (await serverHas(api, promptId)) return { promptId, number: null };
+    }
+  }
 }
 
 async function serverHas(api: ServiceApi, promptId: string): Promise<boolean> {

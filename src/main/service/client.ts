@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import type { JsonObject } from '../../shared/json';
 import { isJsonObject } from '../../shared/json';
 import { UNKNOWN_MIME, mimeForFileName } from '../../shared/media-types';
-import { backoffDelay, type RetryPolicy } from './backoff';
+import type { RetryPolicy } from './backoff';
 import { multipartBody } from './multipart';
 import { downloadOutput } from './download';
 import { ServiceError, WorkflowRejectedError } from './errors';
@@ -31,7 +31,6 @@ import type {
 } from './ports';
 import {
   historyEntryFor,
-  isDuplicatePromptId,
   parseHistoryEntry,
   parseJobStatusAnswer,
   parseQueueAnswer,
@@ -178,26 +177,10 @@ export class ServiceClient implements ServiceApi {
     if (options.promptId !== undefined) body.prompt_id = options.promptId;
     if (options.front) body.front = true;
 
+    // Sent once: whether a send whose answer was lost got through is decided by the caller
+    // (jobs/submit-job.ts), which asks the server before sending the same id again.
     const spec = { method: 'POST' as const, path: '/api/prompt', json: body, what: 'the workflow submission', idempotent: false, ...(options.signal ? { signal: options.signal } : {}) };
-    if (options.promptId === undefined) return this.#readSubmit(await this.#http.request(spec), false);
-
-    // With a client-chosen id a lost answer is recoverable: ask whether the server has the job
-    // before sending again, so the workflow never runs twice.
-    const policy = this.#http.retryPolicy;
-    for (let attempt = 0; ; attempt += 1) {
-      let answer: HttpAnswer;
-      try {
-        answer = await this.#http.request(spec);
-      } catch (error) {
-        // A server silent for the whole deadline (NoAnswerError) is not asked again: see http.ts.
-        if (!(error instanceof ServiceError) || error.kind !== 'network' || !error.retryable || attempt >= policy.retries) throw error;
-        this.#log(`submit ${options.promptId}: no answer (${error.message}); checking whether the server has it`);
-        await policy.sleep(backoffDelay(attempt, { baseMs: policy.baseMs, maxMs: policy.maxMs, random: policy.random }), options.signal);
-        if (await this.#serverKnows(options.promptId, options.signal)) return { promptId: options.promptId, number: null };
-        continue;
-      }
-      return this.#readSubmit(answer, attempt > 0, options.promptId);
-    }
+    return this.#readSubmit(await this.#http.request(spec));
   }
 
   async #partnerKey(): Promise<string | null> {
@@ -206,35 +189,21 @@ export class ServiceClient implements ServiceApi {
     return this.#http.providedKey();
   }
 
-  async #readSubmit(answer: HttpAnswer, isResend: boolean, promptId?: string): Promise<SubmitResult> {
+  async #readSubmit(answer: HttpAnswer): Promise<SubmitResult> {
     const body = jsonOf(answer);
     const secret = await this.#http.providedKey().catch(() => null);
     if (answer.status >= 200 && answer.status <= 299) return parseSubmitAnswer(body, answer.status, secret);
     if (answer.status === 400) {
       const rejection = rejectionFromBody(body, answer.status, secret);
-      // A resend refused because the id already exists means the first send was accepted.
-      if (rejection && isResend && promptId && isDuplicatePromptId(rejection)) return { promptId, number: null };
       if (rejection) throw rejection;
       throw new WorkflowRejectedError('invalid_request', 'the request was refused as invalid (HTTP 400)', [], 400);
     }
     throw await this.#http.errorFor(answer, 'the workflow submission');
   }
 
-  /** Whether the server already has a job with this id (queued, running or finished). */
-  async #serverKnows(promptId: string, signal?: AbortSignal): Promise<boolean> {
-    try {
-      if (this.#capabilities.jobStatus === 'status-endpoint') {
-        const answer = await this.#http.request({ method: 'GET', path: `/api/job/${encodeURIComponent(promptId)}/status`, what: 'the job status', ...(signal ? { signal } : {}) });
-        return answer.status >= 200 && answer.status <= 299;
-      }
-      if (await this.getHistory(promptId, signal)) return true;
-      const queue = await this.getQueue(signal);
-      return [...queue.running, ...queue.pending].some((e) => e.promptId === promptId);
-    } catch (error) {
-      // Unreachable again: the next send finds out (a duplicate id is recognised as accepted).
-      if (error instanceof ServiceError && error.kind === 'network') return false;
-      throw error;
-    }
+  /** How requests that got no answer are retried (the submit's resend loop uses it too). */
+  get retryPolicy(): RetryPolicy {
+    return this.#http.retryPolicy;
   }
 
   // ------------------------------------------------------------ status and history

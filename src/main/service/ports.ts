@@ -3,6 +3,7 @@
 // WebSocket; the job tracker, the CLI and the desktop app take these interfaces so they can be
 // tested and composed without knowing the transport.
 import type { JsonObject } from '../../shared/json';
+import type { RetryPolicy } from './backoff';
 import type { ServerCapabilities, ServerFeatures } from './capabilities';
 import type { JobDetail, JobListQuery, JobPage } from './job-list';
 import type { NodeDefinitions } from './object-info';
@@ -134,8 +135,14 @@ export interface ServiceApi {
   getNodeDefinitions(signal?: AbortSignal): Promise<NodeDefinitions>;
   uploadImage(filePath: string, options?: UploadImageOptions): Promise<UploadResult>;
   uploadMask(filePath: string, options: UploadMaskOptions): Promise<UploadResult>;
-  /** Adds extra_data.api_key_comfy_org only when the workflow holds an api_node class and a key exists. */
+  /**
+   * Sends the workflow once (transport retries only where nothing can have been sent). Adds
+   * extra_data.api_key_comfy_org only when the workflow holds an api_node class and a key exists.
+   * Whether a send whose answer was lost got through is jobs/submit-job.ts's decision.
+   */
   submit(workflow: Workflow, options: SubmitOptions): Promise<SubmitResult>;
+  /** How a request that got no answer is retried; the defaults when absent. */
+  readonly retryPolicy?: RetryPolicy;
   /** Cloud: /api/job/{id}/status. Local: derived from /api/history/{id} and /api/queue. */
   getJobStatus(promptId: string, signal?: AbortSignal): Promise<JobStatusReading>;
   /** /api/history/{id}; null when the server has no history for it (yet). */
