@@ -3,6 +3,7 @@
 // their downloads; a few run at a time, failures are retried with backoff and reported per item;
 // pending downloads live in the store, so a new Library over the same store resumes them
 // (resumePending()). Plain Node: the app core, the CLI and the tests use it alike.
+import { KeyedTimers } from '../../shared/keyed-timers';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
@@ -83,7 +84,7 @@ export class Library {
   /** Ids ready to download now, in order. */
   private readonly queue: number[] = [];
   private readonly queued = new Set<number>();
-  private readonly timers = new Map<number, ReturnType<typeof setTimeout>>();
+  private readonly timers = new KeyedTimers<number>({ unref: true });
   private readonly active = new Map<number, { controller: AbortController; done: Promise<void> }>();
   private readonly settleWaiters = new Set<() => void>();
   private readonly thumbnailsInFlight = new Map<string, Promise<Thumbnail | null>>();
@@ -307,7 +308,7 @@ export class Library {
   async retry(id: number): Promise<LibraryItem | null> {
     if (this.active.has(id)) return this.get(id);
     if (!(await this.index.requeue(id))) return this.get(id);
-    this.clearTimer(id);
+    this.timers.cancel(id);
     this.emitUpdated(id);
     this.enqueue(id);
     return this.get(id);
@@ -318,7 +319,7 @@ export class Library {
    * the same bytes, drops its thumbnails with the file, and deletes the row.
    */
   async delete(id: number): Promise<DeleteResult> {
-    this.clearTimer(id);
+    this.timers.cancel(id);
     this.dequeue(id);
     const running = this.active.get(id);
     if (running) {
@@ -425,7 +426,7 @@ export class Library {
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
-    for (const id of [...this.timers.keys()]) this.clearTimer(id);
+    this.timers.cancelAll();
     this.queue.length = 0;
     this.queued.clear();
     const running = [...this.active.values()];
@@ -443,7 +444,7 @@ export class Library {
 
   private enqueue(id: number): void {
     if (this.disposed || this.queued.has(id) || this.active.has(id)) return;
-    this.clearTimer(id);
+    this.timers.cancel(id);
     this.queue.push(id);
     this.queued.add(id);
     this.pump();
@@ -457,20 +458,7 @@ export class Library {
 
   private scheduleAt(id: number, when: number): void {
     if (this.disposed) return;
-    this.clearTimer(id);
-    const timer = setTimeout(() => {
-      this.timers.delete(id);
-      this.enqueue(id);
-    }, Math.max(0, when - this.now()));
-    timer.unref?.();
-    this.timers.set(id, timer);
-  }
-
-  private clearTimer(id: number): void {
-    const timer = this.timers.get(id);
-    if (timer === undefined) return;
-    clearTimeout(timer);
-    this.timers.delete(id);
+    this.timers.set(id, when - this.now(), () => this.enqueue(id));
   }
 
   private pump(): void {

@@ -1,4 +1,5 @@
-// Exponential backoff with jitter, shared by the REST retries and the socket's reconnects.
+// Exponential backoff with jitter, the one formula of every retry: REST retries, the socket's
+// reconnects, a submit's resends, library downloads and hot-folder files.
 // Randomness and sleeping are injectable so tests can check the schedule without waiting.
 
 export interface BackoffPolicy {
@@ -8,6 +9,11 @@ export interface BackoffPolicy {
   maxMs: number;
   /** Lower bound of any single delay (0 = pure "full jitter"). */
   minMs?: number;
+  /**
+   * The share of the ceiling that is never jittered away: 0 is "full jitter" (any delay up to the
+   * ceiling), 0.5 "equal jitter" (at least half of it, for retries that must not come back early).
+   */
+  keep?: number;
   /** Returns a number in [0, 1); Math.random by default. */
   random?: () => number;
 }
@@ -21,7 +27,8 @@ export function backoffDelay(attempt: number, policy: BackoffPolicy): number {
   const exponent = Math.min(Math.max(0, attempt), 30); // 2^30 already dwarfs any sane cap
   const ceiling = Math.min(policy.maxMs, policy.baseMs * 2 ** exponent);
   const r = Math.min(Math.max(random(), 0), 1);
-  return Math.max(policy.minMs ?? 0, Math.floor(r * ceiling));
+  const keep = Math.min(Math.max(policy.keep ?? 0, 0), 1);
+  return Math.max(policy.minMs ?? 0, Math.floor(ceiling * (keep + (1 - keep) * r)));
 }
 
 export type SleepFn = (ms: number, signal?: AbortSignal) => Promise<void>;

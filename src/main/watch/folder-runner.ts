@@ -13,6 +13,7 @@
 // rest: FileIntake finds and keys files, EntryBook keeps entries, paths, journal and table in step,
 // SubmitAndCollect talks to the server, PauseGate decides whether new files may go, and FolderFeed
 // publishes rows, status and warnings.
+import { KeyedTimers } from '../../shared/keyed-timers';
 import { existsSync } from 'node:fs';
 import { parseInputRef, type InputRef } from '../workflow/edit';
 import { isInside, type HotFolderConfig } from './config';
@@ -45,12 +46,13 @@ export class FolderRunner {
   private readonly runQueue: Entry[] = [];
   /** Entries the server already has: collected even while the folder is paused. */
   private readonly collectQueue: Entry[] = [];
-  private readonly delayed = new Map<Entry, ReturnType<typeof setTimeout>>();
+  private readonly delayed = new KeyedTimers<Entry>();
   private readonly active = new Map<Entry, ActivePhase>();
   private readonly pool: ServerPool;
   private readonly bindRef: InputRef;
   /** Entries whose job is on a pool server that stopped answering, with the timer that sends them elsewhere. */
-  private readonly orphans = new Map<Entry, { member: PoolMember; timer: ReturnType<typeof setTimeout> }>();
+  private readonly orphans = new Map<Entry, PoolMember>();
+  private readonly orphanDeadlines = new KeyedTimers<Entry>();
   /** Jobs given up on a server that stopped answering and run elsewhere: cancelled there if it comes back. */
   private readonly superseded: { member: PoolMember; promptId: string }[] = [];
   private unsubscribePool: (() => void) | null = null;
@@ -178,8 +180,8 @@ export class FolderRunner {
   private clearTimers(): void {
     this.intake.cancelRescan();
     this.gate.dispose();
-    for (const timer of this.delayed.values()) clearTimeout(timer);
-    for (const { timer } of this.orphans.values()) clearTimeout(timer);
+    this.delayed.cancelAll();
+    this.orphanDeadlines.cancelAll();
   }
 
   // ---- public state -----------------------------------------------------------------------------
@@ -378,9 +380,9 @@ export class FolderRunner {
   private onPoolEvent(event: PoolEvent): void {
     if (this.stopping || event.type !== 'rejoined') return;
     const member = event.member;
-    for (const [entry, orphan] of [...this.orphans]) {
-      if (orphan.member !== member) continue;
-      clearTimeout(orphan.timer);
+    for (const [entry, waitsFor] of [...this.orphans]) {
+      if (waitsFor !== member) continue;
+      this.orphanDeadlines.cancel(entry);
       this.orphans.delete(entry);
       entry.where = 'idle';
       this.enqueue(entry, true);
@@ -410,10 +412,10 @@ export class FolderRunner {
     const due = Math.max(0, since + this.pool.reconcileAfterMs - this.deps.now());
     entry.record.reason = `Waiting for ${member.name}, which stopped answering: its job is collected when it answers again, or run on another server after ${Math.ceil(due / 1000)} s.`;
     this.book.refreshRow(entry);
-    const timer = setTimeout(() => {
+    this.orphans.set(entry, member);
+    this.orphanDeadlines.set(entry, due, () => {
       void this.supersede(entry, member).catch((error: unknown) => this.feed.warn(`Internal error with ${entry.record.path}: ${String(error)}`));
-    }, due);
-    this.orphans.set(entry, { member, timer });
+    });
   }
 
   /**
@@ -503,15 +505,11 @@ export class FolderRunner {
     await this.book.save(entry);
     entry.where = 'delayed';
     this.book.refreshRow(entry);
-    this.delayed.set(
-      entry,
-      setTimeout(() => {
-        this.delayed.delete(entry);
-        entry.where = 'idle';
-        this.enqueue(entry);
-        this.pump();
-      }, delay),
-    );
+    this.delayed.set(entry, delay, () => {
+      entry.where = 'idle';
+      this.enqueue(entry);
+      this.pump();
+    });
   }
 
   /**

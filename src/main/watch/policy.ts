@@ -2,6 +2,7 @@
 // because every other file would fail the same way; a network failure or a server error (5xx) is
 // retried with exponential backoff up to the folder's attempt limit; anything else (the server
 // rejected the workflow, the file cannot be read) fails that file at once with its reason.
+import { backoffDelay } from '../service/backoff';
 import { ServiceError } from '../service/errors';
 import type { RetryPolicyConfig } from './config';
 import type { PauseKind } from './types';
@@ -28,8 +29,7 @@ export function reactionTo(error: unknown): Reaction {
 
 /** Delay before attempt `attempt + 1` (attempt counts from 1): exponential, capped, with jitter in [50%, 100%]. */
 export function retryDelay(attempt: number, policy: RetryPolicyConfig, random: () => number = Math.random): number {
-  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.min(30, Math.max(0, attempt - 1)));
-  return Math.round(ceiling * (0.5 + 0.5 * Math.min(1, Math.max(0, random()))));
+  return backoffDelay(attempt - 1, { baseMs: policy.baseDelayMs, maxMs: policy.maxDelayMs, keep: 0.5, random });
 }
 
 /** Plain words for a pause, saying what fixes it. */
