@@ -1,10 +1,11 @@
 // The desk's shell, by accessible name: the navigation rail and the status bar, the window title
 // carrying progress, the theme (dark by default, light on demand, remembered), the sample
 // workflows on the first screen, the shortcuts (Ctrl+O, ?), and the notification centre.
+import type { Page } from '@playwright/test';
 import { test, expect } from './fixtures/index';
 import { openWorkflow, runButton, textToImage, waitConnected } from './ui-helpers';
 
-function backgroundOf(page: import('@playwright/test').Page): Promise<string> {
+function backgroundOf(page: Page): Promise<string> {
   return page.evaluate(() => {
     const g = globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string }; document: { documentElement: unknown } };
     return g.getComputedStyle(g.document.documentElement).backgroundColor;

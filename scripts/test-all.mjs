@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The README's test command: build, type checks, unit and integration tests (vitest), keychain
+// The README's test command: build, type checks, lint, unit and integration tests (vitest), keychain
 // tests under a private D-Bus session, and the Playwright end-to-end specs in Chromium. Prints one
 // closing line "N passed, N failed, N skipped" over every stage and exits non-zero on any failure.
 import { spawnSync } from 'node:child_process';
@@ -46,7 +46,7 @@ function addPlaywright(label, file) {
   totals.skipped += stats.skipped ?? 0;
 }
 
-const stages = new Set((process.env.FLOWDECK_TEST_STAGES ?? 'build,typecheck,unit,keychain,e2e').split(','));
+const stages = new Set((process.env.FLOWDECK_TEST_STAGES ?? 'build,typecheck,lint,unit,keychain,e2e').split(','));
 
 if (stages.has('build') && !run('build', 'npx', ['electron-vite', 'build'])) {
   // Nothing else can run against a broken build.
@@ -54,6 +54,8 @@ if (stages.has('build') && !run('build', 'npx', ['electron-vite', 'build'])) {
   process.exit(1);
 }
 if (stages.has('typecheck')) run('typecheck', 'npm', ['run', '--silent', 'typecheck']);
+// The linter, the layer rule (no import against the layers' order, no cycle) and unused exports.
+if (stages.has('lint')) run('lint (eslint, layers, unused exports)', 'npm', ['run', '--silent', 'lint']);
 if (stages.has('unit')) {
   const file = join(results, 'vitest.json');
   run('unit and integration tests', 'npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${file}`], { FLOWDECK_BUILT: '1' });

@@ -1,7 +1,7 @@
 // Electron composition root: the one place that wires the plain-Node app core to Electron
 // (keychain secrets, electron-store settings, the app:// protocol, IPC, dialogs, notifications).
 // Everything with logic lives in src/main/app and is tested without Electron.
-import { app, BrowserWindow, Menu } from 'electron';
+import { app, type BrowserWindow, Menu } from 'electron';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createAppCore, type AppCore, type LogLevel } from './app/core';

@@ -22,8 +22,8 @@ describe('IPC contract', () => {
 
   it('window.flowdeck is typed from the contract', () => {
     expectTypeOf<FlowdeckApi['invoke']>().toBeFunction();
-    type ListAnswer = Awaited<ReturnType<typeof invokeList>>;
-    const invokeList = (api: FlowdeckApi) => api.invoke('profiles.list');
+    const _invokeList = (api: FlowdeckApi) => api.invoke('profiles.list');
+    type ListAnswer = Awaited<ReturnType<typeof _invokeList>>;
     expectTypeOf<ListAnswer>().toEqualTypeOf<Envelope<CallResult<'profiles.list'>>>();
     expectTypeOf<CallInput<'run.submit'>>().toHaveProperty('workflowJson');
     expectTypeOf<EventPayload<'job.preview'>['bytes']>().toEqualTypeOf<Uint8Array>();

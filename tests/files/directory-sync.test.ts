@@ -1,6 +1,7 @@
 // syncDirectory (src/main/files/publish.ts) shares fsyncs: callers that come while one is under way
 // wait for the next, one for all of them, and nobody is answered by an fsync that began before
 // their call. The calls of the real module are counted through node:fs/promises' open.
+import type * as FsPromises from 'node:fs/promises';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +9,7 @@ import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 
 const opened: string[] = [];
 vi.mock('node:fs/promises', async (importOriginal) => {
-  const real = await importOriginal<typeof import('node:fs/promises')>();
+  const real = await importOriginal<typeof FsPromises>();
   return {
     ...real,
     open: (...args: Parameters<typeof real.open>) => {

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
-import { DemoService } from '../../src/main/demo';
+import { type DemoService } from '../../src/main/demo';
 import { Store } from '../../src/main/store/store';
 import { JobTracker } from '../../src/main/jobs/tracker';
 import { ServiceClient } from '../../src/main/service/client';

@@ -35,8 +35,8 @@ const iTXt = (key: string, text: string, compressed: boolean): Buffer => {
 
 /** A TIFF block (little or big endian) with ASCII entries, as PIL writes a WebP's EXIF. */
 function tiff(entries: Array<[number, string]>, little = true, exifPrefix = false): Buffer {
-  const u16 = (v: number): Buffer => { const b = Buffer.alloc(2); little ? b.writeUInt16LE(v) : b.writeUInt16BE(v); return b; };
-  const u32 = (v: number): Buffer => { const b = Buffer.alloc(4); little ? b.writeUInt32LE(v) : b.writeUInt32BE(v); return b; };
+  const u16 = (v: number): Buffer => { const b = Buffer.alloc(2); if (little) b.writeUInt16LE(v); else b.writeUInt16BE(v); return b; };
+  const u32 = (v: number): Buffer => { const b = Buffer.alloc(4); if (little) b.writeUInt32LE(v); else b.writeUInt32BE(v); return b; };
   const dirSize = 2 + entries.length * 12 + 4;
   let dataOffset = 8 + dirSize;
   const dir: Buffer[] = [u16(entries.length)];

@@ -1,6 +1,5 @@
 // flowdeck run WORKFLOW.json: edit inputs, upload files and masks, submit, follow the job with
 // progress on stderr, download every output into --out, print the paths (or one JSON object).
-import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, extname, join, resolve } from 'node:path';
 import { checkUploadFile, LocalFileError } from '../../main/files/local-input';
@@ -23,7 +22,7 @@ import { resolvePoolServers } from '../pool-connections';
 import { runRepeated } from './run-repeat';
 import { downloadOutputs, type CliIo, type RunResultJson } from './run-outputs';
 
-export type { CliIo, RunResultJson } from './run-outputs';
+export type { CliIo } from './run-outputs';
 
 export const RUN_USAGE = `flowdeck run WORKFLOW.json [--server URL]... [--local] [--set NODE.INPUT=VALUE]...
              [--upload NODE.INPUT=FILE]... [--mask NODE.INPUT=IMAGE,MASK]... [--out DIR]
@@ -243,4 +242,3 @@ export async function runCommand(argv: string[], io: CliIo, environment: CliEnvi
   }
 }
 
-export { randomUUID as newPromptId };

@@ -44,7 +44,7 @@ import { createUploadHandlers } from './upload-handlers';
 import { createWorkflowHandlers } from './workflow-handlers';
 import { settleDemoJobs } from './demo';
 
-export type { AppCore, AppCoreDeps, DemoHandle, FileDialogs, LogLevel, StartDemo } from './ports';
+export type { AppCore, AppCoreDeps, LogLevel, StartDemo } from './ports';
 
 const DEMO_PROFILE_NAME = 'Demo';
 

@@ -4,7 +4,6 @@
 import { z } from 'zod';
 
 export const profileKindSchema = z.enum(['cloud', 'local', 'demo']);
-export type ProfileKind = z.infer<typeof profileKindSchema>;
 
 export const profileSchema = z.object({
   id: z.string().min(1).max(64),

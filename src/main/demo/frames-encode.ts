@@ -10,7 +10,6 @@ function u32(value: number): Buffer {
 }
 
 export const IMAGE_FORMAT_JPEG = 1;
-export const IMAGE_FORMAT_PNG = 2;
 
 export function encodePreviewImage(format: 1 | 2, image: Uint8Array): Buffer {
   return Buffer.concat([u32(1), u32(format), image]);

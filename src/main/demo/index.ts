@@ -1,3 +1,3 @@
 // The built-in demo service: public API.
 export { DemoService } from './service';
-export type { AccountState, DemoFaults, DemoFlavour, DemoServiceOptions, DemoStats } from './types';
+export type { DemoFlavour, DemoServiceOptions } from './types';

@@ -53,7 +53,7 @@ export function checkUploadFile(path: string, what: string): string {
 export function uploadNameProblem(name: string): string | null {
   if (name.trim() === '' || name === '.' || name === '..') return `"${name}" is not a file name.`;
   if (/[/\\]/.test(name)) return `The file name "${name}" must not contain / or \\.`;
-  // eslint-disable-next-line no-control-regex
+   
   if (/[\u0000-\u001f\u007f]/.test(name)) return 'The file name contains control characters.';
   if (Buffer.byteLength(name, 'utf8') > 255) return 'The file name is longer than 255 bytes.';
   return null;

@@ -30,7 +30,7 @@ import type { JobTrackerDeps, PreviewUpdate, TrackedJob, TrackMeta, WaitOptions 
 import type { JobErrorInfo, JobSnapshot } from './types';
 
 export type { TrackerClock } from './tracker-clock';
-export { JobTimeoutError, ServerUnreachableError, TrackerDisposedError } from './tracker-errors';
+export { JobTimeoutError, ServerUnreachableError } from './tracker-errors';
 export type { JobTrackerDeps, PreviewUpdate, TrackedJob, TrackMeta, WaitOptions } from './tracker-types';
 
 const NEVER_SUBMITTED = clientSideError(

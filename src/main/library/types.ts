@@ -14,7 +14,6 @@ export const MEDIA_KINDS: readonly MediaKind[] = ['image', 'video', 'audio', 'mo
  * when another one is scheduled; null means the library gave up until `retry(id)`).
  */
 export type ItemStatus = 'pending' | 'downloading' | 'done' | 'failed';
-export const ITEM_STATUSES: readonly ItemStatus[] = ['pending', 'downloading', 'done', 'failed'];
 
 /** The server a job ran on: enough to find a client for it again after a restart. */
 export interface LibraryServer {

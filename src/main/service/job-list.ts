@@ -302,8 +302,13 @@ export function localJobPage(history: Record<string, unknown>, queue: QueueSnaps
       all.push(job);
     }
   }
-  for (const e of queue.running) if (!seen.has(e.promptId)) (seen.add(e.promptId), all.push(localQueuedJob(e, 'in_progress')));
-  for (const e of queue.pending) if (!seen.has(e.promptId)) (seen.add(e.promptId), all.push(localQueuedJob(e, 'pending')));
+  const add = (e: (typeof queue.running)[number], status: 'in_progress' | 'pending'): void => {
+    if (seen.has(e.promptId)) return;
+    seen.add(e.promptId);
+    all.push(localQueuedJob(e, status));
+  };
+  for (const e of queue.running) add(e, 'in_progress');
+  for (const e of queue.pending) add(e, 'pending');
 
   const wanted = new Set(q.status);
   const kept = all.map((job, arrival) => ({ job, arrival })).filter(({ job }) => wanted.size === 0 || wanted.has(job.status));

@@ -21,7 +21,7 @@ import { hashFile } from './content-hash';
 import { EntryBook } from './entry-book';
 import { FileIntake } from './file-intake';
 import { FolderFeed } from './folder-feed';
-import type { EntryRecord, FailedPhase, WatchJournal } from './journal';
+import type { EntryRecord, FailedPhase } from './journal';
 import { Limiter } from './limiter';
 import { PauseGate } from './pause-gate';
 import { reactionTo, retryDelay } from './policy';
@@ -29,7 +29,7 @@ import { CollectError, FileGoneError, JobLostError, StoppedError, type ActivePha
 import { SubmitAndCollect } from './submit-and-collect';
 import type { IdleReason, RunnerDeps, RunnerOptions } from './runner-deps';
 import { cancelLateJob } from '../pool/late-jobs';
-import type { HotFileRow, HotFolderEvent, HotFolderStatus, OutputSink, PauseKind } from './types';
+import type { HotFileRow, HotFolderStatus, PauseKind } from './types';
 import { isUnreachable, refusedBeforeSending } from '../pool/failure-kinds';
 import type { PoolEvent, PoolMember, ServerPool } from '../pool/server-pool';
 

@@ -182,7 +182,6 @@ export const nodeClassSchema = z.object({
 export type NodeClassView = z.infer<typeof nodeClassSchema>;
 
 export const nodeDefinitionsSchema = z.object({ profileId: z.string(), classes: z.record(z.string(), nodeClassSchema) });
-export type NodeDefinitionsView = z.infer<typeof nodeDefinitionsSchema>;
 
 // ---------------------------------------------------------------------------------------------
 // Workflows
@@ -244,7 +243,6 @@ export const recentWorkflowSchema = z.object({ path: z.string(), name: z.string(
 // Jobs and queue
 
 export const jobPhaseSchema = z.enum(['pending', 'running', 'succeeded', 'failed', 'cancelled']);
-export type JobPhaseView = z.infer<typeof jobPhaseSchema>;
 
 export const outputFileSchema = fileRefSchema.extend({ node: z.string(), key: z.string() });
 export type OutputFileView = z.infer<typeof outputFileSchema>;

@@ -17,7 +17,6 @@ export const poolServerSchema = z.object({
 export type PoolServerView = z.infer<typeof poolServerSchema>;
 
 export const poolSettingsSchema = z.object({ servers: z.array(poolServerSchema) });
-export type PoolSettingsView = z.infer<typeof poolSettingsSchema>;
 
 export const poolSaveSchema = z
   .object({

@@ -8,7 +8,7 @@
 import type { BridgeTransport } from './bridge';
 
 /** Client -> host. */
-export interface WireCall {
+interface WireCall {
   kind: 'call';
   id: number;
   name: string;
@@ -106,7 +106,7 @@ export function createSocketTransport(
         // A reconnect: the host holds events for a connection until it says it is ready.
         const id = nextId++;
         pending.set(id, () => undefined);
-        ws.send(codec.encode({ kind: 'call', id, name: readyCall }));
+        ws.send(codec.encode({ kind: 'call', id, name: readyCall } satisfies WireCall));
       }
       for (const message of waiting.splice(0)) ws.send(message);
     };
@@ -148,7 +148,8 @@ export function createSocketTransport(
       if (closed) return Promise.resolve(networkFailure('The connection to the app is closed.'));
       if (name === readyCall) readyAnnounced = true;
       const id = nextId++;
-      const text = codec.encode(input === undefined ? { kind: 'call', id, name } : { kind: 'call', id, name, input });
+      const call: WireCall = input === undefined ? { kind: 'call', id, name } : { kind: 'call', id, name, input };
+      const text = codec.encode(call);
       return new Promise((resolve) => {
         pending.set(id, resolve);
         if (socket && socket.readyState === OPEN) socket.send(text);

@@ -133,39 +133,6 @@ export function fitWithin(width: number, height: number, max: number): { width: 
   return { width: Math.max(1, Math.round(width * scale)), height: Math.max(1, Math.round(height * scale)) };
 }
 
-/** Downscale by area averaging (each output pixel = mean of the source pixels it covers). */
-export function downscale(image: RgbaImage, width: number, height: number): RgbaImage {
-  if (width === image.width && height === image.height) return cloneImage(image);
-  const out = createImage(width, height);
-  const sx = image.width / width;
-  const sy = image.height / height;
-  for (let y = 0; y < height; y++) {
-    const y0 = Math.floor(y * sy);
-    const y1 = Math.max(y0 + 1, Math.floor((y + 1) * sy));
-    for (let x = 0; x < width; x++) {
-      const x0 = Math.floor(x * sx);
-      const x1 = Math.max(x0 + 1, Math.floor((x + 1) * sx));
-      let r = 0;
-      let g = 0;
-      let b = 0;
-      for (let yy = y0; yy < y1; yy++) {
-        for (let xx = x0; xx < x1; xx++) {
-          const p = (yy * image.width + xx) * 4;
-          r += image.data[p]!;
-          g += image.data[p + 1]!;
-          b += image.data[p + 2]!;
-        }
-      }
-      const n = (y1 - y0) * (x1 - x0);
-      const q = (y * width + x) * 4;
-      out.data[q] = Math.round(r / n);
-      out.data[q + 1] = Math.round(g / n);
-      out.data[q + 2] = Math.round(b / n);
-    }
-  }
-  return out;
-}
-
 /** Bilinear resample of a mask to another size (the inpaint node fits a mask to its image). */
 export function resizeMask(mask: Mask, width: number, height: number): Mask {
   if (mask.width === width && mask.height === height) return mask;

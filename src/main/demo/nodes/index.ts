@@ -36,6 +36,3 @@ export function createNodeLibrary(options: NodeLibraryOptions = {}): Map<string,
   return new Map(nodes);
 }
 
-export { ImageDecodeError, decodeImage, decodeJpeg, decodePng, encodeJpeg, encodePng } from './image-codec';
-export type { StreamingSaveContext } from './demo-large-output';
-export { largeOutputChunk, CHUNK_BYTES } from './demo-large-output';

@@ -22,17 +22,6 @@ export function normaliseBrush(brush: BrushSettings): BrushSettings {
   return { size: clampBrushSize(brush.size), hardness: unit(brush.hardness, 1), opacity: unit(brush.opacity, 1) };
 }
 
-/** Width of the fading edge, in pixels, for a radius and hardness. */
-export function edgeWidth(radius: number, hardness: number): number {
-  return Math.max(1, radius * (1 - hardness));
-}
-
-/** f(d): the stroke's shape value 0..1 at distance `distance` from its centre line. */
-export function brushProfile(distance: number, radius: number, hardness: number): number {
-  const f = (radius + 0.5 - distance) / edgeWidth(radius, hardness);
-  return f <= 0 ? 0 : f >= 1 ? 1 : f;
-}
-
 /** The farthest distance at which a brush of this radius still leaves a mark. */
 export function brushReach(radius: number): number {
   return radius + 0.5;
