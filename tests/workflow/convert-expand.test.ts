@@ -137,6 +137,22 @@ describe('legacy group nodes', () => {
     });
   }
 
+  it('numbers inner nodes by index even when an older editor saved every inner id as -1 (two identical inner nodes)', () => {
+    const twin = (index: number): JsonObject => ({ id: -1, index, type: 'Encode', inputs: [{ name: 'clip', type: 'CLIP', link: null }], outputs: [{ name: 'CONDITIONING', type: 'CONDITIONING', links: [] }], widgets_values: ['stored'] });
+    const g = graph(
+      [
+        node(1, 'Loader', { outputs: ['MODEL', 'CLIP', 'VAE'], values: ['a.safetensors'] }),
+        node(7, 'workflow>Twins', { inputs: [['clip', 'CLIP', 1], ['Encode 2 clip', 'CLIP', 2]], outputs: ['CONDITIONING', 'CONDITIONING'], values: ['first', 'second'] }),
+      ],
+      [[1, 1, 1, 7, 0, 'CLIP'], [2, 1, 1, 7, 1, 'CLIP']],
+      { extra: { groupNodes: { Twins: { nodes: [twin(0), twin(1)], links: [], external: [] } } } },
+    );
+    const { prompt } = convertUiWorkflow(g, defs);
+    expect(Object.keys(prompt).sort()).toEqual(['1', '7:0', '7:1']);
+    expect(inputsOf(prompt, '7:0')).toEqual({ text: 'first', clip: ['1', 1] });
+    expect(inputsOf(prompt, '7:1')).toEqual({ text: 'second', clip: ['1', 1] });
+  });
+
   it('treats a group type without a definition as a missing class', () => {
     const g = graph([node(30, 'workflow>Nowhere', { values: [1, 2] })], []);
     expect(() => convertUiWorkflow(g, defs)).toThrow(UiConversionError);
