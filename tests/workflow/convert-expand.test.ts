@@ -2,7 +2,7 @@
 // `PARENT:INNER` ids.
 import { describe, expect, it } from 'vitest';
 import { convertUiWorkflow, UiConversionError } from '../../src/main/workflow/convert-ui';
-import type { JsonObject } from '../../src/shared/json';
+import type { JsonObject, JsonValue } from '../../src/shared/json';
 import { definitions, graph, graphV1, linkObjects, node } from './ui-fixtures';
 
 const defs = definitions();
@@ -87,6 +87,19 @@ describe('subgraphs', () => {
     const muted = convertUiWorkflow(withInstance(encodeSubgraph.id as string, { mode: 2 }, [encodeSubgraph]), defs).prompt;
     expect(Object.keys(muted).sort()).toEqual(['1', '3']);
     expect(inputsOf(muted, '3').positive).toBeUndefined();
+  });
+
+  it('opens a bypassed instance: its inner nodes run, links through the instance pass it by', () => {
+    // Encode2 feeds a CONDITIONING input through the instance: bypassed, the Sampler gets it directly.
+    const g = withInstance(encodeSubgraph.id as string, { mode: 4 }, [encodeSubgraph]);
+    const nodes = g.nodes as JsonObject[];
+    nodes.push(node(9, 'Encode', { inputs: [['clip', 'CLIP', 4]], outputs: ['CONDITIONING'], values: ['outside'] }));
+    (nodes[1]!.inputs as JsonObject[]).push({ name: 'cond', type: 'CONDITIONING', link: 5 });
+    (g.links as JsonValue[]).push([4, 1, 1, 9, 0, 'CLIP'], [5, 9, 0, 12, 2, 'CONDITIONING']);
+    const { prompt } = convertUiWorkflow(g, defs);
+    expect(Object.keys(prompt).sort()).toEqual(['1', '12:5', '3', '9']);
+    expect(inputsOf(prompt, '12:5')).toEqual({ text: 'inner text', clip: ['1', 1] });
+    expect(inputsOf(prompt, '3').positive).toEqual(['9', 0]);
   });
 
   it('refuses a subgraph that contains itself', () => {

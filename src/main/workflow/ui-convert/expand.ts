@@ -138,9 +138,12 @@ export function expandGraph(graph: JsonObject, definitions: NodeDefinitions): Fl
       const flat = (kind: FlatNodeKind, inputs: FlatInput[]): FlatNode => ({ id, type: node.type, kind, mode: node.mode, title: node.title, inputs, outputCount: node.outputCount, widgetsValues: node.widgetsValues, widgetOverrides });
       const subgraph = subgraphs.size > 0 ? subgraphs.get(node.type) : undefined;
       const group = subgraph || !node.type.startsWith('workflow') ? null : groupNodeDefinition(groupNodes, node.type);
-      // A muted or bypassed instance is not opened: it behaves as one node with its own sockets.
+      // A muted or bypassed group node is not opened: it behaves as one node with its own sockets.
       const expand = node.mode !== MODE_MUTED && node.mode !== MODE_BYPASS;
-      if (subgraph && expand) {
+      // A bypassed subgraph instance is opened all the same: the editor queues its inner nodes (each
+      // by its own mode) while links through the instance pass it by as through any bypassed node.
+      // A muted one stays shut (nothing in it runs).
+      if (subgraph && node.mode !== MODE_MUTED) {
         if (scope.ancestry.includes(subgraph.id)) {
           throw new UiConversionError(`${scope.where}node ${id}: subgraph "${subgraph.name}" contains itself.`, [], id);
         }
@@ -168,7 +171,7 @@ export function expandGraph(graph: JsonObject, definitions: NodeDefinitions): Fl
           forwards[link.targetSlot] = { name: `output ${link.targetSlot}`, type: link.type, widgetName: null, source: sourceIn(inner, link.id) };
         }
         for (let i = 0; i < forwards.length; i += 1) forwards[i] ??= { name: `output ${i}`, type: '*', widgetName: null, source: null };
-        add(flat('passthrough', forwards), scope.where);
+        add(node.mode === MODE_BYPASS ? flat('normal', outer) : flat('passthrough', forwards), scope.where);
         work.push(inner);
         continue;
       }
