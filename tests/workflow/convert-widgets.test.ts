@@ -99,3 +99,54 @@ describe('widget values', () => {
     expect(expandDynamicPrompt('escaped \\{not|this} stays')).toBe('escaped \\{not|this} stays');
   });
 });
+
+describe('newer node definitions', () => {
+  /** A dynamic combo: each option brings its own inputs (widgets and a socket). */
+  const newer = {
+    Resize: {
+      input: {
+        required: {
+          image: ['IMAGE', {}],
+          mode: [
+            'COMFY_DYNAMICCOMBO_V3',
+            {
+              options: [
+                { key: 'by factor', inputs: { required: { factor: ['FLOAT', { default: 1.5 }] } } },
+                { key: 'to size', inputs: { required: { width: ['INT', { default: 64 }], height: ['INT', { default: 64 }], reference: ['IMAGE', {}] } } },
+                { key: 'seeded', inputs: { required: { seed: ['INT', { default: 0, control_after_generate: true }] } } },
+              ],
+            },
+          ],
+          method: [['area', 'nearest'], { default: 'area' }],
+        },
+        optional: { device: [['default', 'cpu'], { advanced: true }], quiet: ['BOOLEAN', { default: false, hidden: true }] },
+      },
+      input_order: { required: ['image', 'mode', 'method'], optional: ['device', 'quiet'] },
+      output: ['IMAGE'],
+      name: 'Resize',
+    },
+  };
+  const newerDefs = definitions(newer);
+
+  it("puts a dynamic combo's chosen option's widgets right after it, named COMBO.INPUT", () => {
+    const sized = graph([node(1, 'Resize', { values: ['to size', 320, 240, 'nearest', 'cpu', true] })], []);
+    expect(inputsOf(convertUiWorkflow(sized, newerDefs).prompt, '1')).toEqual({ mode: 'to size', 'mode.width': 320, 'mode.height': 240, method: 'nearest', device: 'cpu', quiet: true });
+    const factor = graph([node(1, 'Resize', { values: ['by factor', 2, 'area'] })], []);
+    expect(inputsOf(convertUiWorkflow(factor, newerDefs).prompt, '1')).toEqual({ mode: 'by factor', 'mode.factor': 2, method: 'area', device: 'default', quiet: false });
+  });
+
+  it("gives an option's seed its control slot, links an option's socket by its COMBO.INPUT name, and reads named values", () => {
+    const seeded = graph([node(1, 'Resize', { values: ['seeded', 9, 'randomize', 'nearest'] })], []);
+    expect(inputsOf(convertUiWorkflow(seeded, newerDefs).prompt, '1')).toMatchObject({ mode: 'seeded', 'mode.seed': 9, method: 'nearest' });
+    const linked = graph(
+      [
+        node(1, 'LoadImage', { outputs: ['IMAGE', 'MASK'], values: ['in.png', 'red'] }),
+        node(2, 'Resize', { inputs: [['image', 'IMAGE', 1], ['mode.reference', 'IMAGE', 2]], values: ['to size', 8, 16, 'area'] }),
+      ],
+      [[1, 1, 0, 2, 0, 'IMAGE'], [2, 1, 0, 2, 1, 'IMAGE']],
+    );
+    expect(inputsOf(convertUiWorkflow(linked, newerDefs).prompt, '2')).toMatchObject({ image: ['1', 0], 'mode.reference': ['1', 0], 'mode.width': 8, 'mode.height': 16, method: 'area' });
+    const named = graph([node(1, 'Resize', { values: { mode: 'by factor', 'mode.factor': 3, method: 'nearest' } })], []);
+    expect(inputsOf(convertUiWorkflow(named, newerDefs).prompt, '1')).toMatchObject({ mode: 'by factor', 'mode.factor': 3, method: 'nearest' });
+  });
+});

@@ -4,6 +4,7 @@
 // an upload button).
 import { isJsonObject, type JsonObject, type JsonValue } from '../../../shared/json';
 import type { InputSpec, NodeDefinition } from '../../service/object-info';
+import { dynamicComboOf } from './dynamic-combo';
 
 export type SlotRole = 'value' | 'control' | 'filter' | 'upload';
 
@@ -12,6 +13,8 @@ export interface WidgetSlot {
   role: SlotRole;
   /** The definition's input for a value slot. */
   spec: InputSpec | null;
+  /** A dynamic combo's: the slots that follow it for the value it takes. */
+  children?: (value: JsonValue | undefined) => WidgetSlot[];
 }
 
 /** The words a control widget holds; early files stored a boolean instead. */
@@ -53,6 +56,10 @@ export interface SocketInfo {
  * converted it at once; newer ones make a bare socket).
  */
 export function widgetSlots(definition: NodeDefinition, sockets: readonly SocketInfo[]): WidgetSlot[] {
+  return slotsForInputs(definition.inputs, sockets);
+}
+
+function slotsForInputs(inputs: readonly InputSpec[], sockets: readonly SocketInfo[]): WidgetSlot[] {
   const slots: WidgetSlot[] = [];
   const uploads: WidgetSlot[] = [];
   let section: string | null = null;
@@ -60,7 +67,12 @@ export function widgetSlots(definition: NodeDefinition, sockets: readonly Socket
     slots.push(...uploads);
     uploads.length = 0;
   };
-  for (const spec of definition.inputs) {
+  for (const spec of inputs) {
+    const dynamic = spec.section === 'hidden' ? null : dynamicComboOf(spec);
+    if (dynamic) {
+      slots.push({ name: spec.name, role: 'value', spec: dynamic.combo, children: (value) => slotsForInputs(dynamic.inputsFor(value), sockets) });
+      continue;
+    }
     if (spec.section === 'hidden' || (spec.kind === 'link' && !EDITOR_WIDGET_TYPES.has(spec.type))) continue;
     // Upload buttons come after the last required widget (the editor appends them to "required").
     if (section !== spec.section) {
@@ -119,19 +131,27 @@ export function assignWidgetValues(slots: readonly WidgetSlot[], stored: JsonVal
     const fallback = defaults && slot.spec ? widgetDefault(slot.spec) : undefined;
     if (fallback !== undefined) out[slot.name] = fallback;
   };
+  // A dynamic combo's slots are known once its value is: they are put in right after it.
+  const queue = [...slots];
+  const expand = (at: number, slot: WidgetSlot): void => {
+    if (slot.children) queue.splice(at, 0, ...slot.children(out[slot.name]));
+  };
   if (isJsonObject(stored)) {
-    for (const slot of slots) {
+    for (let at = 0; at < queue.length; at += 1) {
+      const slot = queue[at]!;
       if (slot.role !== 'value') continue;
       const value = stored[slot.name];
       if (value !== undefined) out[slot.name] = value;
       else fallbackFor(slot);
+      expand(at + 1, slot);
     }
     return options.from ?? 0;
   }
   const values = stored ?? [];
   let next = options.from ?? 0;
   let controlTaken = false;
-  for (const slot of slots) {
+  for (let at = 0; at < queue.length; at += 1) {
+    const slot = queue[at]!;
     if (options.skip?.(slot)) continue;
     const value = next < values.length ? values[next] : undefined;
     if (slot.role === 'control') {
@@ -151,6 +171,7 @@ export function assignWidgetValues(slots: readonly WidgetSlot[], stored: JsonVal
       out[slot.name] = value;
       next += 1;
     } else fallbackFor(slot);
+    expand(at + 1, slot);
   }
   return next;
 }
