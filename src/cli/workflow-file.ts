@@ -75,8 +75,15 @@ export async function readWorkflowFile(path: string, definitions?: DefinitionsSo
   };
   const reading = await readWorkflowBytes(bytes, source);
   switch (reading.kind) {
-    case 'workflow':
+    case 'workflow': {
+      // A value no file holds is fatal only when the server cannot do without it (required, no default).
+      const required = (reading.unknowable ?? []).filter((input) => input.required);
+      if (required.length > 0) {
+        const listed = required.map((input) => `node ${input.nodeId} (${input.classType}) input "${input.input}": ${input.why}`).join('; ');
+        throw new UsageError(`${path}: ${WHAT[reading.source]}needs ${required.length === 1 ? 'a value' : 'values'} that no file can hold, and the server requires ${required.length === 1 ? 'it' : 'them'}: ${listed}. Queue it from the editor, or save the API prompt the editor queued and use that.`);
+      }
       return { prompt: reading.workflow, uiWorkflow: reading.graph, origin: reading.source, warnings: reading.warnings };
+    }
     case 'invalid_json':
       throw new UsageError(`${path}: The workflow is not valid JSON: ${reading.detail}`);
     case 'not_a_workflow':

@@ -118,6 +118,25 @@ describe('flowdeck convert', () => {
     expect((prompt['3'] as JsonObject).inputs).toEqual({ filename_prefix: 'cli/ui', images: ['1', 0] });
   });
 
+  it('exits 2 only when a value no file can hold is required and has no default; otherwise warns and converts the rest', async () => {
+    const info = cli.write(
+      'info-3d.json',
+      JSON.stringify({
+        ...OBJECT_INFO,
+        Viewer3D: { input: { required: { model_file: [[], {}], image: ['LOAD_3D', {}], width: ['INT', { default: 8 }] } }, output: ['IMAGE'], name: 'Viewer3D' },
+        Preview3DOptional: { input: { required: { model_file: ['STRING', {}] }, optional: { image: ['LOAD_3D', {}] } }, output: [], name: 'Preview3DOptional' },
+      }).replace('"__SEED_MAX__"', '18446744073709551615'),
+    );
+    const required = await runCli(['convert', cli.write('3d.json', JSON.stringify(graph([node(4, 'Viewer3D', { values: ['cube.glb', 'a', 'b', 'c', null, 16] })], []))), '--object-info', info, '--json'], { env: env() });
+    expect(required.code).toBe(2);
+    expect(required.stdout).toBe('');
+    expect(required.stderr).toMatch(/node 4 \(Viewer3D\) input "image": it is a picture of the 3D scene/);
+    const optional = await runCli(['convert', cli.write('3d-opt.json', JSON.stringify(graph([node(4, 'Preview3DOptional', { values: ['cube.glb'] })], []))), '--object-info', info, '--json'], { env: env() });
+    expect(optional.code, optional.stderr).toBe(0);
+    expect(JSON.parse(optional.stdout)).toEqual({ '4': { inputs: { model_file: 'cube.glb' }, class_type: 'Preview3DOptional', _meta: { title: 'Preview3DOptional' } } });
+    expect(optional.stderr).toMatch(/warning: Node 4 \(Preview3DOptional\): input "image" cannot be converted: .*; it is left out\./);
+  });
+
   it('exits 2 on usage mistakes and unreadable definitions', async () => {
     const ui = cli.write('ui3.json', JSON.stringify(basicGraph()));
     expect((await runCli(['convert'], { env: env() })).code).toBe(2);

@@ -8,7 +8,7 @@ import { MAX_WORKFLOW_FILE_BYTES } from '../../shared/ipc/contract';
 import { parseJsonExact, type JsonObject, type JsonValue } from '../../shared/json';
 import type { NodeDefinitions } from '../service/object-info';
 import type { Workflow } from '../service/types';
-import { convertUiWorkflow, isUiWorkflow } from './convert-ui';
+import { convertUiWorkflow, isUiWorkflow, type UnknowableInput } from './convert-ui';
 import { EmbeddedWorkflowError, imageFormatOf, readEmbeddedWorkflow } from './embedded-workflow';
 import { interpretWorkflow } from './parse';
 
@@ -38,6 +38,8 @@ export type WorkflowReading =
       graph: JsonObject | null;
       /** Conversion notes (a Reroute chain that ends nowhere, ...). */
       warnings: string[];
+      /** Inputs an editor graph's conversion had to leave out: no file holds their value. */
+      unknowable?: UnknowableInput[];
     }
   | { kind: 'invalid_json'; detail: string; position: { offset: number; line: number; column: number } | null }
   | { kind: 'not_a_workflow'; message: string }
@@ -74,7 +76,7 @@ async function converted(source: 'ui' | 'image-workflow', graph: JsonObject, def
   }
   const parsed = interpretWorkflow(result.prompt);
   if (!parsed.ok) return { kind: 'converted_unrunnable', source, message: parsed.message };
-  return { kind: 'workflow', source, workflow: parsed.workflow, nodeCount: parsed.nodeCount, graph, warnings: result.warnings };
+  return { kind: 'workflow', source, workflow: parsed.workflow, nodeCount: parsed.nodeCount, graph, warnings: result.warnings, unknowable: result.unknowable };
 }
 
 /** A JSON value from a file: the editor graph is converted, anything else must be the API format. */

@@ -12,11 +12,23 @@ import { MODE_BYPASS, MODE_MUTED, type FlatNode } from './model';
 import { resolveInput, type ResolutionMemo } from './resolve';
 import { assignWidgetValues, slotsFromFile, widgetSlots, type WidgetSlot } from './widgets';
 
+/** An input whose value the editor computes when it queues, so no file holds it (a 3D scene's picture). */
+export interface UnknowableInput {
+  nodeId: string;
+  classType: string;
+  input: string;
+  why: string;
+  /** Required, with no default to send instead: the server will refuse the prompt without it. */
+  required: boolean;
+}
+
 export interface UiConversion {
   /** {id: {class_type, inputs, _meta: {title}}} */
   prompt: Workflow;
   /** Things the editor would have done silently but a user may want to know (a Reroute chain that ends nowhere, ...). */
   warnings: string[];
+  /** Inputs left out because no file can hold their value (each also named in `warnings`). */
+  unknowable: UnknowableInput[];
 }
 
 function runs(node: FlatNode): boolean {
@@ -36,7 +48,8 @@ function missingClassesError(missing: Map<string, string[]>): UiConversionError 
 }
 
 export function convertUiWorkflow(graph: JsonObject, definitions: NodeDefinitions): UiConversion {
-  const { nodes, order } = expandGraph(graph, definitions);
+  const flat = expandGraph(graph, definitions);
+  const { nodes, order } = flat;
   const warnings: string[] = [];
 
   const slotsOf = new Map<string, WidgetSlot[]>();
@@ -52,6 +65,7 @@ export function convertUiWorkflow(graph: JsonObject, definitions: NodeDefinition
   if (missing.size > 0) throw missingClassesError(missing);
 
   const prompt: Workflow = {};
+  const unknowable: UnknowableInput[] = [];
   const memo: ResolutionMemo = new Map();
   for (const id of order) {
     const node = nodes.get(id)!;
@@ -82,6 +96,15 @@ export function convertUiWorkflow(graph: JsonObject, definitions: NodeDefinition
           break;
       }
     }
+    for (const slot of slots) {
+      if (slot.role !== 'computed' || inputs[slot.name] !== undefined) continue;
+      const fallback = slot.spec?.config.default;
+      const required = slot.spec?.section === 'required' && fallback === undefined;
+      if (fallback !== undefined) inputs[slot.name] = fallback;
+      unknowable.push({ nodeId: id, classType: node.type, input: slot.name, why: slot.why ?? 'the editor computes it when it queues', required });
+      const outcome = fallback !== undefined ? 'its default is sent instead' : required ? 'it is required, so the server will refuse the prompt without it' : 'it is left out';
+      warnings.push(`Node ${id} (${node.type}): input "${slot.name}" cannot be converted: ${slot.why ?? 'the editor computes it when it queues'}; ${outcome}.`);
+    }
     const definition = definitions.get(node.type);
     for (const spec of definition?.inputs ?? []) {
       const value = inputs[spec.name];
@@ -91,5 +114,5 @@ export function convertUiWorkflow(graph: JsonObject, definitions: NodeDefinition
     prompt[id] = { inputs, class_type: node.type, _meta: { title } };
   }
   assertAcyclic(prompt);
-  return { prompt, warnings };
+  return { prompt, warnings, unknowable };
 }

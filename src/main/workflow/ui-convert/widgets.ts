@@ -1,12 +1,13 @@
 // Which widget owns which `widgets_values` slot, as the editor builds its widgets from a node
 // definition: one per widget input in definition order, plus editor-only companions that keep a
 // slot but are never sent (a seed's "control after generate", a controlled combo's filter string,
-// an upload button).
+// an upload button), and widgets whose value the editor computes only when it queues.
 import { isJsonObject, type JsonObject, type JsonValue } from '../../../shared/json';
 import type { InputSpec, NodeDefinition } from '../../service/object-info';
 import { dynamicComboOf } from './dynamic-combo';
 
-export type SlotRole = 'value' | 'control' | 'filter' | 'upload';
+/** computed: the editor fills it when it queues (a 3D scene's picture); no file holds what it sends. */
+export type SlotRole = 'value' | 'control' | 'filter' | 'upload' | 'computed';
 
 export interface WidgetSlot {
   name: string;
@@ -15,6 +16,8 @@ export interface WidgetSlot {
   spec: InputSpec | null;
   /** A dynamic combo's: the slots that follow it for the value it takes. */
   children?: (value: JsonValue | undefined) => WidgetSlot[];
+  /** A computed slot's: why no file can hold its value. */
+  why?: string;
 }
 
 /** The words a control widget holds; early files stored a boolean instead. */
@@ -25,10 +28,24 @@ export function isControlValue(value: JsonValue | undefined): boolean {
 }
 
 /**
- * Input types the editor draws as a widget of its own (camera, recorder, 3D viewer) rather than a
- * socket: they hold a widgets_values slot like any widget, and their stored value is sent.
+ * Input types the editor draws as a widget of its own (camera, recorder) rather than a socket: they
+ * hold a widgets_values slot like any widget, and their stored value is sent.
  */
-const EDITOR_WIDGET_TYPES: ReadonlySet<string> = new Set(['WEBCAM', 'AUDIO_RECORD', 'LOAD_3D', 'LOAD_3D_ANIMATION']);
+const EDITOR_WIDGET_TYPES: ReadonlySet<string> = new Set(['WEBCAM', 'AUDIO_RECORD']);
+
+/**
+ * Input types whose widget the editor fills when it queues: the 3D viewer renders the scene, uploads
+ * the pictures and sends their names. Its three buttons come first, each with a slot of its own.
+ */
+const QUEUE_TIME_WIDGETS: ReadonlyMap<string, { buttons: readonly string[]; why: string }> = new Map(
+  ['LOAD_3D', 'LOAD_3D_ANIMATION'].map((type) => [
+    type,
+    {
+      buttons: ['upload 3d model', 'upload extra resources', 'clear'],
+      why: 'it is a picture of the 3D scene (with its mask, normals and camera) that the editor renders and uploads when it queues; no file holds it',
+    },
+  ]),
+);
 
 /** Seed inputs get a control widget even when the definition does not ask for one (older servers). */
 const SEED_NAMES: ReadonlySet<string> = new Set(['seed', 'noise_seed']);
@@ -41,7 +58,8 @@ function hasControl(spec: InputSpec): boolean {
 
 function hasUpload(spec: InputSpec): boolean {
   const c = spec.config;
-  return c.image_upload === true || c.video_upload === true || c.audio_upload === true || c.file_upload === true;
+  // file_upload (a 3D model) gets no upload widget of its own: the 3D viewer's buttons do that.
+  return c.image_upload === true || c.video_upload === true || c.audio_upload === true;
 }
 
 /** Names of the node's sockets that the file records as belonging to a widget. */
@@ -68,16 +86,23 @@ function slotsForInputs(inputs: readonly InputSpec[], sockets: readonly SocketIn
     uploads.length = 0;
   };
   for (const spec of inputs) {
-    const dynamic = spec.section === 'hidden' ? null : dynamicComboOf(spec);
-    if (dynamic) {
-      slots.push({ name: spec.name, role: 'value', spec: dynamic.combo, children: (value) => slotsForInputs(dynamic.inputsFor(value), sockets) });
-      continue;
-    }
-    if (spec.section === 'hidden' || (spec.kind === 'link' && !EDITOR_WIDGET_TYPES.has(spec.type))) continue;
+    if (spec.section === 'hidden') continue;
+    const dynamic = dynamicComboOf(spec);
+    const computed = spec.kind === 'link' ? QUEUE_TIME_WIDGETS.get(spec.type) : undefined;
+    if (!dynamic && !computed && spec.kind === 'link' && !EDITOR_WIDGET_TYPES.has(spec.type)) continue;
     // Upload buttons come after the last required widget (the editor appends them to "required").
     if (section !== spec.section) {
       if (section === 'required') flushUploads();
       section = spec.section;
+    }
+    if (dynamic) {
+      slots.push({ name: spec.name, role: 'value', spec: dynamic.combo, children: (value) => slotsForInputs(dynamic.inputsFor(value), sockets) });
+      continue;
+    }
+    if (computed) {
+      for (const button of computed.buttons) slots.push({ name: button, role: 'upload', spec: null });
+      slots.push({ name: spec.name, role: 'computed', spec, why: computed.why });
+      continue;
     }
     if (spec.config.forceInput === true && !sockets.some((s) => s.widgetName === spec.name || (s.widgetName !== null && s.name === spec.name))) continue;
     slots.push({ name: spec.name, role: 'value', spec });
@@ -163,7 +188,7 @@ export function assignWidgetValues(slots: readonly WidgetSlot[], stored: JsonVal
       if (controlTaken && typeof value === 'string') next += 1;
       continue;
     }
-    if (slot.role === 'upload') {
+    if (slot.role === 'upload' || slot.role === 'computed') {
       if (value !== undefined) next += 1;
       continue;
     }
