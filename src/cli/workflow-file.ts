@@ -44,7 +44,12 @@ const WHAT: Record<WorkflowSource, string> = {
   'image-workflow': 'the embedded "workflow" ',
 };
 
-export async function readWorkflowFile(path: string, definitions?: DefinitionsSource): Promise<WorkflowFile> {
+export interface ReadOptions {
+  /** An editor graph with nothing to run converts to `{}` with a warning saying why (`convert`), instead of an error (`run`). */
+  acceptEmpty?: boolean;
+}
+
+export async function readWorkflowFile(path: string, definitions?: DefinitionsSource, options: ReadOptions = {}): Promise<WorkflowFile> {
   let bytes: Buffer;
   try {
     checkUploadFile(path, 'workflow file'); // a folder, a pipe (which would block the read forever), an empty file
@@ -92,6 +97,7 @@ export async function readWorkflowFile(path: string, definitions?: DefinitionsSo
       if (asked.failed) throw asked.error;
       throw new UsageError(`${path}: ${WHAT[reading.source]}${UI_FORMAT_EXPLANATION}`);
     case 'converted_unrunnable':
+      if (reading.empty && options.acceptEmpty) return { prompt: {}, uiWorkflow: reading.empty.graph, origin: reading.source, warnings: [...reading.empty.warnings, reading.message] };
       throw new UsageError(`${path}: ${WHAT[reading.source]}converts to an API prompt that cannot run: ${reading.message}`);
     case 'conversion_failed':
       if (reading.error instanceof UiConversionError) throw new WorkflowConversionError(`${path}: ${WHAT[reading.source]}cannot be converted to the API format. ${reading.error.message}`, reading.error);

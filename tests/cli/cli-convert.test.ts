@@ -118,6 +118,17 @@ describe('flowdeck convert', () => {
     expect((prompt['3'] as JsonObject).inputs).toEqual({ filename_prefix: 'cli/ui', images: ['1', 0] });
   });
 
+  it('prints the empty prompt of a graph with nothing to run, saying why; run refuses it with the same reason', async () => {
+    const notes = cli.write('notes.json', JSON.stringify(graph([node(1, 'Note', { values: ['a'] }), node(2, 'Loader', { values: ['a.safetensors'], mode: 2 })], [])));
+    const convert = await runCli(['convert', notes, '--object-info', objectInfo, '--json'], { env: env() });
+    expect(convert.code, convert.stderr).toBe(0);
+    expect(convert.stdout.trim()).toBe('{}');
+    expect(convert.stderr).toContain('warning: Nothing in this workflow runs on the server: it holds 1 note (Note 1), which the editor never sends; 1 muted node (Loader 2), which the server never runs.');
+    const run = await runCli(['run', notes, '--server', cli.local.url, '--local', '--out', join(cli.dir, 'notes-out')], { env: env() });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('1 note (Note 1), which the editor never sends');
+  });
+
   it('exits 2 only when a value no file can hold is required and has no default; otherwise warns and converts the rest', async () => {
     const info = cli.write(
       'info-3d.json',

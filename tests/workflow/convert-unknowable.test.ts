@@ -1,5 +1,6 @@
 // What no file can hold, said plainly: a widget the editor computes when it queues (the 3D viewer's
-// scene picture) is named in a warning while the rest of the node converts exactly.
+// scene picture) is named in a warning while the rest of the node converts exactly, and a graph with
+// nothing to run converts to an empty prompt with the reason.
 import { describe, expect, it } from 'vitest';
 import { convertUiWorkflow } from '../../src/main/workflow/convert-ui';
 import type { JsonObject } from '../../src/shared/json';
@@ -51,5 +52,32 @@ describe('a widget computed when the editor queues', () => {
     const { prompt, unknowable } = convertUiWorkflow(g, defs);
     expect(inputsOf(prompt, '5').image).toEqual(['1', 0]);
     expect(unknowable.map((u) => u.input)).toEqual(['preview']);
+  });
+});
+
+describe('a graph with nothing to run', () => {
+  it('converts to an empty prompt and says what the graph held and why none of it runs', () => {
+    const g = graph(
+      [
+        node(1, 'Note', { values: ['read me'] }),
+        node(2, 'Loader', { outputs: ['MODEL', 'CLIP', 'VAE'], values: ['a.safetensors'], mode: 2 }),
+        node(3, 'Decode', { inputs: [['samples', 'LATENT', null], ['vae', 'VAE', 1]], outputs: ['IMAGE'], mode: 4 }),
+        node(4, 'Reroute', { inputs: [['', '*', null]], outputs: ['*'] }),
+      ],
+      [[1, 2, 2, 3, 1, 'VAE']],
+      { groups: [{ title: 'Frame', bounding: [0, 0, 10, 10] }] },
+    );
+    const { prompt, emptyBecause } = convertUiWorkflow(g, definitions());
+    expect(prompt).toEqual({});
+    expect(emptyBecause).toBe(
+      'Nothing in this workflow runs on the server: it holds 1 note (Note 1), which the editor never sends; 1 muted node (Loader 2), which the server never runs; ' +
+        '1 bypassed node (Decode 3), which the editor passes by; 1 Reroute or Primitive node (Reroute 4), which the editor resolves into the nodes they feed; ' +
+        '1 group frame, which the editor draws around nodes and never sends.',
+    );
+  });
+
+  it('says so when the graph has no nodes at all, and has no explanation for a prompt with nodes', () => {
+    expect(convertUiWorkflow(graph([], []), definitions()).emptyBecause).toBe('The workflow has no nodes at all: there is nothing to run.');
+    expect(convertUiWorkflow(graph([node(1, 'Loader', { values: ['a.safetensors'] })], []), definitions()).emptyBecause).toBeNull();
   });
 });

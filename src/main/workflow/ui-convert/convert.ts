@@ -6,6 +6,7 @@ import type { NodeDefinitions } from '../../service/object-info';
 import type { Workflow } from '../../service/types';
 import { assertAcyclic } from './cycles';
 import { expandDynamicPrompt } from './dynamic-prompts';
+import { explainEmptyPrompt } from './empty';
 import { UiConversionError } from './errors';
 import { expandGraph } from './expand';
 import { MODE_BYPASS, MODE_MUTED, type FlatNode } from './model';
@@ -29,6 +30,8 @@ export interface UiConversion {
   warnings: string[];
   /** Inputs left out because no file can hold their value (each also named in `warnings`). */
   unknowable: UnknowableInput[];
+  /** For an empty prompt: what the graph held and why none of it runs; null otherwise. */
+  emptyBecause: string | null;
 }
 
 function runs(node: FlatNode): boolean {
@@ -114,5 +117,6 @@ export function convertUiWorkflow(graph: JsonObject, definitions: NodeDefinition
     prompt[id] = { inputs, class_type: node.type, _meta: { title } };
   }
   assertAcyclic(prompt);
-  return { prompt, warnings, unknowable };
+  const emptyBecause = Object.keys(prompt).length > 0 ? null : explainEmptyPrompt(graph, flat);
+  return { prompt, warnings, unknowable, emptyBecause };
 }
