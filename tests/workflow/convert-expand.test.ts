@@ -63,6 +63,45 @@ describe('subgraphs', () => {
     expect(inputsOf(convertUiWorkflow(g, defs).prompt, '12:5')).toEqual({ text: 'proxied text', clip: ['1', 1] });
   });
 
+  it("wires each of the subgraph's inputs by name when the instance lists its sockets in another order", () => {
+    const g = withInstance(encodeSubgraph.id as string, { values: ['promoted text'] }, [encodeSubgraph]);
+    const instance = (g.nodes as JsonObject[])[1]!;
+    // Saved sockets: text first, then clip (the subgraph declares clip, text).
+    instance.inputs = [{ name: 'text', type: 'STRING', link: null, widget: { name: 'text' } }, { name: 'clip', type: 'CLIP', link: 1 }];
+    (g.links as JsonValue[])[0] = [1, 1, 1, 12, 1, 'CLIP'];
+    expect(inputsOf(convertUiWorkflow(g, defs).prompt, '12:5')).toEqual({ text: 'promoted text', clip: ['1', 1] });
+  });
+
+  it('gives the subgraph\'s inputs the instance values of a template that saves no sockets, only ["-1", input] proxies', () => {
+    const g = withInstance(encodeSubgraph.id as string, { values: ['template text'] }, [encodeSubgraph]);
+    const instance = (g.nodes as JsonObject[])[1]!;
+    instance.inputs = [];
+    instance.properties = { proxyWidgets: [['-1', 'text']] };
+    g.links = [[2, 1, 0, 3, 0, 'MODEL'], [3, 12, 0, 3, 1, 'CONDITIONING']];
+    expect(inputsOf(convertUiWorkflow(g, defs).prompt, '12:5')).toEqual({ text: 'template text' });
+  });
+
+  it('reads promoted values without proxies by the subgraph\'s widget inputs, skipping a saved "control after generate"', () => {
+    const seeded: JsonObject = {
+      ...encodeSubgraph,
+      id: 'seeded',
+      inputs: [
+        { id: 's', name: 'seed', type: 'INT', linkIds: [1] },
+        { id: 'm', name: 'model', type: 'MODEL', linkIds: [2] },
+        { id: 'n', name: 'steps', type: 'INT', linkIds: [3] },
+      ],
+      outputs: [],
+      nodes: [node(5, 'Sampler', { inputs: [['model', 'MODEL', 2], ['seed', 'INT', 1, 'seed'], ['steps', 'INT', 3, 'steps']], outputs: ['LATENT'], values: [1, 'fixed', 10, 'euler', 1] })],
+      links: linkObjects([
+        [1, -10, 0, 5, 1, 'INT'],
+        [2, -10, 1, 5, 0, 'MODEL'],
+        [3, -10, 2, 5, 2, 'INT'],
+      ]),
+    };
+    const g = graph([node(1, 'Loader', { outputs: ['MODEL', 'CLIP', 'VAE'], values: ['a.safetensors'] }), node(12, 'seeded', { values: [77, 'randomize', 33] })], [], { definitions: { subgraphs: [seeded] } });
+    expect(inputsOf(convertUiWorkflow(g, defs).prompt, '12:5')).toEqual({ seed: 77, steps: 33, sampler_name: 'euler', denoise: 1 });
+  });
+
   it('expands nested subgraphs with ids PARENT:CHILD:INNER', () => {
     const outer: JsonObject = {
       id: '0d4c6f3e-2222-4a4a-9c9c-000000000002',
