@@ -174,4 +174,15 @@ describe('flowdeck run with a UI-format workflow', () => {
     expect(JSON.parse(chunks.workflow!)).toMatchObject({ nodes: [{ id: 1, type: 'DemoSampler' }, { type: 'Reroute' }, { type: 'SaveImage' }, { type: 'Note' }] });
     expect(Object.keys(JSON.parse(chunks.prompt!) as object).sort()).toEqual(['1', '3']);
   });
+
+  it('sends the graph with the values that ran: --set edits land in its widgets', async () => {
+    const out = join(cli.dir, 'run-set-out');
+    const args = ['run', cli.write('demo-run-set.json', demoUiGraph()), '--set', '1.seed=7', '--set', '1.prompt=a lighthouse set on the command line'];
+    const run = await runCli([...args, '--server', cli.local.url, '--local', '--out', out], { env: env(), timeoutMs: 60_000 });
+    expect(run.code, run.stderr).toBe(0);
+    const chunks = readTextChunks(readFileSync(run.stdout.trim().split('\n')[0]!));
+    expect((JSON.parse(chunks.prompt!) as Record<string, { inputs: JsonObject }>)['1']!.inputs).toMatchObject({ seed: 7, prompt: 'a lighthouse set on the command line' });
+    const sampler = (JSON.parse(chunks.workflow!) as { nodes: JsonObject[] }).nodes[0]!;
+    expect(sampler.widgets_values).toEqual(['a lighthouse set on the command line', 7, 'randomize', 2, 32, 32, 7, 'euler', 10, 0]);
+  });
 });

@@ -9,7 +9,7 @@ import { expandDynamicPrompt } from './dynamic-prompts';
 import { explainEmptyPrompt } from './empty';
 import { UiConversionError } from './errors';
 import { expandGraph } from './expand';
-import { MODE_BYPASS, MODE_MUTED, type FlatNode } from './model';
+import { MODE_BYPASS, MODE_MUTED, valueAt, type FlatNode, type ValueOrigin } from './model';
 import { resolveInput, type ResolutionMemo } from './resolve';
 import { assignWidgetValues, slotsFromFile, widgetSlots, type WidgetSlot } from './widgets';
 
@@ -32,6 +32,13 @@ export interface UiConversion {
   unknowable: UnknowableInput[];
   /** For an empty prompt: what the graph held and why none of it runs; null otherwise. */
   emptyBecause: string | null;
+  /** With `trackOrigins`: where in the file each widget value of the prompt is stored, by node id and input. */
+  origins: Map<string, Map<string, ValueOrigin>> | null;
+}
+
+export interface ConvertOptions {
+  /** Record where each value comes from (values-that-ran.ts writes edited values back there). */
+  trackOrigins?: boolean;
 }
 
 function runs(node: FlatNode): boolean {
@@ -50,7 +57,7 @@ function missingClassesError(missing: Map<string, string[]>): UiConversionError 
   );
 }
 
-export function convertUiWorkflow(graph: JsonObject, definitions: NodeDefinitions): UiConversion {
+export function convertUiWorkflow(graph: JsonObject, definitions: NodeDefinitions, options: ConvertOptions = {}): UiConversion {
   const flat = expandGraph(graph, definitions);
   const { nodes, order } = flat;
   const warnings: string[] = [];
@@ -69,15 +76,25 @@ export function convertUiWorkflow(graph: JsonObject, definitions: NodeDefinition
 
   const prompt: Workflow = {};
   const unknowable: UnknowableInput[] = [];
+  const origins = options.trackOrigins ? new Map<string, Map<string, ValueOrigin>>() : null;
   const memo: ResolutionMemo = new Map();
   for (const id of order) {
     const node = nodes.get(id)!;
     const slots = slotsOf.get(id);
     if (!slots) continue;
     const inputs: JsonObject = {};
-    assignWidgetValues(slots, node.widgetsValues, inputs);
+    const from = origins ? new Map<string, ValueOrigin>() : null;
+    if (from) origins!.set(id, from);
+    const note = from ? (name: string, origin: ValueOrigin): void => void from.set(name, origin) : undefined;
+    assignWidgetValues(slots, node.widgetsValues, inputs, { origin: note });
     if (node.widgetOverrides) {
-      for (const slot of slots) if (slot.role === 'value' && slot.name in node.widgetOverrides) inputs[slot.name] = node.widgetOverrides[slot.name]!;
+      for (const slot of slots) {
+        const origin = slot.role === 'value' ? node.widgetOverrides.get(slot.name) : undefined;
+        const value = origin ? valueAt(origin) : undefined;
+        if (origin === undefined || value === undefined) continue;
+        inputs[slot.name] = value;
+        note?.(slot.name, origin);
+      }
     }
     for (const input of node.inputs) {
       if (!input.source) continue;
@@ -85,12 +102,15 @@ export function convertUiWorkflow(graph: JsonObject, definitions: NodeDefinition
       switch (resolved.kind) {
         case 'link':
           inputs[input.name] = [resolved.nodeId, resolved.slot];
+          from?.delete(input.name);
           break;
         case 'value':
           inputs[input.widgetName ?? input.name] = resolved.value;
+          if (resolved.origin) note?.(input.widgetName ?? input.name, resolved.origin);
           break;
         case 'removed':
           delete inputs[input.name];
+          from?.delete(input.name);
           break;
         case 'none':
           if (resolved.danglingReroute !== null) {
@@ -118,5 +138,5 @@ export function convertUiWorkflow(graph: JsonObject, definitions: NodeDefinition
   }
   assertAcyclic(prompt);
   const emptyBecause = Object.keys(prompt).length > 0 ? null : explainEmptyPrompt(graph, flat);
-  return { prompt, warnings, unknowable, emptyBecause };
+  return { prompt, warnings, unknowable, emptyBecause, origins };
 }

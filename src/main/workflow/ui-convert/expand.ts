@@ -6,7 +6,7 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../../../shared/j
 import type { NodeDefinitions } from '../../service/object-info';
 import { UiConversionError } from './errors';
 import { expandGroupNode, groupNodeDefinition } from './group-nodes';
-import { MODE_BYPASS, MODE_MUTED, NOTE_TYPES, type FlatInput, type FlatNode, type FlatNodeKind, type InputSource } from './model';
+import { MODE_BYPASS, MODE_MUTED, NOTE_TYPES, type FlatInput, type FlatNode, type FlatNodeKind, type InputSource, type ValueOrigin } from './model';
 import { readLinks, readNodes, type RawLink, type RawNode } from './read-graph';
 import { instanceBoundary, proxyOverrides, readSubgraphSlots, type SubgraphSlot } from './subgraph-boundary';
 
@@ -36,7 +36,7 @@ interface Scope {
   /** Subgraph ids this scope is inside of, to refuse a subgraph that contains itself. */
   ancestry: readonly string[];
   /** Promoted widget values for this scope's nodes, by inner node id. */
-  overrides: Map<string, JsonObject> | null;
+  overrides: Map<string, Map<string, ValueOrigin>> | null;
 }
 
 export interface FlatGraph {

@@ -5,7 +5,7 @@
 // `"inputs": []` with `properties.proxyWidgets` naming `["-1", input name]`), still wires each value
 // to the input it belongs to. Only a definition without an `inputs` list falls back to positions.
 import { isJsonObject, type JsonObject, type JsonValue } from '../../../shared/json';
-import type { FlatInput, InputSource } from './model';
+import { valueAt, type FlatInput, type InputSource, type ValueOrigin } from './model';
 import { idKey, type RawLink, type RawNode } from './read-graph';
 import { isControlValue } from './widgets';
 
@@ -45,15 +45,15 @@ function proxyList(instance: RawNode): [string, string][] | null {
  * each with the instance's widget value at the same position: these replace the inner widgets' own
  * values. Entries "-1" name the subgraph's own inputs: the boundary serves those.
  */
-export function proxyOverrides(instance: RawNode): Map<string, JsonObject> | null {
+export function proxyOverrides(instance: RawNode): Map<string, Map<string, ValueOrigin>> | null {
   const proxies = proxyList(instance);
   const values = instance.widgetsValues;
   if (!proxies || !Array.isArray(values)) return null;
-  const overrides = new Map<string, JsonObject>();
+  const overrides = new Map<string, Map<string, ValueOrigin>>();
   proxies.forEach(([target, widget], position) => {
     if (target === '' || target === '-1' || position >= values.length) return;
-    const forNode = overrides.get(target) ?? {};
-    forNode[widget] = values[position]!;
+    const forNode = overrides.get(target) ?? new Map<string, ValueOrigin>();
+    forNode.set(widget, { holder: values, key: position });
     overrides.set(target, forNode);
   });
   return overrides;
@@ -83,15 +83,15 @@ function feedsWidget(inside: SubgraphInside, k: number): boolean {
   return false;
 }
 
-/** The promoted widget values of an instance, by declared input. */
-function promotedValues(instance: RawNode, sockets: readonly (FlatInput | undefined)[], inside: SubgraphInside): Map<number, JsonValue> {
-  const found = new Map<number, JsonValue>();
+/** The promoted widget values of an instance, by declared input, with where each is stored. */
+function promotedValues(instance: RawNode, sockets: readonly (FlatInput | undefined)[], inside: SubgraphInside): Map<number, ValueOrigin> {
+  const found = new Map<number, ValueOrigin>();
   const stored = instance.widgetsValues;
   const nameOf = (k: number): string => inside.slots[k]?.name ?? sockets[k]?.name ?? '';
   if (isJsonObject(stored)) {
     sockets.forEach((socket, k) => {
-      const value = (socket?.widgetName != null ? stored[socket.widgetName] : undefined) ?? stored[nameOf(k)];
-      if (value !== undefined) found.set(k, value);
+      const key = socket?.widgetName != null && stored[socket.widgetName] !== undefined ? socket.widgetName : nameOf(k);
+      if (stored[key] !== undefined) found.set(k, { holder: stored, key });
     });
     return found;
   }
@@ -102,7 +102,7 @@ function promotedValues(instance: RawNode, sockets: readonly (FlatInput | undefi
     proxies.forEach(([target, name], position) => {
       if (target !== '-1' || position >= stored.length) return;
       const k = sockets.findIndex((_, i) => nameOf(i) === name);
-      if (k >= 0) found.set(k, stored[position]!);
+      if (k >= 0) found.set(k, { holder: stored, key: position });
     });
     return found;
   }
@@ -112,7 +112,7 @@ function promotedValues(instance: RawNode, sockets: readonly (FlatInput | undefi
   let position = 0;
   for (const k of widgets) {
     if (position >= stored.length) break;
-    found.set(k, stored[position]!);
+    found.set(k, { holder: stored, key: position });
     position += 1;
     if (extra && typeof stored[position] === 'string' && isControlValue(stored[position])) position += 1;
   }
@@ -126,6 +126,7 @@ export function instanceBoundary(instance: RawNode, outer: readonly FlatInput[],
   return (slot) => {
     const source = sockets[slot]?.source;
     if (source) return source;
-    return promoted.has(slot) ? { kind: 'value', value: promoted.get(slot)! } : null;
+    const origin = promoted.get(slot);
+    return origin ? { kind: 'value', value: valueAt(origin)!, origin } : null;
   };
 }

@@ -5,6 +5,7 @@
 import { isJsonObject, type JsonObject, type JsonValue } from '../../../shared/json';
 import type { InputSpec, NodeDefinition } from '../../service/object-info';
 import { dynamicComboOf } from './dynamic-combo';
+import type { ValueOrigin } from './model';
 
 /** computed: the editor fills it when it queues (a 3D scene's picture); no file holds what it sends. */
 export type SlotRole = 'value' | 'control' | 'filter' | 'upload' | 'computed';
@@ -141,6 +142,8 @@ export interface AssignOptions {
   skip?: (slot: WidgetSlot) => boolean;
   /** Give slots the list has no value for the widget's default (false: leave them out). */
   defaults?: boolean;
+  /** Told where each value taken from the file is stored. */
+  origin?: (name: string, origin: ValueOrigin) => void;
 }
 
 /**
@@ -166,8 +169,10 @@ export function assignWidgetValues(slots: readonly WidgetSlot[], stored: JsonVal
       const slot = queue[at]!;
       if (slot.role !== 'value') continue;
       const value = stored[slot.name];
-      if (value !== undefined) out[slot.name] = value;
-      else fallbackFor(slot);
+      if (value !== undefined) {
+        out[slot.name] = value;
+        options.origin?.(slot.name, { holder: stored, key: slot.name });
+      } else fallbackFor(slot);
       expand(at + 1, slot);
     }
     return options.from ?? 0;
@@ -194,6 +199,7 @@ export function assignWidgetValues(slots: readonly WidgetSlot[], stored: JsonVal
     }
     if (value !== undefined) {
       out[slot.name] = value;
+      options.origin?.(slot.name, { holder: values, key: next });
       next += 1;
     } else fallbackFor(slot);
     expand(at + 1, slot);
