@@ -17,7 +17,8 @@ export interface GraphThatRan {
 }
 
 function same(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
-  if (a === undefined || b === undefined) return a === b;
+  // Most values are numbers and strings: compared as they are, lists and objects by their exact text.
+  if (a === undefined || b === undefined || typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return a === b;
   return stringifyJsonExact(a) === stringifyJsonExact(b);
 }
 
