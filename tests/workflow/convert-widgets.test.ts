@@ -73,10 +73,12 @@ describe('widget values', () => {
     expect(inputsOf(convertUiWorkflow(g, defs).prompt, '2')).toEqual({ seed: ['7', 0], steps: 10, sampler_name: 'heun', denoise: 1 });
   });
 
-  it('gives editor-drawn widget types (webcam, 3D viewer) a slot of their own', () => {
+  it('gives editor-drawn widget types (webcam) a slot of their own; the picture the camera takes at queue time is named, not sent', () => {
     const cam = { Cam: { input: { required: { image: ['WEBCAM', {}], width: ['INT', { default: 640 }], capture_on_queue: ['BOOLEAN', { default: true }] } }, output: ['IMAGE'], name: 'Cam' } };
     const g = graph([node(1, 'Cam', { values: ['', 320, false] })], []);
-    expect(inputsOf(convertUiWorkflow(g, definitions(cam)).prompt, '1')).toEqual({ image: '', width: 320, capture_on_queue: false });
+    const { prompt, unknowable } = convertUiWorkflow(g, definitions(cam));
+    expect(inputsOf(prompt, '1')).toEqual({ width: 320, capture_on_queue: false });
+    expect(unknowable).toMatchObject([{ nodeId: '1', input: 'image', required: true, why: expect.stringContaining('from the camera') as string }]);
   });
 
   it('skips the upload button value after the last required widget', () => {

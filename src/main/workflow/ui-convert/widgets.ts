@@ -29,24 +29,26 @@ export function isControlValue(value: JsonValue | undefined): boolean {
 }
 
 /**
- * Input types the editor draws as a widget of its own (camera, recorder) rather than a socket: they
- * hold a widgets_values slot like any widget, and their stored value is sent.
+ * Input types the editor draws as a widget of its own (a recorder) rather than a socket: they hold a
+ * widgets_values slot like any widget, and their stored value is sent.
  */
-const EDITOR_WIDGET_TYPES: ReadonlySet<string> = new Set(['WEBCAM', 'AUDIO_RECORD']);
+const EDITOR_WIDGET_TYPES: ReadonlySet<string> = new Set(['AUDIO_RECORD']);
+
+const SCENE_PICTURE = {
+  buttons: ['upload 3d model', 'upload extra resources', 'clear'],
+  why: 'it is a picture of the 3D scene (with its mask, normals and camera) that the editor renders and uploads when it queues; no file holds it',
+};
 
 /**
- * Input types whose widget the editor fills when it queues: the 3D viewer renders the scene, uploads
- * the pictures and sends their names. Its three buttons come first, each with a slot of its own.
+ * Input types whose widget the editor fills when it queues, each holding a slot: the 3D viewer
+ * renders the scene and uploads the pictures (its three buttons come first, each with a slot of its
+ * own); the camera widget takes a picture and uploads it.
  */
-const QUEUE_TIME_WIDGETS: ReadonlyMap<string, { buttons: readonly string[]; why: string }> = new Map(
-  ['LOAD_3D', 'LOAD_3D_ANIMATION'].map((type) => [
-    type,
-    {
-      buttons: ['upload 3d model', 'upload extra resources', 'clear'],
-      why: 'it is a picture of the 3D scene (with its mask, normals and camera) that the editor renders and uploads when it queues; no file holds it',
-    },
-  ]),
-);
+const QUEUE_TIME_WIDGETS: ReadonlyMap<string, { buttons: readonly string[]; why: string }> = new Map([
+  ['LOAD_3D', SCENE_PICTURE],
+  ['LOAD_3D_ANIMATION', SCENE_PICTURE],
+  ['WEBCAM', { buttons: [], why: 'it is a picture the editor takes from the camera and uploads when it queues; no file holds it' }],
+]);
 
 /** Seed inputs get a control widget even when the definition does not ask for one (older servers). */
 const SEED_NAMES: ReadonlySet<string> = new Set(['seed', 'noise_seed']);
