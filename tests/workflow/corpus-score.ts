@@ -2,8 +2,25 @@
 // compare.py does: node ids and classes must match, and every expected input that object_info lists
 // for the class must be equal (links as [str(id), int(slot)], numbers numerically). Shared by the
 // older corpus test and the modern one.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseNodeDefinitions, type NodeDefinitions } from '../../src/main/service/object-info';
 import { isJsonObject, parseJsonExact, type JsonObject, type JsonValue } from '../../src/shared/json';
+
+export interface Corpus {
+  /** object_info as JSON (to list a class's inputs), and parsed (to convert with). */
+  objectInfo: JsonObject;
+  definitions: NodeDefinitions;
+  /** Pair names (`pairs/NAME.ui.json`), sorted. */
+  names: string[];
+}
+
+/** A corpus folder: `object_info.json` and `pairs/`. */
+export function readCorpus(folder: string): Corpus {
+  const text = readFileSync(join(folder, 'object_info.json'), 'utf8');
+  const names = readdirSync(join(folder, 'pairs')).filter((f) => f.endsWith('.ui.json')).map((f) => f.slice(0, -'.ui.json'.length)).sort();
+  return { objectInfo: parseJsonExact(text) as JsonObject, definitions: parseNodeDefinitions(text), names };
+}
 
 /** compare.py reads with Python's json, which takes NaN and Infinity (two unscoreable prompts hold them). */
 export function readExpected(path: string): JsonObject {

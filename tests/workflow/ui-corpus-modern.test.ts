@@ -4,13 +4,12 @@
 // widgets computed at queue time) with what the real editor (v1.35.9) queued for each, and the
 // definitions of the real server it ran on (v0.8.0). Scored as compare.py scores a converter.
 // The folder is read where it lies, never copied into the project.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseNodeDefinitions } from '../../src/main/service/object-info';
 import { convertUiWorkflow, type UiConversion } from '../../src/main/workflow/convert-ui';
 import { parseJsonExact, type JsonObject } from '../../src/shared/json';
-import { differences, readExpected, scoreable as isScoreable } from './corpus-score';
+import { differences, readCorpus, readExpected, scoreable as isScoreable } from './corpus-score';
 
 // FLOWDECK_UI_CORPUS_MODERN points elsewhere (a checkout whose ../shared is not the corpus).
 const CORPUS = process.env.FLOWDECK_UI_CORPUS_MODERN ?? resolve(import.meta.dirname, '../..', '..', 'shared', 'ui-corpus-modern');
@@ -32,10 +31,7 @@ const TITLE = PRESENT ? `UI conversion on the modern corpus (${CORPUS})` : `UI c
 
 describe.skipIf(!PRESENT)(TITLE, () => {
   it('gets every pair exact but those that cannot be derived, and names what those lack', () => {
-    const objectInfoText = readFileSync(join(CORPUS, 'object_info.json'), 'utf8');
-    const objectInfo = parseJsonExact(objectInfoText) as JsonObject;
-    const definitions = parseNodeDefinitions(objectInfoText);
-    const names = readdirSync(PAIRS).filter((f) => f.endsWith('.ui.json')).map((f) => f.slice(0, -'.ui.json'.length)).sort();
+    const { objectInfo, definitions, names } = readCorpus(CORPUS);
     let scored = 0;
     let exact = 0;
     const failed: string[] = [];

@@ -2,13 +2,12 @@
 // with the API prompt the editor itself queued from each, plus a real server's object_info. Scored
 // as compare.py scores a converter: a pair is scoreable when every expected class is in object_info,
 // and exact when the ids, classes and every expected input that object_info lists are equal.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseNodeDefinitions } from '../../src/main/service/object-info';
 import { convertUiWorkflow } from '../../src/main/workflow/convert-ui';
 import { parseJsonExact, type JsonObject } from '../../src/shared/json';
-import { differences, readExpected, scoreable as isScoreable } from './corpus-score';
+import { differences, readCorpus, readExpected, scoreable as isScoreable } from './corpus-score';
 
 // FLOWDECK_UI_CORPUS points elsewhere (a worktree whose ../shared is not the corpus).
 const CORPUS = process.env.FLOWDECK_UI_CORPUS ?? resolve(import.meta.dirname, '../..', '..', 'shared', 'ui-corpus');
@@ -31,10 +30,7 @@ const TITLE = PRESENT ? `UI conversion on the real corpus (${CORPUS})` : `UI con
 
 describe.skipIf(!PRESENT)(TITLE, () => {
   it('converts every scoreable pair, >= 97.5% exactly, and only the known data defects differ', () => {
-    const objectInfoText = readFileSync(join(CORPUS, 'object_info.json'), 'utf8');
-    const objectInfo = parseJsonExact(objectInfoText) as JsonObject;
-    const definitions = parseNodeDefinitions(objectInfoText);
-    const names = readdirSync(PAIRS).filter((f) => f.endsWith('.ui.json')).map((f) => f.slice(0, -'.ui.json'.length)).sort();
+    const { objectInfo, definitions, names } = readCorpus(CORPUS);
     let scoreable = 0;
     const failed: string[] = [];
     const differing: Record<string, string[]> = {};
