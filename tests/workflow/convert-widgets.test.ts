@@ -151,4 +151,29 @@ describe('newer node definitions', () => {
     const named = graph([node(1, 'Resize', { values: { mode: 'by factor', 'mode.factor': 3, method: 'nearest' } })], []);
     expect(inputsOf(convertUiWorkflow(named, newerDefs).prompt, '1')).toMatchObject({ mode: 'by factor', 'mode.factor': 3, method: 'nearest' });
   });
+
+  it('gives dynamic inputs (autogrow, match-type) no widget slot: each added socket is sent under its own name', () => {
+    const grow = {
+      Batch: {
+        input: {
+          required: {
+            images: ['COMFY_AUTOGROW_V3', { template: { input: { required: { image: ['IMAGE', {}] } }, prefix: 'image', min: 2, max: 50 } }],
+            pick: ['COMFY_MATCHTYPE_V3', { template: { template_id: 't', allowed_types: 'IMAGE,MASK' } }],
+            spacing: ['INT', { default: 0 }],
+          },
+        },
+        input_order: { required: ['images', 'pick', 'spacing'] },
+        output: ['IMAGE'],
+        name: 'Batch',
+      },
+    };
+    const g = graph(
+      [
+        node(1, 'LoadImage', { outputs: ['IMAGE', 'MASK'], values: ['in.png', 'red'] }),
+        node(2, 'Batch', { inputs: [['images.image0', 'IMAGE', 1], ['images.image1', 'IMAGE', 2], ['images.image2', 'IMAGE', null], ['pick', 'IMAGE', 3]], values: [4] }),
+      ],
+      [[1, 1, 0, 2, 0, 'IMAGE'], [2, 1, 0, 2, 1, 'IMAGE'], [3, 1, 1, 2, 3, 'MASK']],
+    );
+    expect(inputsOf(convertUiWorkflow(g, definitions(grow)).prompt, '2')).toEqual({ spacing: 4, 'images.image0': ['1', 0], 'images.image1': ['1', 0], pick: ['1', 1] });
+  });
 });
