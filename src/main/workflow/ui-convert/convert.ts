@@ -84,7 +84,7 @@ export function convertUiWorkflow(graph: JsonObject, definitions: NodeDefinition
     if (!slots) continue;
     const inputs: JsonObject = {};
     const from = origins ? new Map<string, ValueOrigin>() : null;
-    if (from) origins!.set(id, from);
+    if (from) origins?.set(id, from);
     const note = from ? (name: string, origin: ValueOrigin): void => void from.set(name, origin) : undefined;
     assignWidgetValues(slots, node.widgetsValues, inputs, { origin: note });
     if (node.widgetOverrides) {
@@ -121,12 +121,14 @@ export function convertUiWorkflow(graph: JsonObject, definitions: NodeDefinition
     }
     for (const slot of slots) {
       if (slot.role !== 'computed' || inputs[slot.name] !== undefined) continue;
+      // Never guessed: its default when it has one, else left out; said either way.
       const fallback = slot.spec?.config.default;
       const required = slot.spec?.section === 'required' && fallback === undefined;
+      const why = slot.why ?? 'the editor computes it when it queues';
       if (fallback !== undefined) inputs[slot.name] = fallback;
-      unknowable.push({ nodeId: id, classType: node.type, input: slot.name, why: slot.why ?? 'the editor computes it when it queues', required });
+      unknowable.push({ nodeId: id, classType: node.type, input: slot.name, why, required });
       const outcome = fallback !== undefined ? 'its default is sent instead' : required ? 'it is required, so the server will refuse the prompt without it' : 'it is left out';
-      warnings.push(`Node ${id} (${node.type}): input "${slot.name}" cannot be converted: ${slot.why ?? 'the editor computes it when it queues'}; ${outcome}.`);
+      warnings.push(`Node ${id} (${node.type}): input "${slot.name}" cannot be converted: ${why}; ${outcome}.`);
     }
     const definition = definitions.get(node.type);
     for (const spec of definition?.inputs ?? []) {
