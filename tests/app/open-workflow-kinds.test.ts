@@ -140,6 +140,17 @@ describe('workflow.open: the three kinds', () => {
     expect(parse.message).toContain('NoSuchCustomNode');
   });
 
+  it('says what a UI workflow with nothing to run holds, instead of a bare "no nodes"', async () => {
+    const graph = { nodes: [{ id: 1, type: 'Note', mode: 0, inputs: [], outputs: [], widgets_values: ['read me'] }, { id: 2, type: 'SaveImage', mode: 2, inputs: [], outputs: [], widgets_values: ['x'] }], links: [], version: 0.4 };
+    const parse = await openBytes('notes.json', new TextEncoder().encode(JSON.stringify(graph)));
+    expect(parse).toEqual({
+      format: 'conversion_failed',
+      message: 'The converted workflow cannot run: Nothing in this workflow runs on the server: it holds 1 note (Note 1), which the editor never sends; 1 muted node (SaveImage 2), which the server never runs.',
+      missingClasses: [],
+      nodeId: null,
+    });
+  });
+
   it('opens a PNG by its prompt chunk (what ran) and keeps its workflow chunk as the editor graph', async () => {
     const prompt = samplerPrompt('FromPng');
     const parse = await openBytes('output.png', pngWith({ prompt: stringifyJsonExact(prompt), workflow: UI_GRAPH }));
