@@ -44,7 +44,12 @@ const WHAT: Record<WorkflowSource, string> = {
   'image-workflow': 'the embedded "workflow" ',
 };
 
-export async function readWorkflowFile(path: string, definitions?: DefinitionsSource): Promise<WorkflowFile> {
+export interface ReadOptions {
+  /** An editor graph with nothing to run converts to `{}` with a warning saying why (`convert`), instead of an error (`run`). */
+  acceptEmpty?: boolean;
+}
+
+export async function readWorkflowFile(path: string, definitions?: DefinitionsSource, options: ReadOptions = {}): Promise<WorkflowFile> {
   let bytes: Buffer;
   try {
     checkUploadFile(path, 'workflow file'); // a folder, a pipe (which would block the read forever), an empty file
@@ -75,8 +80,15 @@ export async function readWorkflowFile(path: string, definitions?: DefinitionsSo
   };
   const reading = await readWorkflowBytes(bytes, source);
   switch (reading.kind) {
-    case 'workflow':
+    case 'workflow': {
+      // A value no file holds is fatal only when the server cannot do without it (required, no default).
+      const required = (reading.unknowable ?? []).filter((input) => input.required);
+      if (required.length > 0) {
+        const listed = required.map((input) => `node ${input.nodeId} (${input.classType}) input "${input.input}": ${input.why}`).join('; ');
+        throw new UsageError(`${path}: ${WHAT[reading.source]}needs ${required.length === 1 ? 'a value' : 'values'} that no file can hold, and the server requires ${required.length === 1 ? 'it' : 'them'}: ${listed}. Queue it from the editor, or save the API prompt the editor queued and use that.`);
+      }
       return { prompt: reading.workflow, uiWorkflow: reading.graph, origin: reading.source, warnings: reading.warnings };
+    }
     case 'invalid_json':
       throw new UsageError(`${path}: The workflow is not valid JSON: ${reading.detail}`);
     case 'not_a_workflow':
@@ -85,6 +97,7 @@ export async function readWorkflowFile(path: string, definitions?: DefinitionsSo
       if (asked.failed) throw asked.error;
       throw new UsageError(`${path}: ${WHAT[reading.source]}${UI_FORMAT_EXPLANATION}`);
     case 'converted_unrunnable':
+      if (reading.empty && options.acceptEmpty) return { prompt: {}, uiWorkflow: reading.empty.graph, origin: reading.source, warnings: [...reading.empty.warnings, reading.message] };
       throw new UsageError(`${path}: ${WHAT[reading.source]}converts to an API prompt that cannot run: ${reading.message}`);
     case 'conversion_failed':
       if (reading.error instanceof UiConversionError) throw new WorkflowConversionError(`${path}: ${WHAT[reading.source]}cannot be converted to the API format. ${reading.error.message}`, reading.error);

@@ -16,6 +16,8 @@ import type { DesktopActions } from '../../src/main/app/desktop';
 import type { ConnectFactory } from '../../src/main/app/session';
 import { Store } from '../../src/main/store/store';
 import { Library, type LibraryItem } from '../../src/main/library';
+import { withTextChunks } from '../../src/main/demo/nodes/png-text';
+import { graph, node } from '../workflow/ui-fixtures';
 import { invertWorkflow, makePng, until } from '../watch/helpers';
 import { demoAppCore, failure } from '../support/demo-core';
 
@@ -165,6 +167,25 @@ describe('hot folders in the app core', () => {
     expect(byJob.get(cat.promptId!)).toMatchObject({ status: 'done', sourceFile: join(inDir, 'cat.png'), workflowName: 'invert.json', nodeClass: 'SaveImage', mediaKind: 'image' });
     expect(byJob.get(dog.promptId!)).toMatchObject({ status: 'done', sourceFile: join(inDir, 'dog.png') });
     expect(readFileSync(byJob.get(cat.promptId!)!.path!)).toEqual(readFileSync(cat.outputs[0]!));
+  });
+
+  it('takes an output image as its workflow file, as the folder dialog opens it (workflow.open), and runs with it', async () => {
+    const { core, rec } = await openCore();
+    // An output image whose only chunk is the editor graph: LoadImage -> ImageInvert -> SaveImage.
+    const ui = graph(
+      [
+        node(1, 'LoadImage', { outputs: ['IMAGE', 'MASK'], values: ['example.png', 'image'] }),
+        node(2, 'ImageInvert', { inputs: [['image', 'IMAGE', 1]], outputs: ['IMAGE'] }),
+        node(3, 'SaveImage', { inputs: [['images', 'IMAGE', 2]], values: ['hot/from-image'] }),
+      ],
+      [[1, 1, 0, 2, 0, 'IMAGE'], [2, 2, 0, 3, 0, 'IMAGE']],
+    );
+    const opened = await call<{ parse: { format: string; workflowJson: string } }>(core, 'workflow.open', { name: 'earlier-output.png', bytes: withTextChunks(makePng(720), { workflow: JSON.stringify(ui) }) });
+    expect(opened.parse.format).toBe('image');
+    const folder = await saveFolder(core, { workflowJson: opened.parse.workflowJson, workflowName: 'earlier-output.png' });
+    writeFileSync(join(inDir, 'owl.png'), makePng(721));
+    await until(() => payloads(rec, 'hotFolders.drained').some((d) => d.folderId === folder.id && d.counters.done === 1), 'the image ran', 30_000);
+    expect(latestRows(rec).get(join(inDir, 'owl.png'))).toMatchObject({ state: 'done', outputs: [join(outDir, 'owl_3_1.png')] });
   });
 
   it('pauses and resumes, retries failed files, comes back after a restart, and removes a folder', async () => {

@@ -43,6 +43,16 @@ function pngWith(text: Record<string, string>): Uint8Array {
 
 const UI_GRAPH = readFileSync(UI_FILE, 'utf8');
 
+/** tests/fixtures/ui-demo-sampler.json with the values of a DemoSampler -> SaveImage prompt in its widgets (the seed control kept). */
+function uiGraphShowing(prompt: JsonObject): JsonObject {
+  const graph = parseJsonExact(UI_GRAPH) as { nodes: JsonObject[] };
+  const sampler = (prompt['3'] as { inputs: JsonObject }).inputs;
+  const save = (prompt['9'] as { inputs: JsonObject }).inputs;
+  graph.nodes[0]!.widgets_values = [sampler.prompt!, sampler.seed!, 'fixed', sampler.steps!, sampler.width!, sampler.height!, sampler.cfg!, sampler.sampler_name!, sampler.delay_ms!, sampler.fail_at_step!];
+  graph.nodes[1]!.widgets_values = [save.filename_prefix!];
+  return graph as unknown as JsonObject;
+}
+
 let core: AppCore;
 let dataDir = '';
 let local: DemoService;
@@ -130,6 +140,17 @@ describe('workflow.open: the three kinds', () => {
     expect(parse.message).toContain('NoSuchCustomNode');
   });
 
+  it('says what a UI workflow with nothing to run holds, instead of a bare "no nodes"', async () => {
+    const graph = { nodes: [{ id: 1, type: 'Note', mode: 0, inputs: [], outputs: [], widgets_values: ['read me'] }, { id: 2, type: 'SaveImage', mode: 2, inputs: [], outputs: [], widgets_values: ['x'] }], links: [], version: 0.4 };
+    const parse = await openBytes('notes.json', new TextEncoder().encode(JSON.stringify(graph)));
+    expect(parse).toEqual({
+      format: 'conversion_failed',
+      message: 'The converted workflow cannot run: Nothing in this workflow runs on the server: it holds 1 note (Note 1), which the editor never sends; 1 muted node (SaveImage 2), which the server never runs.',
+      missingClasses: [],
+      nodeId: null,
+    });
+  });
+
   it('opens a PNG by its prompt chunk (what ran) and keeps its workflow chunk as the editor graph', async () => {
     const prompt = samplerPrompt('FromPng');
     const parse = await openBytes('output.png', pngWith({ prompt: stringifyJsonExact(prompt), workflow: UI_GRAPH }));
@@ -211,7 +232,8 @@ describe('the editor graph on a local server', () => {
     const output = readEmbeddedWorkflow(await runAndFetch(parse));
     expect(output.format).toBe('png');
     expect(output.prompt).toEqual(prompt);
-    expect(output.workflow).toEqual(parseJsonExact(UI_GRAPH));
+    // The image's prompt is what ran, so the graph that comes back shows its values, not the graph chunk's.
+    expect(output.workflow).toEqual(uiGraphShowing(prompt));
     // And that output opens again as an image with the same graph.
     const again = await openBytes('round-trip.png', pngWith({ prompt: stringifyJsonExact(output.prompt), workflow: stringifyJsonExact(output.workflow) }));
     expect(again).toMatchObject({ format: 'image', uiWorkflowJson: stringifyJsonExact(output.workflow) });
@@ -227,7 +249,7 @@ describe('the editor graph on a local server', () => {
     expect(opened).toMatchObject({ opened: true, name: 'library-open', path: null, parse: { format: 'image', nodeCount: 2 } });
     expect(promptOf(opened.parse!)).toEqual(prompt);
     if (opened.parse?.format !== 'image') throw new Error('not image');
-    expect(parseJsonExact(opened.parse.uiWorkflowJson!)).toEqual(parseJsonExact(UI_GRAPH));
+    expect(parseJsonExact(opened.parse.uiWorkflowJson!)).toEqual(uiGraphShowing(prompt));
     const missing = (await core.invoke('workflow.open', { libraryId: 999_999 })) as Envelope<unknown>;
     expect(missing).toMatchObject({ ok: false, error: { code: 'not_found' } });
   }, 30_000);
@@ -244,5 +266,24 @@ describe('the editor graph on a local server', () => {
     const output = readEmbeddedWorkflow(await runAndFetch(parse));
     expect(output.prompt).toEqual(UI_FILE_PROMPT);
     expect(output.workflow).toEqual(parseJsonExact(UI_GRAPH));
+  }, 30_000);
+
+  it('a UI file whose seed and prompt were edited in the form: the graph in the output PNG carries the edited values', async () => {
+    const parse = await openBytes('ui.json', readFileSync(UI_FILE));
+    if (parse.format !== 'ui') throw new Error('not ui');
+    // What the Run form sends after editing: the converted workflow with two values changed.
+    const edited = parseJsonExact(parse.workflowJson) as Record<string, { inputs: JsonObject }>;
+    edited['3']!.inputs.seed = 18446744073709551615n;
+    edited['3']!.inputs.prompt = 'a lighthouse edited in the form';
+    const ran = { ...parse, workflowJson: stringifyJsonExact(edited) };
+    const output = readEmbeddedWorkflow(await runAndFetch(ran));
+    expect(output.prompt).toEqual(edited);
+    const sampler = (output.workflow!.nodes as JsonObject[]).find((n) => n.id === 3)!;
+    expect(sampler.widgets_values).toEqual(['a lighthouse edited in the form', 18446744073709551615n, 'fixed', 2, 64, 64, 7, 'euler', 10, 0]);
+    expect(output.workflow).toEqual(uiGraphShowing(edited as unknown as JsonObject));
+    // "Open in editor" / "Open workflow" on that output shows the same values.
+    const again = await openBytes('edited-output.png', pngWith({ prompt: stringifyJsonExact(output.prompt), workflow: stringifyJsonExact(output.workflow) }));
+    if (again.format !== 'image') throw new Error('not image');
+    expect(parseJsonExact(again.uiWorkflowJson!)).toEqual(output.workflow);
   }, 30_000);
 });

@@ -118,6 +118,36 @@ describe('flowdeck convert', () => {
     expect((prompt['3'] as JsonObject).inputs).toEqual({ filename_prefix: 'cli/ui', images: ['1', 0] });
   });
 
+  it('prints the empty prompt of a graph with nothing to run, saying why; run refuses it with the same reason', async () => {
+    const notes = cli.write('notes.json', JSON.stringify(graph([node(1, 'Note', { values: ['a'] }), node(2, 'Loader', { values: ['a.safetensors'], mode: 2 })], [])));
+    const convert = await runCli(['convert', notes, '--object-info', objectInfo, '--json'], { env: env() });
+    expect(convert.code, convert.stderr).toBe(0);
+    expect(convert.stdout.trim()).toBe('{}');
+    expect(convert.stderr).toContain('warning: Nothing in this workflow runs on the server: it holds 1 note (Note 1), which the editor never sends; 1 muted node (Loader 2), which the server never runs.');
+    const run = await runCli(['run', notes, '--server', cli.local.url, '--local', '--out', join(cli.dir, 'notes-out')], { env: env() });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('1 note (Note 1), which the editor never sends');
+  });
+
+  it('exits 2 only when a value no file can hold is required and has no default; otherwise warns and converts the rest', async () => {
+    const info = cli.write(
+      'info-3d.json',
+      JSON.stringify({
+        ...OBJECT_INFO,
+        Viewer3D: { input: { required: { model_file: [[], {}], image: ['LOAD_3D', {}], width: ['INT', { default: 8 }] } }, output: ['IMAGE'], name: 'Viewer3D' },
+        Preview3DOptional: { input: { required: { model_file: ['STRING', {}] }, optional: { image: ['LOAD_3D', {}] } }, output: [], name: 'Preview3DOptional' },
+      }).replace('"__SEED_MAX__"', '18446744073709551615'),
+    );
+    const required = await runCli(['convert', cli.write('3d.json', JSON.stringify(graph([node(4, 'Viewer3D', { values: ['cube.glb', 'a', 'b', 'c', null, 16] })], []))), '--object-info', info, '--json'], { env: env() });
+    expect(required.code).toBe(2);
+    expect(required.stdout).toBe('');
+    expect(required.stderr).toMatch(/node 4 \(Viewer3D\) input "image": it is a picture of the 3D scene/);
+    const optional = await runCli(['convert', cli.write('3d-opt.json', JSON.stringify(graph([node(4, 'Preview3DOptional', { values: ['cube.glb'] })], []))), '--object-info', info, '--json'], { env: env() });
+    expect(optional.code, optional.stderr).toBe(0);
+    expect(JSON.parse(optional.stdout)).toEqual({ '4': { inputs: { model_file: 'cube.glb' }, class_type: 'Preview3DOptional', _meta: { title: 'Preview3DOptional' } } });
+    expect(optional.stderr).toMatch(/warning: Node 4 \(Preview3DOptional\): input "image" cannot be converted: .*; it is left out\./);
+  });
+
   it('exits 2 on usage mistakes and unreadable definitions', async () => {
     const ui = cli.write('ui3.json', JSON.stringify(basicGraph()));
     expect((await runCli(['convert'], { env: env() })).code).toBe(2);
@@ -143,5 +173,16 @@ describe('flowdeck run with a UI-format workflow', () => {
     const chunks = readTextChunks(output);
     expect(JSON.parse(chunks.workflow!)).toMatchObject({ nodes: [{ id: 1, type: 'DemoSampler' }, { type: 'Reroute' }, { type: 'SaveImage' }, { type: 'Note' }] });
     expect(Object.keys(JSON.parse(chunks.prompt!) as object).sort()).toEqual(['1', '3']);
+  });
+
+  it('sends the graph with the values that ran: --set edits land in its widgets', async () => {
+    const out = join(cli.dir, 'run-set-out');
+    const args = ['run', cli.write('demo-run-set.json', demoUiGraph()), '--set', '1.seed=7', '--set', '1.prompt=a lighthouse set on the command line'];
+    const run = await runCli([...args, '--server', cli.local.url, '--local', '--out', out], { env: env(), timeoutMs: 60_000 });
+    expect(run.code, run.stderr).toBe(0);
+    const chunks = readTextChunks(readFileSync(run.stdout.trim().split('\n')[0]!));
+    expect((JSON.parse(chunks.prompt!) as Record<string, { inputs: JsonObject }>)['1']!.inputs).toMatchObject({ seed: 7, prompt: 'a lighthouse set on the command line' });
+    const sampler = (JSON.parse(chunks.workflow!) as { nodes: JsonObject[] }).nodes[0]!;
+    expect(sampler.widgets_values).toEqual(['a lighthouse set on the command line', 7, 'randomize', 2, 32, 32, 7, 'euler', 10, 0]);
   });
 });

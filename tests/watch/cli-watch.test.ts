@@ -11,6 +11,8 @@ import { DemoService } from '../../src/main/demo';
 import { Store } from '../../src/main/store/store';
 import { Library } from '../../src/main/library';
 import { CLI, runCli } from '../support/cli';
+import { withTextChunks } from '../../src/main/demo/nodes/png-text';
+import { graph, node } from '../workflow/ui-fixtures';
 import { invertWorkflow, makePng, until } from './helpers';
 
 let work: string;
@@ -97,6 +99,29 @@ describe('flowdeck watch --once', () => {
     const again = await runCli(args(join(work, 'invert-other.json')), { env: env() });
     expect(again.code, again.stderr).toBe(0);
     expect(newSubmissions(same)).toEqual([]);
+  });
+
+  it('takes an output image as its workflow: its prompt, else its editor graph converted with the server\'s definitions', async () => {
+    const ui = graph(
+      [
+        node(1, 'LoadImage', { outputs: ['IMAGE', 'MASK'], values: ['example.png', 'image'] }),
+        node(2, 'ImageInvert', { inputs: [['image', 'IMAGE', 1]], outputs: ['IMAGE'] }),
+        node(3, 'SaveImage', { inputs: [['images', 'IMAGE', 2]], values: ['watch/from-graph'] }),
+      ],
+      [[1, 1, 0, 2, 0, 'IMAGE'], [2, 2, 0, 3, 0, 'IMAGE']],
+    );
+    const withGraph = join(work, 'graph-only.png');
+    writeFileSync(withGraph, withTextChunks(makePng(611), { workflow: JSON.stringify(ui) }));
+    const withPrompt = join(work, 'with-prompt.png');
+    writeFileSync(withPrompt, withTextChunks(makePng(612), { prompt: JSON.stringify(invertWorkflow({ '3': { class_type: 'SaveImage', inputs: { images: ['2', 0], filename_prefix: 'watch/from-prompt' } } })), workflow: JSON.stringify(ui) }));
+    for (const [workflow, name] of [[withGraph, 'from-graph'], [withPrompt, 'from-prompt']] as const) {
+      const dir = folderWith(`image-wf-${name}`, { 'a.png': makePng(613) });
+      const out = join(work, `image-wf-${name}-out`);
+      const run = await runCli(['watch', dir, '--workflow', workflow, '--bind', '1.image', '--server', demo.url, '--local', '--out', out, '--once', '--settle', '100'], { env: env() });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout.trim().split('\n')).toEqual([join(out, 'a_3_1.png')]);
+      expect(existsSync(join(out, 'a_3_1.png'))).toBe(true);
+    }
   });
 
   it('exits 2 before the first file when --bind names an input the node lacks, listing its inputs', async () => {

@@ -2,7 +2,7 @@
 // `PARENT:INNER` ids.
 import { describe, expect, it } from 'vitest';
 import { convertUiWorkflow, UiConversionError } from '../../src/main/workflow/convert-ui';
-import type { JsonObject } from '../../src/shared/json';
+import type { JsonObject, JsonValue } from '../../src/shared/json';
 import { definitions, graph, graphV1, linkObjects, node } from './ui-fixtures';
 
 const defs = definitions();
@@ -63,6 +63,45 @@ describe('subgraphs', () => {
     expect(inputsOf(convertUiWorkflow(g, defs).prompt, '12:5')).toEqual({ text: 'proxied text', clip: ['1', 1] });
   });
 
+  it("wires each of the subgraph's inputs by name when the instance lists its sockets in another order", () => {
+    const g = withInstance(encodeSubgraph.id as string, { values: ['promoted text'] }, [encodeSubgraph]);
+    const instance = (g.nodes as JsonObject[])[1]!;
+    // Saved sockets: text first, then clip (the subgraph declares clip, text).
+    instance.inputs = [{ name: 'text', type: 'STRING', link: null, widget: { name: 'text' } }, { name: 'clip', type: 'CLIP', link: 1 }];
+    (g.links as JsonValue[])[0] = [1, 1, 1, 12, 1, 'CLIP'];
+    expect(inputsOf(convertUiWorkflow(g, defs).prompt, '12:5')).toEqual({ text: 'promoted text', clip: ['1', 1] });
+  });
+
+  it('gives the subgraph\'s inputs the instance values of a template that saves no sockets, only ["-1", input] proxies', () => {
+    const g = withInstance(encodeSubgraph.id as string, { values: ['template text'] }, [encodeSubgraph]);
+    const instance = (g.nodes as JsonObject[])[1]!;
+    instance.inputs = [];
+    instance.properties = { proxyWidgets: [['-1', 'text']] };
+    g.links = [[2, 1, 0, 3, 0, 'MODEL'], [3, 12, 0, 3, 1, 'CONDITIONING']];
+    expect(inputsOf(convertUiWorkflow(g, defs).prompt, '12:5')).toEqual({ text: 'template text' });
+  });
+
+  it('reads promoted values without proxies by the subgraph\'s widget inputs, skipping a saved "control after generate"', () => {
+    const seeded: JsonObject = {
+      ...encodeSubgraph,
+      id: 'seeded',
+      inputs: [
+        { id: 's', name: 'seed', type: 'INT', linkIds: [1] },
+        { id: 'm', name: 'model', type: 'MODEL', linkIds: [2] },
+        { id: 'n', name: 'steps', type: 'INT', linkIds: [3] },
+      ],
+      outputs: [],
+      nodes: [node(5, 'Sampler', { inputs: [['model', 'MODEL', 2], ['seed', 'INT', 1, 'seed'], ['steps', 'INT', 3, 'steps']], outputs: ['LATENT'], values: [1, 'fixed', 10, 'euler', 1] })],
+      links: linkObjects([
+        [1, -10, 0, 5, 1, 'INT'],
+        [2, -10, 1, 5, 0, 'MODEL'],
+        [3, -10, 2, 5, 2, 'INT'],
+      ]),
+    };
+    const g = graph([node(1, 'Loader', { outputs: ['MODEL', 'CLIP', 'VAE'], values: ['a.safetensors'] }), node(12, 'seeded', { values: [77, 'randomize', 33] })], [], { definitions: { subgraphs: [seeded] } });
+    expect(inputsOf(convertUiWorkflow(g, defs).prompt, '12:5')).toEqual({ seed: 77, steps: 33, sampler_name: 'euler', denoise: 1 });
+  });
+
   it('expands nested subgraphs with ids PARENT:CHILD:INNER', () => {
     const outer: JsonObject = {
       id: '0d4c6f3e-2222-4a4a-9c9c-000000000002',
@@ -87,6 +126,19 @@ describe('subgraphs', () => {
     const muted = convertUiWorkflow(withInstance(encodeSubgraph.id as string, { mode: 2 }, [encodeSubgraph]), defs).prompt;
     expect(Object.keys(muted).sort()).toEqual(['1', '3']);
     expect(inputsOf(muted, '3').positive).toBeUndefined();
+  });
+
+  it('opens a bypassed instance: its inner nodes run, links through the instance pass it by', () => {
+    // Encode2 feeds a CONDITIONING input through the instance: bypassed, the Sampler gets it directly.
+    const g = withInstance(encodeSubgraph.id as string, { mode: 4 }, [encodeSubgraph]);
+    const nodes = g.nodes as JsonObject[];
+    nodes.push(node(9, 'Encode', { inputs: [['clip', 'CLIP', 4]], outputs: ['CONDITIONING'], values: ['outside'] }));
+    (nodes[1]!.inputs as JsonObject[]).push({ name: 'cond', type: 'CONDITIONING', link: 5 });
+    (g.links as JsonValue[]).push([4, 1, 1, 9, 0, 'CLIP'], [5, 9, 0, 12, 2, 'CONDITIONING']);
+    const { prompt } = convertUiWorkflow(g, defs);
+    expect(Object.keys(prompt).sort()).toEqual(['1', '12:5', '3', '9']);
+    expect(inputsOf(prompt, '12:5')).toEqual({ text: 'inner text', clip: ['1', 1] });
+    expect(inputsOf(prompt, '3').positive).toEqual(['9', 0]);
   });
 
   it('refuses a subgraph that contains itself', () => {
@@ -136,6 +188,22 @@ describe('legacy group nodes', () => {
       expect(inputsOf(prompt, '4').samples).toEqual(['30:1', 0]);
     });
   }
+
+  it('numbers inner nodes by index even when an older editor saved every inner id as -1 (two identical inner nodes)', () => {
+    const twin = (index: number): JsonObject => ({ id: -1, index, type: 'Encode', inputs: [{ name: 'clip', type: 'CLIP', link: null }], outputs: [{ name: 'CONDITIONING', type: 'CONDITIONING', links: [] }], widgets_values: ['stored'] });
+    const g = graph(
+      [
+        node(1, 'Loader', { outputs: ['MODEL', 'CLIP', 'VAE'], values: ['a.safetensors'] }),
+        node(7, 'workflow>Twins', { inputs: [['clip', 'CLIP', 1], ['Encode 2 clip', 'CLIP', 2]], outputs: ['CONDITIONING', 'CONDITIONING'], values: ['first', 'second'] }),
+      ],
+      [[1, 1, 1, 7, 0, 'CLIP'], [2, 1, 1, 7, 1, 'CLIP']],
+      { extra: { groupNodes: { Twins: { nodes: [twin(0), twin(1)], links: [], external: [] } } } },
+    );
+    const { prompt } = convertUiWorkflow(g, defs);
+    expect(Object.keys(prompt).sort()).toEqual(['1', '7:0', '7:1']);
+    expect(inputsOf(prompt, '7:0')).toEqual({ text: 'first', clip: ['1', 1] });
+    expect(inputsOf(prompt, '7:1')).toEqual({ text: 'second', clip: ['1', 1] });
+  });
 
   it('treats a group type without a definition as a missing class', () => {
     const g = graph([node(30, 'workflow>Nowhere', { values: [1, 2] })], []);

@@ -73,10 +73,12 @@ describe('widget values', () => {
     expect(inputsOf(convertUiWorkflow(g, defs).prompt, '2')).toEqual({ seed: ['7', 0], steps: 10, sampler_name: 'heun', denoise: 1 });
   });
 
-  it('gives editor-drawn widget types (webcam, 3D viewer) a slot of their own', () => {
+  it('gives editor-drawn widget types (webcam) a slot of their own; the picture the camera takes at queue time is named, not sent', () => {
     const cam = { Cam: { input: { required: { image: ['WEBCAM', {}], width: ['INT', { default: 640 }], capture_on_queue: ['BOOLEAN', { default: true }] } }, output: ['IMAGE'], name: 'Cam' } };
     const g = graph([node(1, 'Cam', { values: ['', 320, false] })], []);
-    expect(inputsOf(convertUiWorkflow(g, definitions(cam)).prompt, '1')).toEqual({ image: '', width: 320, capture_on_queue: false });
+    const { prompt, unknowable } = convertUiWorkflow(g, definitions(cam));
+    expect(inputsOf(prompt, '1')).toEqual({ width: 320, capture_on_queue: false });
+    expect(unknowable).toMatchObject([{ nodeId: '1', input: 'image', required: true, why: expect.stringContaining('from the camera') as string }]);
   });
 
   it('skips the upload button value after the last required widget', () => {
@@ -97,5 +99,81 @@ describe('widget values', () => {
     const picks = [0.1, 0.9];
     expect(expandDynamicPrompt('{a|b|c} and {x|y}', () => picks.shift()!)).toBe('a and y');
     expect(expandDynamicPrompt('escaped \\{not|this} stays')).toBe('escaped \\{not|this} stays');
+  });
+});
+
+describe('newer node definitions', () => {
+  /** A dynamic combo: each option brings its own inputs (widgets and a socket). */
+  const newer = {
+    Resize: {
+      input: {
+        required: {
+          image: ['IMAGE', {}],
+          mode: [
+            'COMFY_DYNAMICCOMBO_V3',
+            {
+              options: [
+                { key: 'by factor', inputs: { required: { factor: ['FLOAT', { default: 1.5 }] } } },
+                { key: 'to size', inputs: { required: { width: ['INT', { default: 64 }], height: ['INT', { default: 64 }], reference: ['IMAGE', {}] } } },
+                { key: 'seeded', inputs: { required: { seed: ['INT', { default: 0, control_after_generate: true }] } } },
+              ],
+            },
+          ],
+          method: [['area', 'nearest'], { default: 'area' }],
+        },
+        optional: { device: [['default', 'cpu'], { advanced: true }], quiet: ['BOOLEAN', { default: false, hidden: true }] },
+      },
+      input_order: { required: ['image', 'mode', 'method'], optional: ['device', 'quiet'] },
+      output: ['IMAGE'],
+      name: 'Resize',
+    },
+  };
+  const newerDefs = definitions(newer);
+
+  it("puts a dynamic combo's chosen option's widgets right after it, named COMBO.INPUT", () => {
+    const sized = graph([node(1, 'Resize', { values: ['to size', 320, 240, 'nearest', 'cpu', true] })], []);
+    expect(inputsOf(convertUiWorkflow(sized, newerDefs).prompt, '1')).toEqual({ mode: 'to size', 'mode.width': 320, 'mode.height': 240, method: 'nearest', device: 'cpu', quiet: true });
+    const factor = graph([node(1, 'Resize', { values: ['by factor', 2, 'area'] })], []);
+    expect(inputsOf(convertUiWorkflow(factor, newerDefs).prompt, '1')).toEqual({ mode: 'by factor', 'mode.factor': 2, method: 'area', device: 'default', quiet: false });
+  });
+
+  it("gives an option's seed its control slot, links an option's socket by its COMBO.INPUT name, and reads named values", () => {
+    const seeded = graph([node(1, 'Resize', { values: ['seeded', 9, 'randomize', 'nearest'] })], []);
+    expect(inputsOf(convertUiWorkflow(seeded, newerDefs).prompt, '1')).toMatchObject({ mode: 'seeded', 'mode.seed': 9, method: 'nearest' });
+    const linked = graph(
+      [
+        node(1, 'LoadImage', { outputs: ['IMAGE', 'MASK'], values: ['in.png', 'red'] }),
+        node(2, 'Resize', { inputs: [['image', 'IMAGE', 1], ['mode.reference', 'IMAGE', 2]], values: ['to size', 8, 16, 'area'] }),
+      ],
+      [[1, 1, 0, 2, 0, 'IMAGE'], [2, 1, 0, 2, 1, 'IMAGE']],
+    );
+    expect(inputsOf(convertUiWorkflow(linked, newerDefs).prompt, '2')).toMatchObject({ image: ['1', 0], 'mode.reference': ['1', 0], 'mode.width': 8, 'mode.height': 16, method: 'area' });
+    const named = graph([node(1, 'Resize', { values: { mode: 'by factor', 'mode.factor': 3, method: 'nearest' } })], []);
+    expect(inputsOf(convertUiWorkflow(named, newerDefs).prompt, '1')).toMatchObject({ mode: 'by factor', 'mode.factor': 3, method: 'nearest' });
+  });
+
+  it('gives dynamic inputs (autogrow, match-type) no widget slot: each added socket is sent under its own name', () => {
+    const grow = {
+      Batch: {
+        input: {
+          required: {
+            images: ['COMFY_AUTOGROW_V3', { template: { input: { required: { image: ['IMAGE', {}] } }, prefix: 'image', min: 2, max: 50 } }],
+            pick: ['COMFY_MATCHTYPE_V3', { template: { template_id: 't', allowed_types: 'IMAGE,MASK' } }],
+            spacing: ['INT', { default: 0 }],
+          },
+        },
+        input_order: { required: ['images', 'pick', 'spacing'] },
+        output: ['IMAGE'],
+        name: 'Batch',
+      },
+    };
+    const g = graph(
+      [
+        node(1, 'LoadImage', { outputs: ['IMAGE', 'MASK'], values: ['in.png', 'red'] }),
+        node(2, 'Batch', { inputs: [['images.image0', 'IMAGE', 1], ['images.image1', 'IMAGE', 2], ['images.image2', 'IMAGE', null], ['pick', 'IMAGE', 3]], values: [4] }),
+      ],
+      [[1, 1, 0, 2, 0, 'IMAGE'], [2, 1, 0, 2, 1, 'IMAGE'], [3, 1, 1, 2, 3, 'MASK']],
+    );
+    expect(inputsOf(convertUiWorkflow(g, definitions(grow)).prompt, '2')).toEqual({ spacing: 4, 'images.image0': ['1', 0], 'images.image1': ['1', 0], pick: ['1', 1] });
   });
 });

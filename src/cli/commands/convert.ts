@@ -45,8 +45,10 @@ export async function convertCommand(argv: string[], io: CliIo, environment: Cli
     throw new UsageError(`--object-info and --server/--local exclude each other.\nUsage: ${CONVERT_USAGE}`);
   }
   const path = resolve(positionals[0]!);
-  const file = await readWorkflowFile(path, () =>
-    objectInfo !== undefined ? definitionsFromFile(resolve(objectInfo)) : fetchNodeDefinitions(resolveServer({ server: values.server, local: values.local }, environment), environment),
+  const file = await readWorkflowFile(
+    path,
+    () => (objectInfo !== undefined ? definitionsFromFile(resolve(objectInfo)) : fetchNodeDefinitions(resolveServer({ server: values.server, local: values.local }, environment), environment)),
+    { acceptEmpty: true },
   );
   for (const warning of file.warnings) io.stderr.write(`warning: ${warning}\n`);
   const text = values.json ? stringifyJsonExact(file.prompt) : stringifyJsonExact(file.prompt, 2);

@@ -12,6 +12,7 @@ import { resolveLibraryDir } from '../../main/library';
 import { extensionForMime } from '../../shared/media-types';
 import type { Workflow } from '../../main/service/types';
 import { parseAssignment, parseCliValue, setInput, unknownInputProblem, type InputRef } from '../../main/workflow/edit';
+import { editorGraphForRun } from '../../main/workflow/values-that-ran';
 import { parseCommandArgs, parsePositiveNumber, parseWholeNumber } from '../args';
 import { fetchNodeDefinitions, requireKey, resolveServer, type CliEnvironment } from '../connection';
 import { ExitCode, JobFailedError, UsageError } from '../errors';
@@ -137,8 +138,11 @@ export async function runCommand(argv: string[], io: CliIo, environment: CliEnvi
   // Several --server make a pool (checked before anything connects); one names today's single server.
   const poolServers = servers.length > 1 ? resolvePoolServers(servers, values.local, environment) : null;
   const resolved = poolServers ? poolServers[0]! : resolveServer({ server: servers[0], local: values.local }, environment);
-  // A UI graph (or an image carrying only one) is converted with this server's node definitions.
-  const file = await readWorkflowFile(workflowPath, () => fetchNodeDefinitions(resolved, environment));
+  // A UI graph (or an image carrying only one) is converted with this server's node definitions,
+  // asked for once: the graph sent with the run needs them again to carry the values that ran.
+  let definitionsOnce: Promise<NodeDefinitions> | null = null;
+  const serverDefinitions = (): Promise<NodeDefinitions> => (definitionsOnce ??= fetchNodeDefinitions(resolved, environment));
+  const file = await readWorkflowFile(workflowPath, serverDefinitions);
   const workflow = file.prompt;
   const setRefs: InputRef[] = [];
   for (const spec of values.set ?? []) {
@@ -161,7 +165,7 @@ export async function runCommand(argv: string[], io: CliIo, environment: CliEnvi
         concurrency: perServer,
         workflow,
         workflowPath,
-        editorGraph: file.uiWorkflow,
+        editorGraph: await editorGraphForRun(file.uiWorkflow, workflow, serverDefinitions, log),
         uploadedRefs: [...uploadPlan.uploads.map((u) => u.ref), ...uploadPlan.masks.map((m) => m.ref)],
         applyUploads: (member, target) => applyUploads(member.api, target, uploadPlan, log),
         checkSetInputs: (definitions) => {
@@ -198,7 +202,7 @@ export async function runCommand(argv: string[], io: CliIo, environment: CliEnvi
     const previewDir = values['save-previews'] ? join(outDir, 'previews') : null;
     if (previewDir) await mkdir(previewDir, { recursive: true });
     const submittedAt = Date.now();
-    const submitted = await session.submit(workflow, basename(workflowPath), file.uiWorkflow);
+    const submitted = await session.submit(workflow, basename(workflowPath), await editorGraphForRun(file.uiWorkflow, workflow, serverDefinitions, log));
     promptId = submitted;
     log(`submitted job ${promptId} to ${resolved.server.baseUrl}`);
     outcome = await session.follow(promptId, {

@@ -20,7 +20,7 @@ import { isInside } from '../../main/watch/config';
 import { acquireFolderLock, FolderLockedError } from '../../main/watch/lock';
 import { parseCommandArgs, parseWholeNumber } from '../args';
 import { openCliStore } from '../open-store';
-import { requireKey, resolveServer, type CliEnvironment } from '../connection';
+import { fetchNodeDefinitions, requireKey, resolveServer, type CliEnvironment } from '../connection';
 import { openPool, resolvePoolServers, type PoolConnections } from '../pool-connections';
 import type { NodeDefinitions } from '../../main/service/object-info';
 import { ExitCode, UsageError } from '../errors';
@@ -103,7 +103,6 @@ export async function watchCommand(argv: string[], io: CliIo, environment: CliEn
   if (!existsSync(inputDir)) throw new UsageError(`The folder ${positionals[0]} does not exist.`);
   if (!statSync(inputDir).isDirectory()) throw new UsageError(`${inputDir} is a file, not a folder. Give the folder to watch.`);
   const workflowPath = resolve(values.workflow);
-  const { prompt: workflow } = await readWorkflowFile(workflowPath);
   const concurrency = parseWholeNumber('concurrency', values.concurrency, 1, 64);
   const settleMs = parseWholeNumber('settle', values.settle, 0, 600_000);
   const once = values.once === true;
@@ -119,6 +118,9 @@ export async function watchCommand(argv: string[], io: CliIo, environment: CliEn
   // One --server (or none) is today's single server; several make a pool, checked before anything connects.
   const poolServers = servers.length > 1 ? resolvePoolServers(servers, values.local, environment) : null;
   const resolved = poolServers ? poolServers[0]! : resolveServer({ server: servers[0], local: values.local }, environment);
+  // As for run: an API file, an editor graph, or an output image (its prompt, else its graph converted
+  // with this server's node definitions).
+  const { prompt: workflow } = await readWorkflowFile(workflowPath, () => fetchNodeDefinitions(resolved, environment));
   const key = poolServers ? null : await requireKey(resolved, environment);
   const folderId = folderIdFor(inputDir, workflow, values.bind);
   let release: () => void;

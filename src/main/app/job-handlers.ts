@@ -11,6 +11,7 @@ import { ServiceError } from '../service/errors';
 import type { ServiceApi } from '../service/ports';
 import type { ServerProfile } from '../service/types';
 import { interpretWorkflow } from '../workflow/parse';
+import { editorGraphForRun } from '../workflow/values-that-ran';
 import type { LogLevel } from './ports';
 import { AppFailure } from './errors';
 import type { LivePool } from './live-pool';
@@ -137,7 +138,8 @@ export function createJobHandlers(ctx: JobHandlerContext): Pick<CallHandlers, Jo
       const active = await ctx.requireSession();
       const store = ctx.requireJobs();
       const workflow = parsed.workflow;
-      const editorGraph = editorGraphOf(uiWorkflowJson);
+      // The graph kept with the outputs shows the values that ran (edited in the form), not the file's.
+      const editorGraph = await editorGraphForRun(editorGraphOf(uiWorkflowJson), workflow, () => active.nodeDefinitions(), (message) => ctx.log('warn', message));
       if (target === 'pool') {
         if (!ctx.poolIsSet()) throw new AppFailure('invalid_input', 'No pool is set. Add servers to the pool in Servers, or run on the active server.');
         const pool = await ctx.usePool();

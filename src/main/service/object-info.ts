@@ -140,7 +140,8 @@ function parseKind(spec: JsonValue): { kind: InputKind; options: JsonObject } | 
   }
 }
 
-function parseInputs(className: string, entry: JsonObject, warnings: string[]): InputSpec[] | string {
+/** One class's inputs (`entry.input`, ordered by `entry.input_order`); also serves the inputs a dynamic combo's option brings. */
+export function parseInputs(className: string, entry: JsonObject, warnings: string[]): InputSpec[] | string {
   const input = entry.input;
   if (!isJsonObject(input)) return 'has no input object';
   const order = isJsonObject(entry.input_order) ? entry.input_order : {};

@@ -2,7 +2,7 @@
 // using the node definitions of the server it will run on. The work is split by step under ui-convert/.
 import type { JsonObject } from '../../shared/json';
 
-export { convertUiWorkflow, type UiConversion } from './ui-convert/convert';
+export { convertUiWorkflow, type UiConversion, type UnknowableInput } from './ui-convert/convert';
 export { UiConversionError } from './ui-convert/errors';
 
 /** True for the editor's graph format: `nodes` and `links` arrays (schema 0.4 and 1). */

@@ -11,17 +11,6 @@ export const UI_FORMAT_EXPLANATION =
   'This file is a UI-format export (the editor graph with "nodes" and "links"), not the API format the server runs. ' +
   'In the editor, enable the developer options in the settings and use "Export (API)" (or "Save (API Format)"), then open that file.';
 
-export function parseWorkflowText(text: string): ParsedWorkflow {
-  let value: unknown;
-  try {
-    value = parseJsonExact(text);
-  } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    return { ok: false, reason: 'invalid_json', message: `The workflow is not valid JSON: ${detail}` };
-  }
-  return interpretWorkflow(value);
-}
-
 export function interpretWorkflow(value: unknown): ParsedWorkflow {
   if (!isJsonObject(value)) {
     return { ok: false, reason: 'not_a_workflow', message: 'The workflow must be a JSON object keyed by node id.' };

@@ -8,7 +8,7 @@ import { MAX_WORKFLOW_FILE_BYTES } from '../../shared/ipc/contract';
 import { parseJsonExact, type JsonObject, type JsonValue } from '../../shared/json';
 import type { NodeDefinitions } from '../service/object-info';
 import type { Workflow } from '../service/types';
-import { convertUiWorkflow, isUiWorkflow } from './convert-ui';
+import { convertUiWorkflow, isUiWorkflow, type UnknowableInput } from './convert-ui';
 import { EmbeddedWorkflowError, imageFormatOf, readEmbeddedWorkflow } from './embedded-workflow';
 import { interpretWorkflow } from './parse';
 
@@ -38,13 +38,18 @@ export type WorkflowReading =
       graph: JsonObject | null;
       /** Conversion notes (a Reroute chain that ends nowhere, ...). */
       warnings: string[];
+      /** Inputs an editor graph's conversion had to leave out: no file holds their value. */
+      unknowable?: UnknowableInput[];
     }
   | { kind: 'invalid_json'; detail: string; position: { offset: number; line: number; column: number } | null }
   | { kind: 'not_a_workflow'; message: string }
   /** An editor graph (`source` says where it was) whose conversion threw `error` (UiConversionError names missing classes). */
   | { kind: 'conversion_failed'; source: 'ui' | 'image-workflow'; error: unknown }
-  /** Converted, but the result cannot run (e.g. no node the server runs). */
-  | { kind: 'converted_unrunnable'; source: 'ui' | 'image-workflow'; message: string }
+  /**
+   * Converted, but the result cannot run. `empty`: the prompt is empty (no node the server runs, the
+   * message says what the graph held), which is still the exact conversion (`convert` prints it).
+   */
+  | { kind: 'converted_unrunnable'; source: 'ui' | 'image-workflow'; message: string; empty?: { graph: JsonObject; warnings: string[] } }
   /** An editor graph, and no node definitions to convert it with. */
   | { kind: 'definitions_missing'; source: 'ui' | 'image-workflow' };
 
@@ -72,9 +77,10 @@ async function converted(source: 'ui' | 'image-workflow', graph: JsonObject, def
     // Whatever the converter trips over (a cycle, a link to a missing slot), the caller gets a reading, not a crash.
     return { kind: 'conversion_failed', source, error };
   }
+  if (result.emptyBecause !== null) return { kind: 'converted_unrunnable', source, message: result.emptyBecause, empty: { graph, warnings: result.warnings } };
   const parsed = interpretWorkflow(result.prompt);
   if (!parsed.ok) return { kind: 'converted_unrunnable', source, message: parsed.message };
-  return { kind: 'workflow', source, workflow: parsed.workflow, nodeCount: parsed.nodeCount, graph, warnings: result.warnings };
+  return { kind: 'workflow', source, workflow: parsed.workflow, nodeCount: parsed.nodeCount, graph, warnings: result.warnings, unknowable: result.unknowable };
 }
 
 /** A JSON value from a file: the editor graph is converted, anything else must be the API format. */

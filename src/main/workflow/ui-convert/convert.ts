@@ -6,17 +6,39 @@ import type { NodeDefinitions } from '../../service/object-info';
 import type { Workflow } from '../../service/types';
 import { assertAcyclic } from './cycles';
 import { expandDynamicPrompt } from './dynamic-prompts';
+import { explainEmptyPrompt } from './empty';
 import { UiConversionError } from './errors';
 import { expandGraph } from './expand';
-import { MODE_BYPASS, MODE_MUTED, type FlatNode } from './model';
+import { MODE_BYPASS, MODE_MUTED, valueAt, type FlatNode, type ValueOrigin } from './model';
 import { resolveInput, type ResolutionMemo } from './resolve';
 import { assignWidgetValues, slotsFromFile, widgetSlots, type WidgetSlot } from './widgets';
+
+/** An input whose value the editor computes when it queues, so no file holds it (a 3D scene's picture). */
+export interface UnknowableInput {
+  nodeId: string;
+  classType: string;
+  input: string;
+  why: string;
+  /** Required, with no default to send instead: the server will refuse the prompt without it. */
+  required: boolean;
+}
 
 export interface UiConversion {
   /** {id: {class_type, inputs, _meta: {title}}} */
   prompt: Workflow;
   /** Things the editor would have done silently but a user may want to know (a Reroute chain that ends nowhere, ...). */
   warnings: string[];
+  /** Inputs left out because no file can hold their value (each also named in `warnings`). */
+  unknowable: UnknowableInput[];
+  /** For an empty prompt: what the graph held and why none of it runs; null otherwise. */
+  emptyBecause: string | null;
+  /** With `trackOrigins`: where in the file each widget value of the prompt is stored, by node id and input. */
+  origins: Map<string, Map<string, ValueOrigin>> | null;
+}
+
+export interface ConvertOptions {
+  /** Record where each value comes from (values-that-ran.ts writes edited values back there). */
+  trackOrigins?: boolean;
 }
 
 function runs(node: FlatNode): boolean {
@@ -35,8 +57,9 @@ function missingClassesError(missing: Map<string, string[]>): UiConversionError 
   );
 }
 
-export function convertUiWorkflow(graph: JsonObject, definitions: NodeDefinitions): UiConversion {
-  const { nodes, order } = expandGraph(graph, definitions);
+export function convertUiWorkflow(graph: JsonObject, definitions: NodeDefinitions, options: ConvertOptions = {}): UiConversion {
+  const flat = expandGraph(graph, definitions);
+  const { nodes, order } = flat;
   const warnings: string[] = [];
 
   const slotsOf = new Map<string, WidgetSlot[]>();
@@ -52,15 +75,26 @@ export function convertUiWorkflow(graph: JsonObject, definitions: NodeDefinition
   if (missing.size > 0) throw missingClassesError(missing);
 
   const prompt: Workflow = {};
+  const unknowable: UnknowableInput[] = [];
+  const origins = options.trackOrigins ? new Map<string, Map<string, ValueOrigin>>() : null;
   const memo: ResolutionMemo = new Map();
   for (const id of order) {
     const node = nodes.get(id)!;
     const slots = slotsOf.get(id);
     if (!slots) continue;
     const inputs: JsonObject = {};
-    assignWidgetValues(slots, node.widgetsValues, inputs);
+    const from = origins ? new Map<string, ValueOrigin>() : null;
+    if (from) origins?.set(id, from);
+    const note = from ? (name: string, origin: ValueOrigin): void => void from.set(name, origin) : undefined;
+    assignWidgetValues(slots, node.widgetsValues, inputs, { origin: note });
     if (node.widgetOverrides) {
-      for (const slot of slots) if (slot.role === 'value' && slot.name in node.widgetOverrides) inputs[slot.name] = node.widgetOverrides[slot.name]!;
+      for (const slot of slots) {
+        const origin = slot.role === 'value' ? node.widgetOverrides.get(slot.name) : undefined;
+        const value = origin ? valueAt(origin) : undefined;
+        if (origin === undefined || value === undefined) continue;
+        inputs[slot.name] = value;
+        note?.(slot.name, origin);
+      }
     }
     for (const input of node.inputs) {
       if (!input.source) continue;
@@ -68,12 +102,15 @@ export function convertUiWorkflow(graph: JsonObject, definitions: NodeDefinition
       switch (resolved.kind) {
         case 'link':
           inputs[input.name] = [resolved.nodeId, resolved.slot];
+          from?.delete(input.name);
           break;
         case 'value':
           inputs[input.widgetName ?? input.name] = resolved.value;
+          if (resolved.origin) note?.(input.widgetName ?? input.name, resolved.origin);
           break;
         case 'removed':
           delete inputs[input.name];
+          from?.delete(input.name);
           break;
         case 'none':
           if (resolved.danglingReroute !== null) {
@@ -81,6 +118,17 @@ export function convertUiWorkflow(graph: JsonObject, definitions: NodeDefinition
           }
           break;
       }
+    }
+    for (const slot of slots) {
+      if (slot.role !== 'computed' || inputs[slot.name] !== undefined) continue;
+      // Never guessed: its default when it has one, else left out; said either way.
+      const fallback = slot.spec?.config.default;
+      const required = slot.spec?.section === 'required' && fallback === undefined;
+      const why = slot.why ?? 'the editor computes it when it queues';
+      if (fallback !== undefined) inputs[slot.name] = fallback;
+      unknowable.push({ nodeId: id, classType: node.type, input: slot.name, why, required });
+      const outcome = fallback !== undefined ? 'its default is sent instead' : required ? 'it is required, so the server will refuse the prompt without it' : 'it is left out';
+      warnings.push(`Node ${id} (${node.type}): input "${slot.name}" cannot be converted: ${why}; ${outcome}.`);
     }
     const definition = definitions.get(node.type);
     for (const spec of definition?.inputs ?? []) {
@@ -91,5 +139,6 @@ export function convertUiWorkflow(graph: JsonObject, definitions: NodeDefinition
     prompt[id] = { inputs, class_type: node.type, _meta: { title } };
   }
   assertAcyclic(prompt);
-  return { prompt, warnings };
+  const emptyBecause = Object.keys(prompt).length > 0 ? null : explainEmptyPrompt(graph, flat);
+  return { prompt, warnings, unknowable, emptyBecause, origins };
 }

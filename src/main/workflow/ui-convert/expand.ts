@@ -6,8 +6,9 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../../../shared/j
 import type { NodeDefinitions } from '../../service/object-info';
 import { UiConversionError } from './errors';
 import { expandGroupNode, groupNodeDefinition } from './group-nodes';
-import { MODE_BYPASS, MODE_MUTED, NOTE_TYPES, type FlatInput, type FlatNode, type FlatNodeKind, type InputSource } from './model';
-import { idKey, readLinks, readNodes, type RawLink, type RawNode } from './read-graph';
+import { MODE_BYPASS, MODE_MUTED, NOTE_TYPES, type FlatInput, type FlatNode, type FlatNodeKind, type InputSource, type ValueOrigin } from './model';
+import { readLinks, readNodes, type RawLink, type RawNode } from './read-graph';
+import { instanceBoundary, proxyOverrides, readSubgraphSlots, type SubgraphSlot } from './subgraph-boundary';
 
 /** Guard against a file whose subgraphs multiply into an unbounded number of nodes. */
 export const MAX_EXPANDED_NODES = 2_000_000;
@@ -20,6 +21,8 @@ interface SubgraphDefinition {
   name: string;
   nodes: RawNode[];
   links: Map<string, RawLink>;
+  /** Its declared inputs (`inputs`), in order. */
+  slots: SubgraphSlot[];
 }
 
 interface Scope {
@@ -33,7 +36,7 @@ interface Scope {
   /** Subgraph ids this scope is inside of, to refuse a subgraph that contains itself. */
   ancestry: readonly string[];
   /** Promoted widget values for this scope's nodes, by inner node id. */
-  overrides: Map<string, JsonObject> | null;
+  overrides: Map<string, Map<string, ValueOrigin>> | null;
 }
 
 export interface FlatGraph {
@@ -63,7 +66,7 @@ function readSubgraphs(graph: JsonObject): Map<string, SubgraphDefinition> {
       if (found.has(value.id)) return;
       const name = typeof value.name === 'string' && value.name !== '' ? value.name : value.id;
       const where = `subgraph "${name}": `;
-      found.set(value.id, { id: value.id, name, nodes: readNodes(value.nodes ?? [], where), links: readLinks(value.links, where) });
+      found.set(value.id, { id: value.id, name, nodes: readNodes(value.nodes ?? [], where), links: readLinks(value.links, where), slots: readSubgraphSlots(value.inputs) });
       pending.push(value.definitions ?? null);
     });
   }
@@ -80,39 +83,6 @@ export function sourceIn(scope: Scope, linkId: string | null): InputSource | nul
 
 function flatInputs(scope: Scope, node: RawNode): FlatInput[] {
   return node.inputs.map((input) => ({ name: input.name, type: input.type, widgetName: input.widgetName, source: sourceIn(scope, input.linkId) }));
-}
-
-/** A promoted widget's value on a subgraph instance: by name for an object, by position among widget sockets for a list. */
-function promotedValue(instance: RawNode, slot: number): JsonValue | undefined {
-  const input = instance.inputs[slot];
-  if (!input || input.widgetName === null) return undefined;
-  const stored = instance.widgetsValues;
-  if (isJsonObject(stored)) return stored[input.widgetName] ?? stored[input.name];
-  if (!Array.isArray(stored)) return undefined;
-  const position = instance.inputs.slice(0, slot).filter((i) => i.widgetName !== null).length;
-  return stored[position];
-}
-
-/**
- * The promoted widgets an instance lists as `properties.proxyWidgets` ([[inner node id, widget
- * name], ...], the form some editor versions saved), each with the instance's widget value at the
- * same position: these replace the inner widgets' own values.
- */
-function proxyOverrides(instance: RawNode): Map<string, JsonObject> | null {
-  const properties = instance.raw.properties;
-  const proxies = isJsonObject(properties) && Array.isArray(properties.proxyWidgets) ? properties.proxyWidgets : null;
-  const values = instance.widgetsValues;
-  if (!proxies || !Array.isArray(values)) return null;
-  const overrides = new Map<string, JsonObject>();
-  proxies.forEach((entry, position) => {
-    if (!Array.isArray(entry) || entry.length < 2 || typeof entry[1] !== 'string' || position >= values.length) return;
-    const target = idKey(entry[0]);
-    if (target === null || target === '-1') return;
-    const forNode = overrides.get(target) ?? {};
-    forNode[entry[1]] = values[position]!;
-    overrides.set(target, forNode);
-  });
-  return overrides;
 }
 
 export function expandGraph(graph: JsonObject, definitions: NodeDefinitions): FlatGraph {
@@ -138,9 +108,12 @@ export function expandGraph(graph: JsonObject, definitions: NodeDefinitions): Fl
       const flat = (kind: FlatNodeKind, inputs: FlatInput[]): FlatNode => ({ id, type: node.type, kind, mode: node.mode, title: node.title, inputs, outputCount: node.outputCount, widgetsValues: node.widgetsValues, widgetOverrides });
       const subgraph = subgraphs.size > 0 ? subgraphs.get(node.type) : undefined;
       const group = subgraph || !node.type.startsWith('workflow') ? null : groupNodeDefinition(groupNodes, node.type);
-      // A muted or bypassed instance is not opened: it behaves as one node with its own sockets.
+      // A muted or bypassed group node is not opened: it behaves as one node with its own sockets.
       const expand = node.mode !== MODE_MUTED && node.mode !== MODE_BYPASS;
-      if (subgraph && expand) {
+      // A bypassed subgraph instance is opened all the same: the editor queues its inner nodes (each
+      // by its own mode) while links through the instance pass it by as through any bypassed node.
+      // A muted one stays shut (nothing in it runs).
+      if (subgraph && node.mode !== MODE_MUTED) {
         if (scope.ancestry.includes(subgraph.id)) {
           throw new UiConversionError(`${scope.where}node ${id}: subgraph "${subgraph.name}" contains itself.`, [], id);
         }
@@ -153,13 +126,7 @@ export function expandGraph(graph: JsonObject, definitions: NodeDefinitions): Fl
           links: subgraph.links,
           ancestry: [...scope.ancestry, subgraph.id],
           overrides,
-          boundary: (slot) => {
-            const input = outer[slot];
-            if (input?.source) return input.source;
-            // With proxyWidgets the instance's values belong to those, not to its sockets.
-            const promoted = overrides ? undefined : promotedValue(node, slot);
-            return promoted === undefined ? null : { kind: 'value', value: promoted };
-          },
+          boundary: instanceBoundary(node, outer, subgraph),
         };
         // The instance forwards output j from whatever inner node feeds the output node's slot j.
         const forwards: FlatInput[] = [];
@@ -168,7 +135,7 @@ export function expandGraph(graph: JsonObject, definitions: NodeDefinitions): Fl
           forwards[link.targetSlot] = { name: `output ${link.targetSlot}`, type: link.type, widgetName: null, source: sourceIn(inner, link.id) };
         }
         for (let i = 0; i < forwards.length; i += 1) forwards[i] ??= { name: `output ${i}`, type: '*', widgetName: null, source: null };
-        add(flat('passthrough', forwards), scope.where);
+        add(node.mode === MODE_BYPASS ? flat('normal', outer) : flat('passthrough', forwards), scope.where);
         work.push(inner);
         continue;
       }

@@ -3,11 +3,20 @@
 // it (expand.ts); virtual nodes stay in it and are resolved away later (resolve.ts).
 import type { JsonObject, JsonValue } from '../../../shared/json';
 
+/**
+ * Where in the file a value is stored: an entry of a node's `widgets_values` (a list position or an
+ * object key). Kept so the values that ran can be written back where the editor reads them.
+ */
+export interface ValueOrigin {
+  holder: JsonValue[] | JsonObject;
+  key: number | string;
+}
+
 /** Where an input's value comes from, before virtual nodes and modes are resolved. */
 export type InputSource =
   | { kind: 'link'; nodeId: string; slot: number }
   /** A value promoted onto a subgraph instance (its widget), standing in for a link. */
-  | { kind: 'value'; value: JsonValue };
+  | { kind: 'value'; value: JsonValue; origin?: ValueOrigin };
 
 export interface FlatInput {
   name: string;
@@ -37,7 +46,7 @@ export interface FlatNode {
   outputCount: number;
   widgetsValues: JsonValue[] | JsonObject | null;
   /** Widget values set from outside, by widget name: a subgraph instance's promoted widgets (`properties.proxyWidgets`). */
-  widgetOverrides: JsonObject | null;
+  widgetOverrides: Map<string, ValueOrigin> | null;
 }
 
 export const MODE_MUTED = 2;
@@ -45,3 +54,8 @@ export const MODE_BYPASS = 4;
 
 /** Editor-only node types that never reach the server. */
 export const NOTE_TYPES: ReadonlySet<string> = new Set(['Note', 'MarkdownNote']);
+
+/** The value stored at an origin. */
+export function valueAt(origin: ValueOrigin): JsonValue | undefined {
+  return Array.isArray(origin.holder) ? origin.holder[origin.key as number] : origin.holder[origin.key as string];
+}

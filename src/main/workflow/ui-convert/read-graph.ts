@@ -75,10 +75,14 @@ function readInputs(node: JsonObject, label: string, id: string): RawInput[] {
   });
 }
 
-/** Reads one node object; `where` prefixes messages ("subgraph X: "), `fallbackId` serves group-node entries (which have `index`). */
-export function readNode(value: JsonValue, position: number, where: string, fallbackId: string | null = null): RawNode {
+/**
+ * Reads one node object; `where` prefixes messages ("subgraph X: "). `positionId` is the id a
+ * group-node entry has by its place (`index`): it wins over the stored `id`, which older editors
+ * saved as -1 for every inner node.
+ */
+export function readNode(value: JsonValue, position: number, where: string, positionId: string | null = null): RawNode {
   if (!isJsonObject(value)) throw new UiConversionError(`${where}nodes[${position}] is not an object.`, [], null);
-  const id = idKey(value.id) ?? fallbackId;
+  const id = positionId ?? idKey(value.id);
   const type = typeof value.type === 'string' && value.type !== '' ? value.type : null;
   const label = describeNode(where, id ?? `at nodes[${position}]`, type);
   if (id === null) throw new UiConversionError(`${label} has no id.`, [], null);

@@ -6,11 +6,11 @@
 import type { JsonValue } from '../../../shared/json';
 import type { NodeDefinitions } from '../../service/object-info';
 import { UiConversionError } from './errors';
-import { MODE_BYPASS, MODE_MUTED, type FlatInput, type FlatNode, type InputSource } from './model';
+import { MODE_BYPASS, MODE_MUTED, type FlatInput, type FlatNode, type InputSource, type ValueOrigin } from './model';
 
 export type Resolution =
   | { kind: 'link'; nodeId: string; slot: number }
-  | { kind: 'value'; value: JsonValue }
+  | { kind: 'value'; value: JsonValue; origin?: ValueOrigin }
   /** No producer: the input keeps its widget value, if it has one. */
   | { kind: 'none'; danglingReroute: string | null }
   /** The producer was removed (muted, deleted): the input is left out altogether. */
@@ -54,7 +54,7 @@ export function resolveInput(nodes: Map<string, FlatNode>, target: FlatNode, inp
   const limit = nodes.size + 2;
   for (let steps = 0; ; steps += 1) {
     if (source === null) return settle({ kind: 'none', danglingReroute: lastReroute });
-    if (source.kind === 'value') return settle({ kind: 'value', value: source.value });
+    if (source.kind === 'value') return settle(source);
     const key = `${viaBypass ? 'b' : 'd'}|${input.type}|${source.slot}|${source.nodeId}`;
     if (steps > limit || seen.has(key)) {
       throw new UiConversionError(`Node ${target.id} (${target.type}): the link into input "${input.name}" goes round in a cycle (through node ${source.nodeId}).`, [], target.id);
@@ -72,7 +72,7 @@ export function resolveInput(nodes: Map<string, FlatNode>, target: FlatNode, inp
         // The editor writes a primitive's value into the widgets it feeds directly or through Reroutes.
         const stored = origin.widgetsValues;
         const value = Array.isArray(stored) ? stored[0] : undefined;
-        return settle(viaBypass || value === undefined ? { kind: 'none', danglingReroute: null } : { kind: 'value', value });
+        return settle(viaBypass || value === undefined || !Array.isArray(stored) ? { kind: 'none', danglingReroute: null } : { kind: 'value', value, origin: { holder: stored, key: 0 } });
       }
       case 'reroute':
         lastReroute = origin.id;

@@ -1,17 +1,24 @@
 // Which widget owns which `widgets_values` slot, as the editor builds its widgets from a node
 // definition: one per widget input in definition order, plus editor-only companions that keep a
 // slot but are never sent (a seed's "control after generate", a controlled combo's filter string,
-// an upload button).
+// an upload button), and widgets whose value the editor computes only when it queues.
 import { isJsonObject, type JsonObject, type JsonValue } from '../../../shared/json';
 import type { InputSpec, NodeDefinition } from '../../service/object-info';
+import { dynamicComboOf } from './dynamic-combo';
+import type { ValueOrigin } from './model';
 
-export type SlotRole = 'value' | 'control' | 'filter' | 'upload';
+/** computed: the editor fills it when it queues (a 3D scene's picture); no file holds what it sends. */
+export type SlotRole = 'value' | 'control' | 'filter' | 'upload' | 'computed';
 
 export interface WidgetSlot {
   name: string;
   role: SlotRole;
   /** The definition's input for a value slot. */
   spec: InputSpec | null;
+  /** A dynamic combo's: the slots that follow it for the value it takes. */
+  children?: (value: JsonValue | undefined) => WidgetSlot[];
+  /** A computed slot's: why no file can hold its value. */
+  why?: string;
 }
 
 /** The words a control widget holds; early files stored a boolean instead. */
@@ -22,10 +29,26 @@ export function isControlValue(value: JsonValue | undefined): boolean {
 }
 
 /**
- * Input types the editor draws as a widget of its own (camera, recorder, 3D viewer) rather than a
- * socket: they hold a widgets_values slot like any widget, and their stored value is sent.
+ * Input types the editor draws as a widget of its own (a recorder) rather than a socket: they hold a
+ * widgets_values slot like any widget, and their stored value is sent.
  */
-const EDITOR_WIDGET_TYPES: ReadonlySet<string> = new Set(['WEBCAM', 'AUDIO_RECORD', 'LOAD_3D', 'LOAD_3D_ANIMATION']);
+const EDITOR_WIDGET_TYPES: ReadonlySet<string> = new Set(['AUDIO_RECORD']);
+
+const SCENE_PICTURE = {
+  buttons: ['upload 3d model', 'upload extra resources', 'clear'],
+  why: 'it is a picture of the 3D scene (with its mask, normals and camera) that the editor renders and uploads when it queues; no file holds it',
+};
+
+/**
+ * Input types whose widget the editor fills when it queues, each holding a slot: the 3D viewer
+ * renders the scene and uploads the pictures (its three buttons come first, each with a slot of its
+ * own); the camera widget takes a picture and uploads it.
+ */
+const QUEUE_TIME_WIDGETS: ReadonlyMap<string, { buttons: readonly string[]; why: string }> = new Map([
+  ['LOAD_3D', SCENE_PICTURE],
+  ['LOAD_3D_ANIMATION', SCENE_PICTURE],
+  ['WEBCAM', { buttons: [], why: 'it is a picture the editor takes from the camera and uploads when it queues; no file holds it' }],
+]);
 
 /** Seed inputs get a control widget even when the definition does not ask for one (older servers). */
 const SEED_NAMES: ReadonlySet<string> = new Set(['seed', 'noise_seed']);
@@ -38,7 +61,8 @@ function hasControl(spec: InputSpec): boolean {
 
 function hasUpload(spec: InputSpec): boolean {
   const c = spec.config;
-  return c.image_upload === true || c.video_upload === true || c.audio_upload === true || c.file_upload === true;
+  // file_upload (a 3D model) gets no upload widget of its own: the 3D viewer's buttons do that.
+  return c.image_upload === true || c.video_upload === true || c.audio_upload === true;
 }
 
 /** Names of the node's sockets that the file records as belonging to a widget. */
@@ -53,6 +77,10 @@ export interface SocketInfo {
  * converted it at once; newer ones make a bare socket).
  */
 export function widgetSlots(definition: NodeDefinition, sockets: readonly SocketInfo[]): WidgetSlot[] {
+  return slotsForInputs(definition.inputs, sockets);
+}
+
+function slotsForInputs(inputs: readonly InputSpec[], sockets: readonly SocketInfo[]): WidgetSlot[] {
   const slots: WidgetSlot[] = [];
   const uploads: WidgetSlot[] = [];
   let section: string | null = null;
@@ -60,12 +88,24 @@ export function widgetSlots(definition: NodeDefinition, sockets: readonly Socket
     slots.push(...uploads);
     uploads.length = 0;
   };
-  for (const spec of definition.inputs) {
-    if (spec.section === 'hidden' || (spec.kind === 'link' && !EDITOR_WIDGET_TYPES.has(spec.type))) continue;
+  for (const spec of inputs) {
+    if (spec.section === 'hidden') continue;
+    const dynamic = dynamicComboOf(spec);
+    const computed = spec.kind === 'link' ? QUEUE_TIME_WIDGETS.get(spec.type) : undefined;
+    if (!dynamic && !computed && spec.kind === 'link' && !EDITOR_WIDGET_TYPES.has(spec.type)) continue;
     // Upload buttons come after the last required widget (the editor appends them to "required").
     if (section !== spec.section) {
       if (section === 'required') flushUploads();
       section = spec.section;
+    }
+    if (dynamic) {
+      slots.push({ name: spec.name, role: 'value', spec: dynamic.combo, children: (value) => slotsForInputs(dynamic.inputsFor(value), sockets) });
+      continue;
+    }
+    if (computed) {
+      for (const button of computed.buttons) slots.push({ name: button, role: 'upload', spec: null });
+      slots.push({ name: spec.name, role: 'computed', spec, why: computed.why });
+      continue;
     }
     if (spec.config.forceInput === true && !sockets.some((s) => s.widgetName === spec.name || (s.widgetName !== null && s.name === spec.name))) continue;
     slots.push({ name: spec.name, role: 'value', spec });
@@ -104,6 +144,8 @@ export interface AssignOptions {
   skip?: (slot: WidgetSlot) => boolean;
   /** Give slots the list has no value for the widget's default (false: leave them out). */
   defaults?: boolean;
+  /** Told where each value taken from the file is stored. */
+  origin?: (name: string, origin: ValueOrigin) => void;
 }
 
 /**
@@ -119,19 +161,29 @@ export function assignWidgetValues(slots: readonly WidgetSlot[], stored: JsonVal
     const fallback = defaults && slot.spec ? widgetDefault(slot.spec) : undefined;
     if (fallback !== undefined) out[slot.name] = fallback;
   };
+  // A dynamic combo's slots are known once its value is: they are put in right after it.
+  const queue = [...slots];
+  const expand = (at: number, slot: WidgetSlot): void => {
+    if (slot.children) queue.splice(at, 0, ...slot.children(out[slot.name]));
+  };
   if (isJsonObject(stored)) {
-    for (const slot of slots) {
+    for (let at = 0; at < queue.length; at += 1) {
+      const slot = queue[at]!;
       if (slot.role !== 'value') continue;
       const value = stored[slot.name];
-      if (value !== undefined) out[slot.name] = value;
-      else fallbackFor(slot);
+      if (value !== undefined) {
+        out[slot.name] = value;
+        options.origin?.(slot.name, { holder: stored, key: slot.name });
+      } else fallbackFor(slot);
+      expand(at + 1, slot);
     }
     return options.from ?? 0;
   }
   const values = stored ?? [];
   let next = options.from ?? 0;
   let controlTaken = false;
-  for (const slot of slots) {
+  for (let at = 0; at < queue.length; at += 1) {
+    const slot = queue[at]!;
     if (options.skip?.(slot)) continue;
     const value = next < values.length ? values[next] : undefined;
     if (slot.role === 'control') {
@@ -143,14 +195,16 @@ export function assignWidgetValues(slots: readonly WidgetSlot[], stored: JsonVal
       if (controlTaken && typeof value === 'string') next += 1;
       continue;
     }
-    if (slot.role === 'upload') {
+    if (slot.role === 'upload' || slot.role === 'computed') {
       if (value !== undefined) next += 1;
       continue;
     }
     if (value !== undefined) {
       out[slot.name] = value;
+      options.origin?.(slot.name, { holder: values, key: next });
       next += 1;
     } else fallbackFor(slot);
+    expand(at + 1, slot);
   }
   return next;
 }
