@@ -1,6 +1,6 @@
 // Reading a workflow file: API format is accepted; a UI-format export (the editor's graph with
 // `nodes` and `links`) is recognised and explained; anything else gets a specific reason.
-import { isJsonObject, parseJsonExact, type JsonObject } from '../../shared/json';
+import { isJsonObject, type JsonObject } from '../../shared/json';
 import type { Workflow } from '../service/types';
 
 export type ParsedWorkflow =
