@@ -13,7 +13,8 @@ export class KeyedTimers<K> {
       this.timers.delete(key);
       task();
     }, Math.max(0, ms));
-    if (this.options.unref) timer.unref?.();
+    // Node's timers have unref; a browser's are numbers (this file is shared with the renderer).
+    if (this.options.unref) (timer as { unref?: () => void }).unref?.();
     this.timers.set(key, timer);
   }
 
