@@ -10,6 +10,7 @@ import type { JobQueue } from './queue';
 import type { UrlSigner } from './signed-urls';
 import type { DemoFlavour, DemoStats, DemoStatusVocabulary } from './types';
 import type { Worker } from './worker';
+import type { V2Surface } from './v2/surface';
 
 export interface DemoCore {
   readonly flavour: DemoFlavour;
@@ -26,6 +27,8 @@ export interface DemoCore {
   readonly maxUploadBytes: number;
   /** Origin of the storage listener (cloud), e.g. http://127.0.0.1:40000. */
   storageUrl(): string;
+  /** The Comfy API v2 surface, when the service serves one (set once at start). */
+  v2: V2Surface | null;
   /** Runs `task` after every earlier one has finished (local uploads pick names one at a time). */
   runExclusive<T>(task: () => Promise<T>): Promise<T>;
 }

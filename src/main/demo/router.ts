@@ -15,6 +15,8 @@ import { getJobStatus, getQueue, postInterrupt, postQueue } from './routes-queue
 import { postUploadImage, postUploadMask } from './routes-upload';
 import { getView } from './routes-view';
 import type { DemoFlavour } from './types';
+import { sendV2Error } from './v2/envelope';
+import { handleV2 } from './v2/router';
 
 interface Route {
   method: 'GET' | 'POST';
@@ -79,6 +81,9 @@ export async function handleRequest(req: IncomingMessage, res: ServerResponse, c
     if (core.faults.responseDelayMs > 0) await new Promise((r) => setTimeout(r, core.faults.responseDelayMs));
     if (core.faults.takeFailure(url.pathname + url.search)) return sendServerError(res, core.flavour);
     if (core.flavour === 'local' && isCrossOriginRefused(req)) return sendEmpty(res, 403);
+    if (core.v2 && (url.pathname === '/api/v2' || url.pathname.startsWith('/api/v2/'))) return await handleV2(req, res, core.v2, url.pathname.slice('/api/v2'.length) || '/', url);
+    // A v2-only deployment has nothing else: no node definitions, queue, interrupt or history.
+    if (core.v2?.mode === 'only') return sendV2Error(res, 404, 'not_found', 'No such endpoint.');
     const path = routePath(core.flavour, url.pathname);
     if (path === null) return sendNotFound(res, core.flavour);
 
@@ -117,7 +122,7 @@ function refuseUpgrade(socket: Duplex, status: number, reason: string, body: str
 export function handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, core: DemoCore): void {
   socket.on('error', () => socket.destroy());
   const url = new URL(req.url ?? '/', 'http://demo.invalid');
-  const wsPaths = core.flavour === 'local' ? ['/ws', '/api/ws'] : ['/ws'];
+  const wsPaths = core.v2?.mode === 'only' ? [] : core.flavour === 'local' ? ['/ws', '/api/ws'] : ['/ws'];
   if (!wsPaths.includes(url.pathname)) {
     refuseUpgrade(socket, 404, 'Not Found', core.flavour === 'local' ? '404: Not Found' : encodeJson('cloud', { code: 'not_found', message: 'No such endpoint.' }), core.flavour === 'local' ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8');
     return;

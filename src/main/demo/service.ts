@@ -22,6 +22,7 @@ import { UrlSigner } from './signed-urls';
 import { handleStorageRequest } from './storage';
 import { createStats, type AccountState, type DemoFaults, type DemoFlavour, type DemoServiceOptions, type DemoStats } from './types';
 import { Worker } from './worker';
+import { V2Surface } from './v2/surface';
 
 const SIX_HOURS_MS = 6 * 60 * 60 * 1000;
 const LOCAL_MAX_UPLOAD = 100 * 1024 * 1024;
@@ -94,6 +95,11 @@ export class DemoService {
     return this.require().core.files.root;
   }
 
+  /** The Comfy API v2 surface (its fault switches and counters), null when the service serves none. */
+  get v2(): V2Surface | null {
+    return this.require().core.v2;
+  }
+
   /** The instance's API key (cloud), null locally. */
   get apiKey(): string | null {
     return this.accounts.primaryKey;
@@ -161,6 +167,7 @@ export class DemoService {
       statusVocabulary: this.options.statusVocabulary ?? 'spec',
       maxUploadBytes,
       storageUrl: () => storageUrl,
+      v2: null,
       runExclusive: <T>(task: () => Promise<T>): Promise<T> => {
         const run = exclusive.then(task, task);
         exclusive = run.catch(() => undefined);
@@ -168,6 +175,13 @@ export class DemoService {
       },
     };
 
+    if (this.options.v2) {
+      // v2 beside v1 is the cloud's; a v2-only deployment runs on the local server's engine.
+      const expected = this.options.v2 === 'beside' ? 'cloud' : 'local';
+      if (flavour !== expected) throw new Error(`v2 '${this.options.v2}' needs the ${expected} flavour.`);
+      core.v2 = new V2Surface(core, this.options.v2, this.options.v2Token ?? null);
+      hub.setObserver(core.v2.jobs);
+    }
     const main = createServer((req, res) => void handleRequest(req, res, core));
     main.on('upgrade', (req, socket, head: Buffer) => handleUpgrade(req, socket, head, core));
     const storage = createServer((req, res) => {
