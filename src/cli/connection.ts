@@ -95,8 +95,13 @@ export async function lookupKey(resolved: ResolvedServer, environment: CliEnviro
 export async function requireKey(resolved: ResolvedServer, environment: CliEnvironment): Promise<string | null> {
   const { key, problem } = await lookupKey(resolved, environment);
   if (key || !capabilitiesFor(resolved.server.kind).needsApiKey) return key;
+  throw missingKeyError(resolved, problem);
+}
+
+/** The error (exit 3) for a server that needs a key when none is set. */
+export function missingKeyError(resolved: ResolvedServer, problem: string | null): MissingKeyError {
   const base = `No API key for ${resolved.server.baseUrl}. Set FLOWDECK_API_KEY, or store one in the OS keychain with "flowdeck login --server ${resolved.server.baseUrl}".`;
-  throw new MissingKeyError(problem ? `${base}\n${problem}` : base);
+  return new MissingKeyError(problem ? `${base}\n${problem}` : base);
 }
 
 /** The server's node definitions (GET /api/object_info), asked with the key it needs (exit 3 without one for the cloud). */

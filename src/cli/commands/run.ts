@@ -18,7 +18,7 @@ import { extensionForMime } from '../../shared/media-types';
 import type { OutputFile, ServerProfile, Workflow } from '../../main/service/types';
 import { parseAssignment, parseCliValue, setInput, unknownInputProblem, type InputRef } from '../../main/workflow/edit';
 import { parseCommandArgs, parsePositiveNumber, parseWholeNumber } from '../args';
-import { fetchNodeDefinitions, requireKey, resolveServer, type CliEnvironment } from '../connection';
+import { fetchNodeDefinitions, lookupKey, missingKeyError, resolveServer, type CliEnvironment } from '../connection';
 import { ExitCode, JobFailedError, UsageError } from '../errors';
 import { createProgressReporter } from '../progress';
 import { openSession, type CliSession, type JobOutcome } from '../session';
@@ -39,6 +39,8 @@ export interface CliIo {
 
 export interface RunResultJson {
   prompt_id: string | null;
+  /** Which contract ran the job: the seed's API (v1) or Comfy API v2. */
+  contract?: 'v1' | 'v2';
   status: string;
   outputs: { node: string; filename: string; type: string; path: string; library_path: string | null }[];
   error: string | null;
@@ -301,13 +303,20 @@ export async function runCommand(argv: string[], io: CliIo, environment: CliEnvi
     );
   }
 
-  const key = await requireKey(resolved, environment);
+  // No key is asked for before the server says it needs one: a self-hosted v2 proxy without a
+  // token takes none; the cloud (v1 or v2) and a proxy with a token answer 401 to a keyless probe.
+  const { key, problem } = await lookupKey(resolved, environment);
   const session = await openSession(resolved.server, key, environment.dataDir, {
     libraryDir: resolveLibraryDir(environment.dataDir, environment.env),
     profileId: resolved.profile?.id ?? null,
     warn: log,
     onWait: log,
   });
+  if (!key && session.api.capabilities.needsApiKey) {
+    await session.close();
+    throw missingKeyError(resolved, problem);
+  }
+  const contract = session.api.capabilities.contract;
   let outcome: JobOutcome | null = null;
   let promptId: string | null = null;
   const onSigint = (): void => {
@@ -343,7 +352,7 @@ export async function runCommand(argv: string[], io: CliIo, environment: CliEnvi
       if (!deadlineSignal?.aborted) throw error;
       throw new JobFailedError(`The run did not finish within ${timeoutSeconds} s (--timeout): the job ${promptId} succeeded, but downloading its outputs took too long.`);
     }
-    const result: RunResultJson = { prompt_id: promptId, status: outcome.phase, outputs: downloaded, error: outcome.errorText };
+    const result: RunResultJson = { prompt_id: promptId, contract, status: outcome.phase, outputs: downloaded, error: outcome.errorText };
     if (json) io.stdout.write(`${JSON.stringify(result)}\n`);
     else for (const o of downloaded) io.stdout.write(`${o.path}\n`);
     if (outcome.phase !== 'succeeded') {
@@ -357,7 +366,7 @@ export async function runCommand(argv: string[], io: CliIo, environment: CliEnvi
     progress.done();
     if (json) {
       const message = error instanceof Error ? error.message : String(error);
-      io.stdout.write(`${JSON.stringify({ prompt_id: promptId, status: error instanceof JobFailedError ? 'failed' : 'error', outputs: [], error: message })}\n`);
+      io.stdout.write(`${JSON.stringify({ prompt_id: promptId, contract, status: error instanceof JobFailedError ? 'failed' : 'error', outputs: [], error: message })}\n`);
     }
     throw error;
   } finally {

@@ -10,6 +10,10 @@ import { WorkflowRejectedError } from '../service/errors';
 import type { JobStore } from './job-store';
 import { askServer } from './server-verdict';
 import type { JobOrigin } from './types';
+import { submitJobV2 } from './submit-v2';
+import { journalFields, recordAccepted } from './submit-journal';
+
+export { recordAccepted };
 
 /** Where a job goes and where it is journaled. */
 export interface SubmitTarget {
@@ -52,6 +56,8 @@ export interface Submitted {
 
 /** Journals the intent, submits once, journals the accepted job. Throws what the server said on a refusal. */
 export async function submitJob(target: SubmitTarget, intent: JobIntent): Promise<Submitted> {
+  // Comfy API v2: the intent is journaled under its Idempotency-Key instead (submit-v2.ts).
+  if (target.api.capabilities.contract === 'v2') return submitJobV2(target, intent);
   const { api, jobs } = target;
   // Where the client picks the prompt_id it is journaled first, so a crash between sending and
   // reading the answer can be reconciled; otherwise the server assigns its own.
@@ -76,28 +82,6 @@ export async function submitJob(target: SubmitTarget, intent: JobIntent): Promis
   }
   await recordAccepted(target, intent, result);
   return { promptId: result.promptId, number: result.number };
-}
-
-/**
- * Journals that the server has the job (after its submit answered, or a verdict found it there).
- * `sentEarlier`: the send was an earlier process's, so the record keeps that process's client id
- * (a local server sends the job's events to it, not to us).
- */
-export async function recordAccepted(target: SubmitTarget, intent: JobIntent, job: Submitted, sentEarlier = false): Promise<void> {
-  const fields = journalFields(target, intent);
-  await target.jobs?.recordSubmitted({ ...fields, ...(sentEarlier ? { clientId: null } : {}), promptId: job.promptId, number: job.number });
-}
-
-function journalFields(target: SubmitTarget, intent: JobIntent) {
-  return {
-    ...(target.profileId !== undefined ? { profileId: target.profileId } : {}),
-    serverKind: target.api.profile.kind,
-    baseUrl: target.api.profile.baseUrl,
-    clientId: target.clientId,
-    workflow: intent.workflow,
-    workflowName: intent.workflowName,
-    origin: intent.origin,
-  };
 }
 
 async function serverHas(api: ServiceApi, promptId: string): Promise<boolean> {

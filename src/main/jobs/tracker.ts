@@ -9,6 +9,7 @@
 // the jobs, job-polling.ts polls the jobs the socket cannot vouch for, server-verdict.ts asks the
 // server about a doubtful job, job-history.ts recovers what an end's history adds, job-journal.ts
 // orders the journal writes, end-waiters.ts holds the waitForEnd callers.
+import { sameBaseUrl } from './same-base-url';
 import { collectNodeOutputs } from '../service/outputs';
 import type { ConnectionState, EventStream, JobHistory, ServiceApi } from '../service/ports';
 import type { JobPhase, JobStatusReading, OutputFile } from '../service/types';
@@ -488,8 +489,4 @@ export class JobTracker {
       this.warn(`Internal error while following jobs: ${describeError(error)}`);
     }
   }
-}
-
-function sameBaseUrl(a: string, b: string): boolean {
-  return a.replace(/\/+$/, '').toLowerCase() === b.replace(/\/+$/, '').toLowerCase();
 }

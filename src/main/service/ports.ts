@@ -45,6 +45,11 @@ export interface SubmitOptions {
   clientId: string;
   /** Client-chosen id (lowercase canonical UUID) so a submit can be retried safely. */
   promptId?: string;
+  /**
+   * Comfy API v2: the Idempotency-Key of this submit, journaled with the intent before the send
+   * (jobs/submit-v2.ts), so a send whose answer never came is sent again under the same key.
+   */
+  idempotencyKey?: string;
   /** Put the job at the front of the queue (local servers). */
   front?: boolean;
   /** Sent as extra_data (e.g. extra_pnginfo); the partner-node key is added to it when needed. */
