@@ -27,6 +27,9 @@ export async function discoverContract(http: HttpTransport, signal?: AbortSignal
   const speaksV2 = envelope.success && (probe.status === 404 || probe.status === 401 || probe.status === 403);
   if (!speaksV2) return { contract: 'v1' };
   const features = await http.request({ method: 'GET', path: '/api/features', what: 'the server features', ...sig }).catch(() => null);
-  const v1Beside = features !== null && features.status >= 200 && features.status <= 299;
+  // v1 answers, or refuses a bearer token in its own way (the cloud's v1 wants X-API-Key): it is
+  // there. A v2-only surface answers in the v2 envelope, or not at all.
+  const v1Refusal = features !== null && features.status === 401 && !envelopeSchema.safeParse(jsonOf(features)).success;
+  const v1Beside = features !== null && ((features.status >= 200 && features.status <= 299) || v1Refusal);
   return { contract: 'v2', needsKey: probe.status === 401, v1Beside };
 }
