@@ -1,0 +1,162 @@
+// `flowdeck run` against Comfy API v2 surfaces of the demo: a bare v2-only address with no key
+// just works (--json says v2), a deployment with a token asks for the key only after its 401, an
+// input is uploaded once across runs, and a run killed with SIGKILL between send and answer is
+// settled by the next run under the same Idempotency-Key: found and recorded, never run twice
+// (v2-only), or reported as a run that may exist (the cloud, which lists no jobs).
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DemoService, type DemoServiceOptions } from '../../src/main/demo';
+import { encodePng } from '../../src/main/demo/mask-compose';
+import { JobStore } from '../../src/main/jobs/job-store';
+import { Store } from '../../src/main/jobs/store';
+import { CLI, runCli } from '../support/cli';
+
+let work: string;
+const services: DemoService[] = [];
+
+beforeAll(() => {
+  expect(existsSync(CLI), `${CLI} (the build runs in tests/support/build.ts)`).toBe(true);
+  work = mkdtempSync(join(tmpdir(), 'flowdeck-cli-v2-'));
+});
+afterEach(async () => {
+  for (const svc of services.splice(0)) await svc.stop();
+});
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+async function start(options: Partial<DemoServiceOptions> & { flavour: 'cloud' | 'local' }): Promise<DemoService> {
+  const svc = new DemoService({ timeScale: 0.05, ...options });
+  services.push(svc);
+  await svc.start();
+  return svc;
+}
+
+function file(name: string, text: string | Uint8Array): string {
+  const path = join(work, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+const SAMPLER = JSON.stringify({
+  '1': { class_type: 'DemoSampler', inputs: { prompt: 'cli v2', seed: 7, steps: 3, width: 32, height: 32, cfg: 7, sampler_name: 'euler', delay_ms: 40 } },
+  '2': { class_type: 'SaveImage', inputs: { images: ['1', 0], filename_prefix: 'cliv2' } },
+});
+const INVERT = JSON.stringify({
+  '1': { class_type: 'LoadImage', inputs: { image: 'example.png' } },
+  '2': { class_type: 'ImageInvert', inputs: { image: ['1', 0] } },
+  '3': { class_type: 'SaveImage', inputs: { images: ['2', 0], filename_prefix: 'cliv2inv' } },
+});
+
+function png(): Uint8Array {
+  const data = new Uint8Array(8 * 8 * 4).map((_, i) => (i * 13) % 256);
+  for (let i = 3; i < data.length; i += 4) data[i] = 255;
+  return encodePng({ width: 8, height: 8, data });
+}
+
+describe('flowdeck run on a v2 surface', () => {
+  it('runs against a bare v2-only address with no key, uploads an input once across runs, and --json says v2', async () => {
+    const svc = await start({ flavour: 'local', v2: 'only' });
+    const wf = file('invert.json', INVERT);
+    const image = file('input.png', png());
+    const dataDir = join(work, 'data-bare');
+    for (const n of [1, 2]) {
+      const out = join(work, `out-bare-${n}`);
+      const run = await runCli(['run', wf, '--server', svc.url, '--upload', `1.image=${image}`, '--out', out, '--json'], { env: { FLOWDECK_DATA_DIR: dataDir } });
+      expect(run.code, run.stderr).toBe(0);
+      const result = JSON.parse(run.stdout) as { contract: string; status: string; outputs: Array<{ path: string }> };
+      expect(result).toMatchObject({ contract: 'v2', status: 'succeeded' });
+      expect(readFileSync(result.outputs[0]!.path).subarray(1, 4).toString()).toBe('PNG');
+    }
+    expect(svc.v2!.stats.assetUploads).toBe(1);
+    expect(svc.v2!.stats.fromHash).toBe(1);
+  });
+
+  it('asks a deployment with a token for the key only after its 401, then runs with it', async () => {
+    const svc = await start({ flavour: 'local', v2: 'only', v2Token: 'tok-cli-1' });
+    const wf = file('sampler-token.json', SAMPLER);
+    const dataDir = join(work, 'data-token');
+    const missing = await runCli(['run', wf, '--server', svc.url, '--out', join(work, 'out-token')], { env: { FLOWDECK_DATA_DIR: dataDir } });
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toContain('FLOWDECK_API_KEY');
+    const run = await runCli(['run', wf, '--server', svc.url, '--out', join(work, 'out-token'), '--json'], { env: { FLOWDECK_DATA_DIR: dataDir, FLOWDECK_API_KEY: 'tok-cli-1' } });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).not.toContain('tok-cli-1');
+    expect(JSON.parse(run.stdout)).toMatchObject({ contract: 'v2', status: 'succeeded' });
+  });
+
+  it('the cloud with v2 runs jobs through v2, and --json says so', async () => {
+    const svc = await start({ flavour: 'cloud', v2: 'beside' });
+    const run = await runCli(['run', file('sampler-cloud.json', SAMPLER), '--server', svc.url, '--out', join(work, 'out-cloud'), '--json'], {
+      env: { FLOWDECK_DATA_DIR: join(work, 'data-cloud'), FLOWDECK_API_KEY: svc.apiKey! },
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ contract: 'v2', status: 'succeeded' });
+    expect(svc.stats.promptRequests).toBe(0);
+    expect(svc.v2!.stats.submitRequests).toBe(1);
+  });
+});
+
+/** Starts `flowdeck run`, kills it with SIGKILL once the server has made the job (its answer held back). */
+async function killBetweenSendAndAnswer(svc: DemoService, wf: string, dataDir: string, key: string | null): Promise<string> {
+  svc.v2!.faults.holdSubmitAnswers(60_000);
+  const child = spawn(process.execPath, [CLI, 'run', wf, '--server', svc.url, '--out', join(work, 'out-killed')], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', FLOWDECK_DATA_DIR: dataDir, ...(key ? { FLOWDECK_API_KEY: key } : {}) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
+  const deadline = Date.now() + 30_000;
+  while (svc.v2!.stats.jobsByKey.size === 0 && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 10));
+  child.kill('SIGKILL');
+  await exited;
+  svc.v2!.faults.holdSubmitAnswers(0);
+  expect(svc.v2!.stats.jobsByKey.size, stderr).toBe(1);
+  return [...svc.v2!.stats.jobsByKey.keys()][0]!;
+}
+
+async function journalRow(dataDir: string, id: string) {
+  const store = await Store.open(join(dataDir, 'flowdeck.sqlite'));
+  try {
+    return await (await JobStore.open(store)).get(id);
+  } finally {
+    await store.close();
+  }
+}
+
+describe('flowdeck run killed with SIGKILL between send and answer', () => {
+  it('v2-only: the next run sends it again under the same key, finds the job and records it; it ran once', async () => {
+    const svc = await start({ flavour: 'local', v2: 'only' });
+    const wf = file('sampler-kill.json', SAMPLER);
+    const dataDir = join(work, 'data-kill');
+    const key = await killBetweenSendAndAnswer(svc, wf, dataDir, null);
+    // The dead run's intent is journaled under its key, not yet answered.
+    expect(await journalRow(dataDir, key)).toMatchObject({ phase: 'submitting' });
+    const jobId = [...svc.stats.submissions.keys()][0]!;
+
+    const next = await runCli(['run', wf, '--server', svc.url, '--out', join(work, 'out-after-kill'), '--json'], { env: { FLOWDECK_DATA_DIR: dataDir } });
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stderr).toContain(`an earlier run's send (key ${key}) reached the server as job ${jobId}`);
+    // The killed send made exactly one job; the next run made its own, and nothing ran twice.
+    expect(svc.v2!.stats.jobsByKey.get(key)).toBe(1);
+    expect(svc.stats.submissions.get(jobId)).toBe(1);
+    expect(svc.stats.submissions.size).toBe(2);
+    expect(await journalRow(dataDir, key)).toBeNull();
+    expect(await journalRow(dataDir, jobId)).toMatchObject({ promptId: jobId, origin: 'cli' });
+  });
+
+  it('cloud: the next run says plainly that a run may exist, and does not send it as a new job', async () => {
+    const svc = await start({ flavour: 'cloud', v2: 'beside' });
+    const wf = file('sampler-kill-cloud.json', SAMPLER);
+    const dataDir = join(work, 'data-kill-cloud');
+    const key = await killBetweenSendAndAnswer(svc, wf, dataDir, svc.apiKey);
+    const next = await runCli(['run', wf, '--server', svc.url, '--out', join(work, 'out-after-kill-cloud')], { env: { FLOWDECK_DATA_DIR: dataDir, FLOWDECK_API_KEY: svc.apiKey! } });
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stderr).toMatch(/may have created a job/);
+    expect(svc.v2!.stats.jobsByKey.get(key)).toBe(1);
+    expect(svc.stats.submissions.size).toBe(2);
+    expect(await journalRow(dataDir, key)).toMatchObject({ phase: 'failed', rawStatus: 'may_exist' });
+  });
+});
