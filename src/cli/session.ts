@@ -40,6 +40,8 @@ export interface SessionOptions {
   warn?: (message: string) => void;
   /** Told when a request has waited a while for its answer ("waiting for … to answer /api/prompt"). */
   onWait?: (message: string) => void;
+  /** What the profile says of the contract (v2 for serverless and proxy profiles) and a proxy's server API. */
+  connection?: { contract?: 'v2'; v1BaseUrl?: string } | undefined;
 }
 
 export interface CliSession {
@@ -109,7 +111,7 @@ export async function openSession(server: ServerProfile, key: string | null, dat
   mkdirSync(dataDir, { recursive: true });
   const apiKey = (): string | null => key;
   // Which contract the server speaks is found out here, without side effects (v2/discover.ts).
-  const { api, events } = await connectService(server, { apiKey, ...(options.onWait ? { onWait: options.onWait } : {}) });
+  const { api, events } = await connectService(server, { apiKey, ...(options.onWait ? { onWait: options.onWait } : {}), ...(options.connection ?? {}) });
   const warn = options.warn ?? ((line: string) => process.stderr.write(`${line}\n`));
   const store = await openCliStore(dataDir, warn);
   const jobs = await JobStore.open(store);

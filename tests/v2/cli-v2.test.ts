@@ -4,7 +4,7 @@
 // settled by the next run under the same Idempotency-Key: found and recorded, never run twice
 // (v2-only), or reported as a run that may exist (the cloud, which lists no jobs).
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -158,5 +158,42 @@ describe('flowdeck run killed with SIGKILL between send and answer', () => {
     expect(svc.v2!.stats.jobsByKey.get(key)).toBe(1);
     expect(svc.stats.submissions.size).toBe(2);
     expect(await journalRow(dataDir, key)).toMatchObject({ phase: 'failed', rawStatus: 'may_exist' });
+  });
+});
+
+describe('serverless and proxy profiles', () => {
+  function settings(dataDir: string, profile: Record<string, unknown>): void {
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(join(dataDir, 'settings.json'), JSON.stringify({ profiles: [profile], activeProfileId: profile.id }));
+  }
+
+  it('a proxy profile runs jobs through v2 with no key and reads node definitions from the server behind it', async () => {
+    const proxy = await start({ flavour: 'local', v2: 'only' });
+    const server = await start({ flavour: 'local' });
+    const dataDir = join(work, 'data-proxy');
+    settings(dataDir, { id: 'home', name: 'home', kind: 'proxy', baseUrl: proxy.url, apiBaseUrl: server.url });
+    const wf = file('sampler-proxy.json', SAMPLER);
+    // --set naming an input DemoSampler lacks: the definitions come from the server's own API.
+    const unknown = await runCli(['run', wf, '--set', '1.no_such_input=3', '--out', join(work, 'out-proxy')], { env: { FLOWDECK_DATA_DIR: dataDir } });
+    expect(unknown.code, unknown.stderr).toBe(2);
+    expect(unknown.stderr).toContain('sampler_name');
+    const run = await runCli(['run', wf, '--out', join(work, 'out-proxy'), '--json'], { env: { FLOWDECK_DATA_DIR: dataDir } });
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ contract: 'v2', status: 'succeeded' });
+    expect(proxy.v2!.stats.submitRequests).toBe(1);
+    expect(server.stats.promptRequests).toBe(0);
+  });
+
+  it('a serverless profile needs the account key (after its 401) and runs with it', async () => {
+    const deployment = await start({ flavour: 'local', v2: 'only', v2Token: 'acct-key-1' });
+    const dataDir = join(work, 'data-serverless');
+    settings(dataDir, { id: 'dep', name: 'dep', kind: 'serverless', baseUrl: deployment.url });
+    const wf = file('sampler-serverless.json', SAMPLER);
+    const missing = await runCli(['run', wf, '--out', join(work, 'out-serverless')], { env: { FLOWDECK_DATA_DIR: dataDir } });
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toContain('FLOWDECK_API_KEY');
+    const run = await runCli(['run', wf, '--out', join(work, 'out-serverless'), '--json'], { env: { FLOWDECK_DATA_DIR: dataDir, FLOWDECK_API_KEY: 'acct-key-1' } });
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ contract: 'v2', status: 'succeeded' });
   });
 });

@@ -311,6 +311,7 @@ export async function runCommand(argv: string[], io: CliIo, environment: CliEnvi
     profileId: resolved.profile?.id ?? null,
     warn: log,
     onWait: log,
+    connection: resolved.connection,
   });
   if (!key && session.api.capabilities.needsApiKey) {
     await session.close();

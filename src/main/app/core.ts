@@ -9,6 +9,7 @@ import type { CallHandlers, ConnectionStateView, Envelope, EventPayload, KeyStat
 import { dataPaths } from '../config/data-dir';
 import type { SecretStore } from '../config/secrets';
 import { normaliseBaseUrl, type Profile, type SettingsStore } from '../config/settings';
+import { serverKindOfProfile } from '../config/profile-server';
 import { clientSideError } from '../jobs/error-explanations';
 import { JobStore, type JobRecord } from '../jobs/job-store';
 import { outputRouteOf } from '../jobs/output-route';
@@ -170,13 +171,13 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
   };
 
   /** The built-in demo profile speaks the cloud flavour. */
-  const serverKindOf = (profile: Profile): ServerKind => (profile.kind === 'demo' ? 'cloud' : profile.kind);
+  const serverKindOf = (profile: Profile): ServerKind => serverKindOfProfile(profile);
   /** Whether the profile's server needs an API key (asked of its capabilities, not its kind). */
   const needsKey = (profile: Profile): boolean => capabilitiesFor(serverKindOf(profile)).needsApiKey;
 
   const serverFor = async (profile: Profile): Promise<ServerProfile> => {
     if (profile.kind === 'demo') return { kind: serverKindOf(profile), baseUrl: (await ensureDemo()).url };
-    return { kind: profile.kind, baseUrl: profile.baseUrl };
+    return { kind: serverKindOf(profile), baseUrl: profile.baseUrl };
   };
 
   const keyFor = async (profile: Profile): Promise<string | null> => (profile.kind === 'demo' ? demoKey : vault.get(profile.id));

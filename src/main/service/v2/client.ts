@@ -4,11 +4,12 @@
 // Jobs and assets go through v2: inputs by hash then upload on a miss, submits with an
 // Idempotency-Key, the job resource as the truth, one job cancelled at a time, outputs through
 // their links. What v2 lacks comes from `v1` when there is one, and is refused plainly otherwise.
+import { stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { JsonObject } from '../../../shared/json';
 import { isJsonObject } from '../../../shared/json';
 import { sleep as realSleep } from '../backoff';
-import { v2CapabilitiesFor, type ServerCapabilities, type ServerFeatures } from '../capabilities';
+import { uploadLimitProblem, v2CapabilitiesFor, type ServerCapabilities, type ServerFeatures } from '../capabilities';
 import { downloadOutput } from '../download';
 import { ServiceError, WorkflowRejectedError } from '../errors';
 import { HttpTransport, jsonOf } from '../http';
@@ -259,6 +260,9 @@ export class V2Client implements ServiceApi {
   /** The file as an asset (by hash, uploading only on a miss); the answer's name is the input value `core/ASSET:<id>`. */
   async uploadImage(filePath: string, options: UploadImageOptions = {}): Promise<UploadResult> {
     const filename = options.filename ?? path.basename(filePath);
+    // Checked before a byte is read or sent: a file over the request limit is never uploaded.
+    const problem = uploadLimitProblem(this.#capabilities.uploadLimits, { name: filename, bytes: (await stat(filePath)).size, width: null, height: null });
+    if (problem) throw new ServiceError('invalid_workflow', problem, { retryable: false });
     const { asset, how } = await this.#assets.ensure(filePath, filename, options.signal);
     this.#log(`asset ${filename}: ${how} (${asset.id})`);
     this.#assetPaths.set(asset.id, { path: filePath, filePath: filename });
