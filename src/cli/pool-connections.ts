@@ -14,7 +14,7 @@ import type { EventStream, ServiceApi } from '../main/service/ports';
 import { connectService, type ConnectedService } from '../main/service/v2/connect';
 import { resendUnanswered } from '../main/jobs/submit-v2';
 import { poolTiming } from '../main/pool/pool-timing';
-import { ServerPool, type PoolServer } from '../main/pool/server-pool';
+import { answersNow, ServerPool, type PoolServer } from '../main/pool/server-pool';
 import { trackerFollower } from '../main/watch/follow';
 import { lookupKey, resolveServer, type CliEnvironment, type ResolvedServer } from './connection';
 import { capabilitiesFor } from '../main/service/capabilities';
@@ -127,14 +127,14 @@ export async function openPool(servers: readonly ResolvedServer[], environment: 
   }
 }
 
-/** Asks every member in rotation for its queue (bounded by the answer deadline); a member that does not answer leaves the rotation. */
+/** Asks every member in rotation whether it answers (bounded by the answer deadline); a member that does not leaves the rotation. */
 async function markSilentMembers(pool: ServerPool): Promise<void> {
   await Promise.all(
     pool.members
       .filter((m) => m.down === null)
       .map(async (m) => {
         try {
-          await m.api.getQueue();
+          await answersNow(m.api);
         } catch (error) {
           pool.markDown(m, error);
         }

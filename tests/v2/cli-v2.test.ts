@@ -197,3 +197,21 @@ describe('serverless and proxy profiles', () => {
     expect(JSON.parse(run.stdout)).toMatchObject({ contract: 'v2', status: 'succeeded' });
   });
 });
+
+describe('a pool of v2 servers', () => {
+  it('run --repeat spreads over two v2-only deployments (no node definitions: each judges the workflow itself)', async () => {
+    const a = await start({ flavour: 'local', v2: 'only' });
+    const b = await start({ flavour: 'local', v2: 'only' });
+    const run = await runCli(['run', file('sampler-pool.json', SAMPLER), '--server', a.url, '--server', b.url, '--repeat', '4', '--out', join(work, 'out-pool'), '--json'], {
+      env: { FLOWDECK_DATA_DIR: join(work, 'data-pool') },
+      timeoutMs: 60_000,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as { status: string; contract: string; server: string });
+    expect(lines).toHaveLength(4);
+    expect(lines.every((l) => l.status === 'succeeded' && l.contract === 'v2')).toBe(true);
+    expect(a.v2!.stats.submitRequests + b.v2!.stats.submitRequests).toBe(4);
+    expect(a.v2!.stats.submitRequests).toBeGreaterThan(0);
+    expect(b.v2!.stats.submitRequests).toBeGreaterThan(0);
+  });
+});
