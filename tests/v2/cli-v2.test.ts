@@ -4,7 +4,7 @@
 // settled by the next run under the same Idempotency-Key: found and recorded, never run twice
 // (v2-only), or reported as a run that may exist (the cloud, which lists no jobs).
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -213,5 +213,28 @@ describe('a pool of v2 servers', () => {
     expect(a.v2!.stats.submitRequests + b.v2!.stats.submitRequests).toBe(4);
     expect(a.v2!.stats.submitRequests).toBeGreaterThan(0);
     expect(b.v2!.stats.submitRequests).toBeGreaterThan(0);
+  });
+});
+
+describe('flowdeck watch on a v2 surface', () => {
+  it('runs each image of a folder once through v2 on a bare v2-only address, with no key', async () => {
+    const svc = await start({ flavour: 'local', v2: 'only' });
+    const dir = join(work, 'watch-in');
+    mkdirSync(dir, { recursive: true });
+    for (const n of [1, 2, 3]) {
+      const data = new Uint8Array(8 * 8 * 4).map((_, i) => (i * 7 + n * 50) % 256);
+      for (let i = 3; i < data.length; i += 4) data[i] = 255;
+      writeFileSync(join(dir, `in-${n}.png`), encodePng({ width: 8, height: 8, data }));
+    }
+    const wf = file('watch-invert.json', INVERT);
+    const out = join(work, 'watch-out');
+    const run = await runCli(['watch', dir, '--workflow', wf, '--bind', '1.image', '--server', svc.url, '--out', out, '--once', '--settle', '100'], {
+      env: { FLOWDECK_DATA_DIR: join(work, 'data-watch') },
+      timeoutMs: 60_000,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(svc.v2!.stats.assetUploads).toBe(3);
+    expect([...svc.v2!.stats.jobsByKey.values()]).toEqual([1, 1, 1]);
+    expect(readdirSync(out).filter((n) => n.endsWith('.png'))).toHaveLength(3);
   });
 });
