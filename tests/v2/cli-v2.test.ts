@@ -7,31 +7,21 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DemoService, type DemoServiceOptions } from '../../src/main/demo';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DemoService } from '../../src/main/demo';
+import { startDemo } from './support';
 import { encodePng } from '../../src/main/demo/mask-compose';
 import { JobStore } from '../../src/main/jobs/job-store';
 import { Store } from '../../src/main/jobs/store';
 import { CLI, runCli } from '../support/cli';
 
 let work: string;
-const services: DemoService[] = [];
 
 beforeAll(() => {
   expect(existsSync(CLI), `${CLI} (the build runs in tests/support/build.ts)`).toBe(true);
   work = mkdtempSync(join(tmpdir(), 'flowdeck-cli-v2-'));
 });
-afterEach(async () => {
-  for (const svc of services.splice(0)) await svc.stop();
-});
 afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-async function start(options: Partial<DemoServiceOptions> & { flavour: 'cloud' | 'local' }): Promise<DemoService> {
-  const svc = new DemoService({ timeScale: 0.05, ...options });
-  services.push(svc);
-  await svc.start();
-  return svc;
-}
 
 function file(name: string, text: string | Uint8Array): string {
   const path = join(work, name);
@@ -57,7 +47,7 @@ function png(): Uint8Array {
 
 describe('flowdeck run on a v2 surface', () => {
   it('runs against a bare v2-only address with no key, uploads an input once across runs, and --json says v2', async () => {
-    const svc = await start({ flavour: 'local', v2: 'only' });
+    const svc = await startDemo({ flavour: 'local', v2: 'only' }, 0.05);
     const wf = file('invert.json', INVERT);
     const image = file('input.png', png());
     const dataDir = join(work, 'data-bare');
@@ -74,7 +64,7 @@ describe('flowdeck run on a v2 surface', () => {
   });
 
   it('asks a deployment with a token for the key only after its 401, then runs with it', async () => {
-    const svc = await start({ flavour: 'local', v2: 'only', v2Token: 'tok-cli-1' });
+    const svc = await startDemo({ flavour: 'local', v2: 'only', v2Token: 'tok-cli-1' }, 0.05);
     const wf = file('sampler-token.json', SAMPLER);
     const dataDir = join(work, 'data-token');
     const missing = await runCli(['run', wf, '--server', svc.url, '--out', join(work, 'out-token')], { env: { FLOWDECK_DATA_DIR: dataDir } });
@@ -87,7 +77,7 @@ describe('flowdeck run on a v2 surface', () => {
   });
 
   it('the cloud with v2 runs jobs through v2, and --json says so', async () => {
-    const svc = await start({ flavour: 'cloud', v2: 'beside' });
+    const svc = await startDemo({ flavour: 'cloud', v2: 'beside' }, 0.05);
     const run = await runCli(['run', file('sampler-cloud.json', SAMPLER), '--server', svc.url, '--out', join(work, 'out-cloud'), '--json'], {
       env: { FLOWDECK_DATA_DIR: join(work, 'data-cloud'), FLOWDECK_API_KEY: svc.apiKey! },
     });
@@ -128,7 +118,7 @@ async function journalRow(dataDir: string, id: string) {
 
 describe('flowdeck run killed with SIGKILL between send and answer', () => {
   it('v2-only: the next run sends it again under the same key, finds the job and records it; it ran once', async () => {
-    const svc = await start({ flavour: 'local', v2: 'only' });
+    const svc = await startDemo({ flavour: 'local', v2: 'only' }, 0.05);
     const wf = file('sampler-kill.json', SAMPLER);
     const dataDir = join(work, 'data-kill');
     const key = await killBetweenSendAndAnswer(svc, wf, dataDir, null);
@@ -148,7 +138,7 @@ describe('flowdeck run killed with SIGKILL between send and answer', () => {
   });
 
   it('cloud: the next run says plainly that a run may exist, and does not send it as a new job', async () => {
-    const svc = await start({ flavour: 'cloud', v2: 'beside' });
+    const svc = await startDemo({ flavour: 'cloud', v2: 'beside' }, 0.05);
     const wf = file('sampler-kill-cloud.json', SAMPLER);
     const dataDir = join(work, 'data-kill-cloud');
     const key = await killBetweenSendAndAnswer(svc, wf, dataDir, svc.apiKey);
@@ -168,8 +158,8 @@ describe('serverless and proxy profiles', () => {
   }
 
   it('a proxy profile runs jobs through v2 with no key and reads node definitions from the server behind it', async () => {
-    const proxy = await start({ flavour: 'local', v2: 'only' });
-    const server = await start({ flavour: 'local' });
+    const proxy = await startDemo({ flavour: 'local', v2: 'only' }, 0.05);
+    const server = await startDemo({ flavour: 'local' }, 0.05);
     const dataDir = join(work, 'data-proxy');
     settings(dataDir, { id: 'home', name: 'home', kind: 'proxy', baseUrl: proxy.url, apiBaseUrl: server.url });
     const wf = file('sampler-proxy.json', SAMPLER);
@@ -185,7 +175,7 @@ describe('serverless and proxy profiles', () => {
   });
 
   it('a serverless profile needs the account key (after its 401) and runs with it', async () => {
-    const deployment = await start({ flavour: 'local', v2: 'only', v2Token: 'acct-key-1' });
+    const deployment = await startDemo({ flavour: 'local', v2: 'only', v2Token: 'acct-key-1' }, 0.05);
     const dataDir = join(work, 'data-serverless');
     settings(dataDir, { id: 'dep', name: 'dep', kind: 'serverless', baseUrl: deployment.url });
     const wf = file('sampler-serverless.json', SAMPLER);
@@ -200,8 +190,8 @@ describe('serverless and proxy profiles', () => {
 
 describe('a pool of v2 servers', () => {
   it('run --repeat spreads over two v2-only deployments (no node definitions: each judges the workflow itself)', async () => {
-    const a = await start({ flavour: 'local', v2: 'only' });
-    const b = await start({ flavour: 'local', v2: 'only' });
+    const a = await startDemo({ flavour: 'local', v2: 'only' }, 0.05);
+    const b = await startDemo({ flavour: 'local', v2: 'only' }, 0.05);
     const run = await runCli(['run', file('sampler-pool.json', SAMPLER), '--server', a.url, '--server', b.url, '--repeat', '4', '--out', join(work, 'out-pool'), '--json'], {
       env: { FLOWDECK_DATA_DIR: join(work, 'data-pool') },
       timeoutMs: 60_000,
@@ -218,7 +208,7 @@ describe('a pool of v2 servers', () => {
 
 describe('flowdeck watch on a v2 surface', () => {
   it('runs each image of a folder once through v2 on a bare v2-only address, with no key', async () => {
-    const svc = await start({ flavour: 'local', v2: 'only' });
+    const svc = await startDemo({ flavour: 'local', v2: 'only' }, 0.05);
     const dir = join(work, 'watch-in');
     mkdirSync(dir, { recursive: true });
     for (const n of [1, 2, 3]) {

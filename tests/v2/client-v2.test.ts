@@ -5,7 +5,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DemoService, type DemoServiceOptions } from '../../src/main/demo';
+import type { DemoService } from '../../src/main/demo';
+import { startDemo } from './support';
 import { encodePng } from '../../src/main/demo/mask-compose';
 import { JobStore } from '../../src/main/jobs/job-store';
 import { Store } from '../../src/main/jobs/store';
@@ -24,16 +25,9 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function start(options: Partial<DemoServiceOptions> & { flavour: 'cloud' | 'local' }): Promise<DemoService> {
-  const svc = new DemoService({ timeScale: 0.02, ...options });
-  cleanups.push(() => svc.stop());
-  await svc.start();
-  return svc;
-}
-
 const SURFACES = {
-  cloud: () => start({ flavour: 'cloud', v2: 'beside' }),
-  'v2-only': () => start({ flavour: 'local', v2: 'only' }),
+  cloud: () => startDemo({ flavour: 'cloud', v2: 'beside' }),
+  'v2-only': () => startDemo({ flavour: 'local', v2: 'only' }),
 } as const;
 type Surface = keyof typeof SURFACES;
 
@@ -89,11 +83,11 @@ async function run(c: Awaited<ReturnType<typeof connect>>, workflow: Workflow) {
 
 describe('discovery without side effects', () => {
   it('tells v1 from v2, whether v1 is beside it, and whether a key is needed, creating nothing', async () => {
-    const local = await start({ flavour: 'local' });
-    const cloud = await start({ flavour: 'cloud' });
-    const beside = await start({ flavour: 'cloud', v2: 'beside' });
-    const only = await start({ flavour: 'local', v2: 'only' });
-    const guarded = await start({ flavour: 'local', v2: 'only', v2Token: 'tok-1' });
+    const local = await startDemo({ flavour: 'local' });
+    const cloud = await startDemo({ flavour: 'cloud' });
+    const beside = await startDemo({ flavour: 'cloud', v2: 'beside' });
+    const only = await startDemo({ flavour: 'local', v2: 'only' });
+    const guarded = await startDemo({ flavour: 'local', v2: 'only', v2Token: 'tok-1' });
     const probe = (svc: DemoService, key: string | null) => discoverContract(new HttpTransport({ kind: 'local', baseUrl: svc.url }, { apiKey: () => key, auth: 'bearer' }));
     expect(await probe(local, null)).toEqual({ contract: 'v1' });
     expect(await probe(cloud, cloud.apiKey)).toEqual({ contract: 'v1' });
@@ -234,7 +228,7 @@ describe('an answer that is lost after the job was made', () => {
 
 describe('a v2-only deployment with a token', () => {
   it('needs the key only after it said 401, then takes it as a bearer token', async () => {
-    const svc = await start({ flavour: 'local', v2: 'only', v2Token: 'tok-9' });
+    const svc = await startDemo({ flavour: 'local', v2: 'only', v2Token: 'tok-9' });
     const without = await connect(svc, { key: null });
     expect(without.api.capabilities.needsApiKey).toBe(true);
     const withKey = await connect(svc, { key: 'tok-9' });

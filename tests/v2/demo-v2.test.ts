@@ -2,27 +2,16 @@
 // with v1 beside it, a v2-only deployment), assets by hash, submit with an Idempotency-Key that is
 // never replayed, the job resource, the event stream, per-job cancel, outputs with links, and the
 // error envelope (invalid_workflow with node details, Retry-After on deployment_not_ready).
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { DemoService, type DemoServiceOptions } from '../../src/main/demo';
+import type { DemoService } from '../../src/main/demo';
+import { startDemo } from './support';
 import { blake3OfBytes } from '../../src/main/service/v2/blake3';
 import { encodePng } from '../../src/main/demo/mask-compose';
 
-const services: DemoService[] = [];
-afterEach(async () => {
-  for (const s of services.splice(0)) await s.stop();
-});
-
-async function start(options: Partial<DemoServiceOptions> & { flavour: 'cloud' | 'local' }): Promise<DemoService> {
-  const svc = new DemoService({ timeScale: 0.02, ...options });
-  services.push(svc);
-  await svc.start();
-  return svc;
-}
-
 const surfaces = {
-  cloud: () => start({ flavour: 'cloud', v2: 'beside' }),
-  'v2-only': () => start({ flavour: 'local', v2: 'only' }),
+  cloud: () => startDemo({ flavour: 'cloud', v2: 'beside' }),
+  'v2-only': () => startDemo({ flavour: 'local', v2: 'only' }),
 } as const;
 
 function call(svc: DemoService, path: string, init: RequestInit = {}): Promise<Response> {
@@ -185,7 +174,7 @@ describe.each(Object.keys(surfaces) as Array<keyof typeof surfaces>)('the demo v
 
 describe('what each surface serves besides v2', () => {
   it('a v2-only deployment has no node definitions, queue, interrupt or socket; a token, when set, is required', async () => {
-    const svc = await start({ flavour: 'local', v2: 'only', v2Token: 'tok-123' });
+    const svc = await startDemo({ flavour: 'local', v2: 'only', v2Token: 'tok-123' });
     for (const path of ['/api/object_info', '/api/queue', '/object_info', '/api/interrupt']) {
       const answer = await fetch(svc.url + path);
       expect(answer.status).toBe(404);
@@ -197,7 +186,7 @@ describe('what each surface serves besides v2', () => {
   });
 
   it('the cloud serves v1 beside v2, and v2 takes the same key as a bearer token only', async () => {
-    const svc = await start({ flavour: 'cloud', v2: 'beside' });
+    const svc = await startDemo({ flavour: 'cloud', v2: 'beside' });
     expect((await fetch(`${svc.url}/api/object_info`, { headers: { 'X-API-Key': svc.apiKey! } })).status).toBe(200);
     expect((await fetch(`${svc.url}/api/v2/jobs`, { headers: { 'X-API-Key': svc.apiKey! } })).status).toBe(401);
     const list = await call(svc, '/api/v2/jobs');

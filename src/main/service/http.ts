@@ -32,6 +32,20 @@ export interface HttpOptions {
   auth?: 'x-api-key' | 'bearer';
 }
 
+/** A transport's options taken from a client's (the fields both share), plus `extra`. */
+export function transportOptions(options: Omit<HttpOptions, 'auth'>, extra: Partial<HttpOptions> = {}): HttpOptions {
+  return {
+    apiKey: options.apiKey,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.retry ? { retry: options.retry } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.onWait ? { onWait: options.onWait } : {}),
+    ...extra,
+  };
+}
+
 export interface RequestSpec {
   method: 'GET' | 'POST' | 'HEAD' | 'DELETE';
   /** Extra request headers (e.g. v2's Idempotency-Key); never the key, which #headers adds. */

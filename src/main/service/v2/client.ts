@@ -12,7 +12,7 @@ import { sleep as realSleep } from '../backoff';
 import { uploadLimitProblem, v2CapabilitiesFor, type ServerCapabilities, type ServerFeatures } from '../capabilities';
 import { downloadOutput } from '../download';
 import { ServiceError, WorkflowRejectedError } from '../errors';
-import { HttpTransport, jsonOf } from '../http';
+import { HttpTransport, jsonOf, transportOptions } from '../http';
 import type { JobDetail, JobListQuery, JobPage } from '../job-list';
 import type { NodeDefinitions } from '../object-info';
 import type { ApiKeyProvider, CancelResult, DownloadOptions, DownloadResult, JobHistory, ServiceApi, StopOutcome, SubmitOptions, UploadImageOptions, UploadMaskOptions } from '../ports';
@@ -58,16 +58,7 @@ export class V2Client implements ServiceApi {
     this.#log = options.logger ?? (() => {});
     this.#onWait = options.onWait;
     this.#sleep = options.sleep ?? realSleep;
-    this.#http = new HttpTransport(profile, {
-      apiKey: options.apiKey,
-      auth: 'bearer',
-      ...(options.fetch ? { fetch: options.fetch } : {}),
-      ...(options.retry ? { retry: options.retry } : {}),
-      ...(options.logger ? { logger: options.logger } : {}),
-      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-      ...(options.limits ? { limits: options.limits } : {}),
-      ...(options.onWait ? { onWait: options.onWait } : {}),
-    });
+    this.#http = new HttpTransport(profile, transportOptions(options, { auth: 'bearer' }));
     // Whether a key is needed is what the server said (401 to a request without one), never the
     // kind guessed from an address: a self-hosted proxy without a token takes none.
     this.#capabilities = v2CapabilitiesFor({ v1Beside: options.v1 !== null, needsApiKey: options.needsApiKey === true });

@@ -4,7 +4,7 @@
 // a ServiceApi and an EventStream, and ask `capabilities` (contract included), never the kind.
 import { ServiceClient, type ServiceClientOptions } from '../client';
 import { EventsSocket } from '../events-socket';
-import { HttpTransport } from '../http';
+import { HttpTransport, transportOptions } from '../http';
 import type { EventStream, ServiceApi } from '../ports';
 import type { ServerProfile } from '../types';
 import { V2Client } from './client';
@@ -26,7 +26,7 @@ export interface ConnectOptions extends ServiceClientOptions {
 }
 
 export async function connectService(profile: ServerProfile, options: ConnectOptions): Promise<ConnectedService> {
-  const probe = new HttpTransport(profile, { apiKey: options.apiKey, auth: 'bearer', ...(options.fetch ? { fetch: options.fetch } : {}), ...(options.limits ? { limits: options.limits } : {}), retry: { retries: 1 } });
+  const probe = new HttpTransport(profile, transportOptions(options, { auth: 'bearer', retry: { retries: 1 } }));
   const discovery: ContractDiscovery =
     options.contract === 'v1' ? { contract: 'v1' } : await discoverContract(probe, options.signal).catch((error: unknown) => {
       // A server that cannot be asked now is asked again by whatever comes next; v1 is the default.

@@ -17,6 +17,7 @@ import { outputSchema, previewEventSchema, progressSchema, statusEventSchema, ty
 import type { V2Client } from './client';
 import { retryAfterMs } from './errors';
 import { describeError } from '../../../shared/describe-error';
+import { StreamListeners } from '../stream-listeners';
 
 /** Largest event accepted (a base64 preview); larger ends the stream. */
 const MAX_FRAME_BYTES = 8 * 1024 * 1024;
@@ -27,8 +28,7 @@ export class V2Events implements EventStream {
   readonly clientId = randomUUID();
   readonly droppedFrames = 0;
   #state: ConnectionState = 'connecting';
-  readonly #eventListeners = new Set<(event: ServerEvent) => void>();
-  readonly #stateListeners = new Set<(state: ConnectionState) => void>();
+  readonly #listeners: StreamListeners;
   readonly #streams = new Map<string, AbortController>();
   /** Jobs whose stream failed and that are left to polling. */
   readonly #polled = new Set<string>();
@@ -38,7 +38,9 @@ export class V2Events implements EventStream {
   constructor(
     private readonly client: V2Client,
     private readonly log: (line: string) => void = () => {},
-  ) {}
+  ) {
+    this.#listeners = new StreamListeners(log, 'v2 events');
+  }
 
   get state(): ConnectionState {
     return this.#state;
@@ -189,7 +191,7 @@ export class V2Events implements EventStream {
   }
 
   #emit(event: ServerEvent): void {
-    for (const listener of this.#eventListeners) listener(event);
+    this.#listeners.emit(event);
   }
 
   #updateState(): void {
@@ -200,17 +202,15 @@ export class V2Events implements EventStream {
   #setState(state: ConnectionState): void {
     if (state === this.#state) return;
     this.#state = state;
-    for (const listener of this.#stateListeners) listener(state);
+    this.#listeners.emitState(state);
   }
 
   onEvent(listener: (event: ServerEvent) => void): () => void {
-    this.#eventListeners.add(listener);
-    return () => this.#eventListeners.delete(listener);
+    return this.#listeners.onEvent(listener);
   }
 
   onStateChange(listener: (state: ConnectionState) => void): () => void {
-    this.#stateListeners.add(listener);
-    return () => this.#stateListeners.delete(listener);
+    return this.#listeners.onStateChange(listener);
   }
 
   setExpectingActivity(): void {
