@@ -237,3 +237,26 @@ describe('a v2-only deployment with a token', () => {
     expect(snapshot.phase).toBe('succeeded');
   });
 });
+
+describe('a self-hosted proxy as it was seen to answer (proxy-observed.md)', () => {
+  it('takes null times, a placeholder progress, token output ids and no running event, and reports what really happened to a cancel it could not carry out', async () => {
+    const svc = await startDemo({ flavour: 'local', v2: 'only', v2ProxyQuirks: true });
+    const c = await connect(svc);
+    const { submitted, snapshot } = await run(c, sampler(4, 500));
+    expect(snapshot.phase).toBe('succeeded');
+    expect(snapshot.outputs).toHaveLength(1);
+    expect(snapshot.outputs[0]!.subfolder).toMatch(/^asset:[\w-]+\.[\w-]+$/);
+    const job = await (c.api as V2Client).getJobResource(submitted.promptId);
+    expect(job).toMatchObject({ started_at: null, completed_at: null });
+    const file = await c.api.download(snapshot.outputs[0]!, work());
+    expect(readFileSync(file.path).subarray(1, 4).toString()).toBe('PNG');
+
+    // An older server behind the proxy cannot cancel one job: the proxy says "canceling", the job runs on.
+    svc.v2!.faults.ignoreCancels(true);
+    const long = await submitJob({ api: c.api, jobs: c.jobs, clientId: c.events.clientId }, { workflow: sampler(6, 1500), workflowName: 'long', origin: 'cli' });
+    const end = c.tracker.track(long.promptId).waitForEnd({ timeoutMs: 20_000 });
+    await c.api.stopJob(long.promptId);
+    expect((await end).phase).toBe('succeeded');
+    expect(svc.stats.submissions.get(long.promptId)).toBe(1);
+  });
+});

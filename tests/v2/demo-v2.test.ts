@@ -193,3 +193,21 @@ describe('what each surface serves besides v2', () => {
     expect(list.status).toBe(501);
   });
 });
+
+describe('the proxy quirks of a v2-only demo (proxy-observed.md)', () => {
+  it('sends status only on connect and at the end, polls a placeholder progress, and hides outputs until the end', async () => {
+    const svc = await startDemo({ flavour: 'local', v2: 'only', v2ProxyQuirks: true });
+    // A job ahead keeps this one queued while its stream connects.
+    await submit(svc, sampler(4, 1500));
+    const job = (await (await submit(svc, sampler(6, 1500))).json()) as JobJson;
+    const events = await call(svc, new URL(job.urls.events).pathname);
+    const running = await until(() => jobOf(svc, job.id), (j) => j.status === 'running');
+    expect(running).toMatchObject({ progress: { value: 0, nodes_done: 0, nodes_total: 0 }, outputs: [], started_at: null });
+    const text = await events.text();
+    const statuses = [...text.matchAll(/^event: status\ndata: (.*)$/gm)].map((m) => (JSON.parse(m[1]!) as { status: string }).status);
+    // No event at queued -> running: status on connect and at the end only.
+    expect(statuses).toEqual(['queued', 'succeeded']);
+    const done = await jobOf(svc, job.id);
+    expect(done.outputs[0]!.id).toMatch(/^[\w-]+\.[\w-]+$/);
+  });
+});

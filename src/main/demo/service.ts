@@ -179,7 +179,7 @@ export class DemoService {
       // v2 beside v1 is the cloud's; a v2-only deployment runs on the local server's engine.
       const expected = this.options.v2 === 'beside' ? 'cloud' : 'local';
       if (flavour !== expected) throw new Error(`v2 '${this.options.v2}' needs the ${expected} flavour.`);
-      core.v2 = new V2Surface(core, this.options.v2, this.options.v2Token ?? null);
+      core.v2 = new V2Surface(core, this.options.v2, this.options.v2Token ?? null, this.options.v2ProxyQuirks === true);
       hub.setObserver(core.v2.jobs);
     }
     const main = createServer((req, res) => void handleRequest(req, res, core));

@@ -38,6 +38,12 @@ export interface DemoServiceOptions {
   v2?: 'beside' | 'only';
   /** v2-only: the bearer token the deployment requires; absent: none (a proxy without a token). */
   v2Token?: string;
+  /**
+   * v2-only: answer as the real self-hosted proxy was seen to (proxy-observed.md): null start and
+   * end times, a zero placeholder progress when polled, outputs only once terminal, output ids
+   * that are signed tokens rather than UUIDs, no `running` event on the stream.
+   */
+  v2ProxyQuirks?: boolean;
 }
 
 export interface DemoFaults {

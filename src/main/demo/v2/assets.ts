@@ -47,8 +47,9 @@ export class AssetStore {
     return id === undefined ? undefined : this.byId.get(id);
   }
 
-  add(fields: Omit<AssetRecord, 'id' | 'createdAt'>): AssetRecord {
-    const record: AssetRecord = { ...fields, id: randomUUID(), createdAt: Date.now() };
+  /** `id`: the record's id when the surface mints its own kind (the proxy's output tokens); a UUID otherwise. */
+  add(fields: Omit<AssetRecord, 'id' | 'createdAt'>, id: string = randomUUID()): AssetRecord {
+    const record: AssetRecord = { ...fields, id, createdAt: Date.now() };
     this.byId.set(record.id, record);
     if (record.hash !== null && record.jobId === null) {
       let hashes = this.mintable.get(record.owner);

@@ -12,6 +12,11 @@ export class V2FaultState implements V2Faults {
   private dropLeft = 0;
   holdAnswerMs = 0;
   streams: false | true | '501' = false;
+  cancelsIgnored = false;
+
+  ignoreCancels(ignore: boolean): void {
+    this.cancelsIgnored = ignore;
+  }
 
   notReady(count: number, seconds = 1): void {
     this.notReadyLeft = Math.max(0, Math.floor(count));
@@ -42,6 +47,7 @@ export class V2FaultState implements V2Faults {
   reset(): void {
     this.notReadyLeft = this.queueFullLeft = this.loseLeft = this.dropLeft = this.holdAnswerMs = 0;
     this.streams = false;
+    this.cancelsIgnored = false;
   }
 
   /** Whether this submit's connection is to be closed before anything is read (consumes one). */

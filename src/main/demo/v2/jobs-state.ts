@@ -64,6 +64,8 @@ export class V2Jobs implements HubObserver {
     private readonly queue: JobQueue,
     private readonly assets: AssetStore,
     private readonly formatOutput: (record: AssetRecord) => unknown,
+    /** The self-hosted proxy's ways: no `running` event on the stream, output ids that are tokens. */
+    private readonly quirks: { silentRunning: boolean; outputId?: () => string } = { silentRunning: false },
   ) {}
 
   add(meta: Omit<V2JobMeta, 'outputs' | 'progress' | 'preview' | 'error' | 'cancelRequested' | 'streams' | 'lastStatus' | 'lastProgressAt' | 'finished'>): V2JobMeta {
@@ -128,6 +130,8 @@ export class V2Jobs implements HubObserver {
       if (status === meta.lastStatus && status !== 'queued') continue;
       meta.lastStatus = status;
       if (meta.streams.size === 0) continue;
+      // The real proxy sends `status` on connect and at the end only.
+      if (this.quirks.silentRunning && !isTerminalV2(status)) continue;
       this.broadcast(meta, 'status', { status, queue_position: position });
       if (isTerminalV2(status)) {
         for (const stream of [...meta.streams]) stream.end();
@@ -199,7 +203,7 @@ export class V2Jobs implements HubObserver {
         expiresAt: null,
         jobId: job.promptId,
         nodeId,
-      });
+      }, this.quirks.outputId?.());
       meta.outputs.push(record);
       this.broadcast(meta, 'output', this.formatOutput(record));
     }

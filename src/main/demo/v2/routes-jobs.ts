@@ -152,6 +152,13 @@ export function postCancel(req: IncomingMessage, res: ServerResponse, v2: V2Surf
   const found = v2.jobs.get(id, owner);
   if (!found) return sendV2Error(res, 404, 'not_found', 'No job with this id (unknown, not yours, or past its retention).');
   const { meta, job } = found;
+  if (v2.faults.cancelsIgnored) {
+    // The proxy asks the server to cancel, which an older one cannot; it answers the job as it is
+    // ("canceling" while it runs) and the job runs on.
+    const answer = v2.jobJson(meta, job, v2.originOf(req));
+    if (answer.status === 'running') answer.status = 'canceling';
+    return sendV2Json(res, 200, answer);
+  }
   if (!isTerminalV2(v2.jobs.statusOf(meta, job))) {
     if (job.state === 'pending') {
       v2.core.queue.removePending([id]);

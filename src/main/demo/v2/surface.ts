@@ -2,6 +2,7 @@
 // fault switches and counters, and how a record looks on the wire (links included: on the cloud
 // a signed storage URL, on a v2-only deployment the surface's own content link, as the
 // self-hosted proxy serves it).
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { DemoCore } from '../core';
 import { AssetStore, type AssetRecord } from './assets';
@@ -28,8 +29,13 @@ export class V2Surface {
     readonly mode: V2Mode,
     /** v2-only: the bearer token a deployment requires (null: a proxy without a token). */
     readonly token: string | null,
+    /** Answer as the real self-hosted proxy does (types.ts v2ProxyQuirks). */
+    readonly proxyQuirks = false,
   ) {
-    this.jobs = new V2Jobs(core.queue, this.assets, (record) => this.outputJson(record, this.lastOrigin));
+    this.jobs = new V2Jobs(core.queue, this.assets, (record) => this.outputJson(record, this.lastOrigin), {
+      silentRunning: proxyQuirks,
+      ...(proxyQuirks ? { outputId: () => `${randomBytes(12).toString('base64url')}.${randomBytes(24).toString('base64url')}` } : {}),
+    });
   }
 
   /** Origin of the latest request, for links inside events (streams have no request of their own). */
@@ -91,16 +97,19 @@ export class V2Surface {
     // absolute on a v2-only deployment, as the self-hosted proxy writes them.
     const base = this.mode === 'beside' ? '' : origin;
     const self = `${base}/api/v2/jobs/${encodeURIComponent(meta.id)}`;
+    const quirks = this.proxyQuirks;
+    const outputs = quirks && !isTerminalV2(status) ? [] : meta.outputs.map((o) => this.outputJson(o, origin));
+    const progress = quirks ? (status === 'running' ? { value: 0, nodes_done: 0, nodes_total: 0 } : null) : meta.progress ? { ...meta.progress } : null;
     return {
       id: meta.id,
       status,
       created_at: new Date(job.createdAt).toISOString(),
-      started_at: iso(job.startedAt),
-      completed_at: isTerminalV2(status) ? iso(job.endedAt ?? job.updatedAt) : null,
+      started_at: quirks ? null : iso(job.startedAt),
+      completed_at: !quirks && isTerminalV2(status) ? iso(job.endedAt ?? job.updatedAt) : null,
       expires_at: new Date(job.createdAt + DAY_MS).toISOString(),
       queue_position: this.jobs.queuePosition(job),
-      progress: meta.progress ? { ...meta.progress } : null,
-      outputs: meta.outputs.map((o) => this.outputJson(o, origin)),
+      progress,
+      outputs,
       error: status === 'failed' ? (meta.error ?? { code: 'node_execution_error', message: job.errorMessage ?? 'The job failed.', node_id: null, class_type: null, traceback: null }) : null,
       metrics: {
         queue_ms: job.startedAt === undefined ? null : job.startedAt - job.createdAt,

@@ -16,6 +16,11 @@ export interface V2Faults {
   dropSubmitsBeforeCreating(count: number): void;
   /** Submits create their job, then wait `ms` before answering (a client killed meanwhile never reads it). */
   holdSubmitAnswers(ms: number): void;
+  /**
+   * Cancels are answered 200 with the job as it is and change nothing, as the proxy in front of a
+   * server too old to cancel one job does (proxy-observed.md).
+   */
+  ignoreCancels(ignore: boolean): void;
   /** Event streams answer 429 too_many_streams (true) or 501 not_implemented ('501'), or work (false). */
   refuseStreams(mode: false | true | '501'): void;
   reset(): void;
