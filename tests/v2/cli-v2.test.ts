@@ -228,3 +228,24 @@ describe('flowdeck watch on a v2 surface', () => {
     expect(readdirSync(out).filter((n) => n.endsWith('.png'))).toHaveLength(3);
   });
 });
+
+describe('flowdeck cancel and queue on a v2-only deployment', () => {
+  it('cancels one running job by id, and says plainly that there is no queue', async () => {
+    const svc = await startDemo({ flavour: 'local', v2: 'only' }, 0.05);
+    const sent = await fetch(`${svc.url}/api/v2/jobs`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ workflow: JSON.parse(SAMPLER.replace('"steps":3', '"steps":200')) as unknown }) });
+    const job = (await sent.json()) as { id: string };
+    const env = { FLOWDECK_DATA_DIR: join(work, 'data-cancel') };
+    const cancel = await runCli(['cancel', job.id, '--server', svc.url], { env });
+    expect(cancel.code, cancel.stderr).toBe(0);
+    expect(cancel.stdout).toContain(`Asked the server to cancel ${job.id}`);
+    let status = '';
+    for (let i = 0; i < 100 && status !== 'canceled'; i += 1) {
+      status = ((await (await fetch(`${svc.url}/api/v2/jobs/${job.id}`)).json()) as { status: string }).status;
+      if (status !== 'canceled') await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(status).toBe('canceled');
+    const queue = await runCli(['queue', '--server', svc.url], { env });
+    expect(queue.code).not.toBe(0);
+    expect(queue.stderr).toMatch(/only Comfy API v2, which has no queue/);
+  });
+});

@@ -201,6 +201,22 @@ describe.each(Object.keys(SURFACES) as Surface[])('the v2 client on the %s surfa
   });
 });
 
+describe('an input the server lost', () => {
+  it('is uploaded once more on missing_asset, and the job then runs', async () => {
+    const svc = await SURFACES['v2-only']();
+    const c = await connect(svc);
+    const image = pngFile(work(), 'lost.png', 3);
+    const uploaded = await c.api.uploadImage(image);
+    // The server forgets the asset (deleted, expired): the next submit answers missing_asset.
+    const id = uploaded.name.slice('core/ASSET:'.length);
+    expect((await fetch(`${svc.url}/api/v2/assets/${id}`, { method: 'DELETE' })).status).toBe(204);
+    const { snapshot } = await run(c, invert(uploaded.name));
+    expect(snapshot.phase).toBe('succeeded');
+    expect(svc.v2!.stats.assetUploads).toBe(2);
+    expect([...svc.v2!.stats.jobsByKey.values()]).toEqual([1]);
+  });
+});
+
 describe('an answer that is lost after the job was made', () => {
   it('v2-only: the resend is refused as a reuse, and the job is found by its key and followed', async () => {
     const svc = await SURFACES['v2-only']();
