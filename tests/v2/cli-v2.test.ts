@@ -55,8 +55,10 @@ describe('flowdeck run on a v2 surface', () => {
       const out = join(work, `out-bare-${n}`);
       const run = await runCli(['run', wf, '--server', svc.url, '--upload', `1.image=${image}`, '--out', out, '--json'], { env: { FLOWDECK_DATA_DIR: dataDir } });
       expect(run.code, run.stderr).toBe(0);
-      const result = JSON.parse(run.stdout) as { contract: string; status: string; outputs: Array<{ path: string }> };
+      const result = JSON.parse(run.stdout) as { contract: string; status: string; expires_at: string; outputs: Array<{ path: string }> };
       expect(result).toMatchObject({ contract: 'v2', status: 'succeeded' });
+      // The job says how long the server keeps its outputs (the demo: a day).
+      expect(Date.parse(result.expires_at) - Date.now()).toBeGreaterThan(23 * 3600_000);
       expect(readFileSync(result.outputs[0]!.path).subarray(1, 4).toString()).toBe('PNG');
     }
     expect(svc.v2!.stats.assetUploads).toBe(1);

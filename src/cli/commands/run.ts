@@ -41,6 +41,8 @@ export interface RunResultJson {
   prompt_id: string | null;
   /** Which contract ran the job: the seed's API (v1) or Comfy API v2. */
   contract?: 'v1' | 'v2';
+  /** Until when the server keeps the job and its outputs (ISO 8601), where it says (v2). */
+  expires_at?: string | null;
   status: string;
   outputs: { node: string; filename: string; type: string; path: string; library_path: string | null }[];
   error: string | null;
@@ -353,7 +355,11 @@ export async function runCommand(argv: string[], io: CliIo, environment: CliEnvi
       if (!deadlineSignal?.aborted) throw error;
       throw new JobFailedError(`The run did not finish within ${timeoutSeconds} s (--timeout): the job ${promptId} succeeded, but downloading its outputs took too long.`);
     }
-    const result: RunResultJson = { prompt_id: promptId, contract, status: outcome.phase, outputs: downloaded, error: outcome.errorText };
+    // How long the server keeps the job's outputs, where it says: they can be fetched again until then.
+    const retention = await session.api.retentionOf?.(promptId).catch(() => null);
+    const expiresAt = retention ? new Date(retention).toISOString() : null;
+    if (expiresAt && !json) log(`the server keeps job ${promptId} and its outputs until ${expiresAt}`);
+    const result: RunResultJson = { prompt_id: promptId, contract, ...(retention !== undefined ? { expires_at: expiresAt } : {}), status: outcome.phase, outputs: downloaded, error: outcome.errorText };
     if (json) io.stdout.write(`${JSON.stringify(result)}\n`);
     else for (const o of downloaded) io.stdout.write(`${o.path}\n`);
     if (outcome.phase !== 'succeeded') {

@@ -155,6 +155,11 @@ export interface ServiceApi {
   interrupt(promptId?: string): Promise<void>;
   /** Downloads one output to `destDir`, named by its sanitised base name (or `destName`). */
   download(ref: FileRef, destDir: string, options?: DownloadOptions): Promise<DownloadResult>;
+  /**
+   * Until when the server keeps a job and its outputs (epoch ms), where it says (Comfy API v2's
+   * `expires_at`); absent or null where it does not.
+   */
+  retentionOf?(promptId: string, signal?: AbortSignal): Promise<number | null>;
 }
 
 export type { ConnectionState };

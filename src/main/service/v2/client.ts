@@ -151,6 +151,12 @@ export class V2Client implements ServiceApi {
     return this.#readJob(jobId, signal);
   }
 
+  async retentionOf(promptId: string, signal?: AbortSignal): Promise<number | null> {
+    const expires = (await this.#readJob(promptId, signal)).expires_at;
+    const ms = expires ? Date.parse(expires) : Number.NaN;
+    return Number.isFinite(ms) ? ms : null;
+  }
+
   async getJobStatus(promptId: string, signal?: AbortSignal): Promise<JobStatusReading> {
     return readingOf(await this.#readJob(promptId, signal));
   }
