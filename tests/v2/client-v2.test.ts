@@ -276,3 +276,13 @@ describe('a self-hosted proxy as it was seen to answer (proxy-observed.md)', () 
     expect(svc.stats.submissions.get(long.promptId)).toBe(1);
   });
 });
+
+describe('restart reconciliation on v2', () => {
+  it('leaves a send journaled under its key to be sent again, never judging it "never submitted"', async () => {
+    const svc = await SURFACES['v2-only']();
+    const c = await connect(svc);
+    await c.jobs.recordSubmitting({ promptId: 'key-of-a-send', serverKind: 'local', baseUrl: svc.url, workflow: sampler(), workflowName: 'wf', origin: 'cli' });
+    expect(await c.tracker.reconcile()).toEqual([]);
+    expect(await c.jobs.get('key-of-a-send')).toMatchObject({ phase: 'submitting' });
+  });
+});

@@ -230,7 +230,10 @@ export class JobTracker {
       (r) =>
         r.serverKind === this.api.profile.kind &&
         sameBaseUrl(r.baseUrl, this.api.profile.baseUrl) &&
-        !(r.origin === 'hot-folder' && r.phase === 'submitting' && held.has(r.promptId)),
+        !(r.origin === 'hot-folder' && r.phase === 'submitting' && held.has(r.promptId)) &&
+        // On v2 a `submitting` row is named by its Idempotency-Key, not a job id the server could
+        // know: it is sent again under that key (submit-v2.ts resendUnanswered), never judged here.
+        !(r.phase === 'submitting' && this.api.capabilities.contract === 'v2'),
     );
     const results: JobSnapshot[] = [];
     for (const record of records) {
