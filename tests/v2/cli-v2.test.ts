@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DemoService } from '../../src/main/demo';
 import { startDemo } from './support';
-import { encodePng } from '../../src/main/demo/mask-compose';
+import { encodePng } from '../../src/main/images/mask-compose';
 import { JobStore } from '../../src/main/jobs/job-store';
 import { Store } from '../../src/main/jobs/store';
 import { CLI, runCli } from '../support/cli';
@@ -249,5 +249,24 @@ describe('flowdeck cancel and queue on a v2-only deployment', () => {
     const queue = await runCli(['queue', '--server', svc.url], { env });
     expect(queue.code).not.toBe(0);
     expect(queue.stderr).toMatch(/only Comfy API v2, which has no queue/);
+  });
+});
+
+describe('flowdeck run --mask on a v2-only deployment', () => {
+  it('composes the mask into the image here (v2 has no mask upload) and runs the inpaint', async () => {
+    const svc = await startDemo({ flavour: 'local', v2: 'only' }, 0.05);
+    const image = file('mask-original.png', png());
+    // Opaque where kept, transparent (alpha 0) in the left half: the masked region.
+    const data = new Uint8Array(8 * 8 * 4).fill(255);
+    for (let y = 0; y < 8; y += 1) for (let x = 0; x < 4; x += 1) data[(y * 8 + x) * 4 + 3] = 0;
+    const mask = file('mask.png', encodePng({ width: 8, height: 8, data }));
+    const wf = readFileSync(join(import.meta.dirname, '../../resources/workflows/inpaint-with-mask.json'), 'utf8');
+    const run = await runCli(['run', file('inpaint.json', wf), '--server', svc.url, '--mask', `1.image=${image},${mask}`, '--out', join(work, 'out-mask'), '--json'], {
+      env: { FLOWDECK_DATA_DIR: join(work, 'data-mask') },
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ contract: 'v2', status: 'succeeded' });
+    // The original, then the composed image: each uploaded once.
+    expect(svc.v2!.stats.assetUploads).toBe(2);
   });
 });

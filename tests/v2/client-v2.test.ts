@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DemoService } from '../../src/main/demo';
 import { startDemo } from './support';
-import { encodePng } from '../../src/main/demo/mask-compose';
+import { encodePng } from '../../src/main/images/mask-compose';
 import { JobStore } from '../../src/main/jobs/job-store';
 import { Store } from '../../src/main/jobs/store';
 import { submitJob } from '../../src/main/jobs/submit-job';

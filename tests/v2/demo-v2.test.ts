@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { DemoService } from '../../src/main/demo';
 import { startDemo } from './support';
 import { blake3OfBytes } from '../../src/main/service/v2/blake3';
-import { encodePng } from '../../src/main/demo/mask-compose';
+import { encodePng } from '../../src/main/images/mask-compose';
 
 const surfaces = {
   cloud: () => startDemo({ flavour: 'cloud', v2: 'beside' }),

@@ -4,7 +4,8 @@
 // Jobs and assets go through v2: inputs by hash then upload on a miss, submits with an
 // Idempotency-Key, the job resource as the truth, one job cancelled at a time, outputs through
 // their links. What v2 lacks comes from `v1` when there is one, and is refused plainly otherwise.
-import { stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { JsonObject } from '../../../shared/json';
 import { isJsonObject } from '../../../shared/json';
@@ -24,6 +25,7 @@ import { v2ErrorFor } from './errors';
 import { ASSET_INPUT_PREFIX, assetIdOf, detailOf, historyOf, isTerminalStatus, readingOf } from './job-mapping';
 import { submitV2 } from './submit';
 import { assetReference, jobSchema, workflowAnswerSchema, type V2Job } from './wire';
+import { composeMask, decodeImage, encodePng } from '../../images/mask-compose';
 import { randomUUID } from 'node:crypto';
 
 export interface V2ClientOptions extends ServiceClientOptions {
@@ -266,10 +268,28 @@ export class V2Client implements ServiceApi {
     return { name: ASSET_INPUT_PREFIX + asset.id, subfolder: '', type: 'input' };
   }
 
-  uploadMask(_filePath: string, _options: UploadMaskOptions): Promise<UploadResult> {
-    return Promise.reject(
-      new ServiceError('protocol', 'Comfy API v2 has no mask upload (the server cannot merge a mask into an uploaded image). Send the image with the mask already in its alpha channel instead.', { retryable: false }),
-    );
+  /**
+   * v2 has no mask upload: the mask is composed here as the v1 server composes it (the original's
+   * colours, the mask's alpha) and the result is sent as an asset of its own (once per server, by
+   * hash, like any input). The original must be one this client uploaded (its file is known).
+   */
+  async uploadMask(filePath: string, options: UploadMaskOptions): Promise<UploadResult> {
+    const ref = options.originalRef.filename;
+    const original = ref.startsWith(ASSET_INPUT_PREFIX) ? this.#assetPaths.get(ref.slice(ASSET_INPUT_PREFIX.length)) : undefined;
+    if (!original) throw new ServiceError('protocol', `The mask's original image (${ref}) was not uploaded by this client, so the mask cannot be combined with it here.`, { retryable: false });
+    const work = await mkdtemp(path.join(tmpdir(), 'flowdeck-v2-mask-'));
+    try {
+      const composed = composeMask(decodeImage(await readFile(original.path)), decodeImage(await readFile(filePath)));
+      const name = options.filename ?? `${path.basename(original.filePath, path.extname(original.filePath))}-masked.png`;
+      const out = path.join(work, path.basename(name));
+      await writeFile(out, encodePng(composed));
+      const uploaded = await this.uploadImage(out, { filename: path.basename(name), ...(options.signal ? { signal: options.signal } : {}) });
+      // The composed file goes with the temporary folder: it cannot be sent again on missing_asset.
+      this.#assetPaths.delete(uploaded.name.slice(ASSET_INPUT_PREFIX.length));
+      return uploaded;
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
   }
 
   // ------------------------------------------------------------ cancel
