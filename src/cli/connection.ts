@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { ConfSettingsStore } from '../main/config/conf-settings';
 import { resolveDataDir } from '../main/config/data-dir';
 import { KeytarSecretStore, SecretStoreUnavailableError, type SecretStore } from '../main/config/secrets';
+import { profileConnection, type ProfileConnection } from '../main/service/profile-server';
 import { DEFAULT_CLOUD_URL, DEFAULT_LOCAL_URL, normaliseBaseUrl, type Profile, type SettingsStore } from '../main/config/settings';
 import { ServiceClient } from '../main/service/client';
 import type { NodeDefinitions } from '../main/service/object-info';
@@ -31,6 +32,8 @@ export function defaultEnvironment(env: NodeJS.ProcessEnv = process.env): CliEnv
 
 export interface ResolvedServer {
   server: ServerProfile;
+  /** How to connect (a serverless or proxy profile says v2, and a proxy names its server's own API). */
+  connection?: Omit<ProfileConnection, 'server'>;
   /** The settings profile this server matches, when there is one (its id names the keychain entry). */
   profile: Profile | null;
 }
@@ -45,7 +48,11 @@ export function resolveServer(flags: ConnectionFlags, environment: CliEnvironmen
       throw new UsageError(error instanceof Error ? error.message : String(error));
     }
     const profile = profiles.find((p) => p.kind !== 'demo' && p.baseUrl === baseUrl) ?? null;
-    const kind = flags.local ? 'local' : profile?.kind === 'local' ? 'local' : 'cloud';
+    if (profile && !flags.local) {
+      const { server, ...connection } = profileConnection(profile);
+      return { server, connection, profile };
+    }
+    const kind = flags.local ? 'local' : 'cloud';
     return { server: { kind, baseUrl }, profile };
   }
   if (flags.local) {
@@ -53,7 +60,10 @@ export function resolveServer(flags: ConnectionFlags, environment: CliEnvironmen
     return { server: { kind: 'local', baseUrl: DEFAULT_LOCAL_URL }, profile };
   }
   const active = profiles.find((p) => p.id === activeProfileId);
-  if (active && active.kind !== 'demo') return { server: { kind: active.kind, baseUrl: active.baseUrl }, profile: active };
+  if (active && active.kind !== 'demo') {
+    const { server, ...connection } = profileConnection(active);
+    return { server, connection, profile: active };
+  }
   if (active?.kind === 'demo') {
     throw new UsageError(
       'The active profile is the app\'s built-in demo service, which runs only inside the app. ' +
@@ -95,8 +105,13 @@ export async function lookupKey(resolved: ResolvedServer, environment: CliEnviro
 export async function requireKey(resolved: ResolvedServer, environment: CliEnvironment): Promise<string | null> {
   const { key, problem } = await lookupKey(resolved, environment);
   if (key || !capabilitiesFor(resolved.server.kind).needsApiKey) return key;
+  throw missingKeyError(resolved, problem);
+}
+
+/** The error (exit 3) for a server that needs a key when none is set. */
+export function missingKeyError(resolved: ResolvedServer, problem: string | null): MissingKeyError {
   const base = `No API key for ${resolved.server.baseUrl}. Set FLOWDECK_API_KEY, or store one in the OS keychain with "flowdeck login --server ${resolved.server.baseUrl}".`;
-  throw new MissingKeyError(problem ? `${base}\n${problem}` : base);
+  return new MissingKeyError(problem ? `${base}\n${problem}` : base);
 }
 
 /** The server's node definitions (GET /api/object_info), asked with the key it needs (exit 3 without one for the cloud). */

@@ -10,8 +10,11 @@ import { JobTracker } from '../main/jobs/tracker';
 import { ServiceClient } from '../main/service/client';
 import { ServiceError } from '../main/service/errors';
 import { EventsSocket } from '../main/service/events-socket';
+import type { EventStream, ServiceApi } from '../main/service/ports';
+import { connectService, type ConnectedService } from '../main/service/v2/connect';
+import { resendUnanswered } from '../main/jobs/submit-v2';
 import { poolTiming } from '../main/pool/pool-timing';
-import { ServerPool, type PoolServer } from '../main/pool/server-pool';
+import { answersNow, ServerPool, type PoolServer } from '../main/pool/server-pool';
 import { trackerFollower } from '../main/jobs/job-follower';
 import { lookupKey, resolveServer, type CliEnvironment, type ResolvedServer } from './connection';
 import { capabilitiesFor } from '../main/service/capabilities';
@@ -20,7 +23,7 @@ import { MissingKeyError, UsageError } from './errors';
 export interface PoolConnections {
   pool: ServerPool;
   /** Every member's connection, in the pool's order. */
-  members: { resolved: ResolvedServer; api: ServiceClient; events: EventsSocket; tracker: JobTracker }[];
+  members: { resolved: ResolvedServer; api: ServiceApi; events: EventStream; tracker: JobTracker }[];
   close(): Promise<void>;
 }
 
@@ -54,13 +57,27 @@ export async function openPool(servers: readonly ResolvedServer[], environment: 
   const skipped: string[] = [];
   for (const resolved of servers) {
     const { key, problem } = await lookupKey(resolved, environment);
-    if (!key && capabilitiesFor(resolved.server.kind).needsApiKey) {
+    const apiKey = (): string | null => key;
+    // The contract each member speaks (v1, or Comfy API v2) is found out first; a member that
+    // cannot be asked now starts as v1 and is judged by prepare() below, as before.
+    const connected: Omit<ConnectedService, 'discovery'> = await connectService(resolved.server, { apiKey, onWait: options.onWait, ...(resolved.connection ?? {}) }).catch(() => ({
+      api: new ServiceClient(resolved.server, { apiKey, onWait: options.onWait }),
+      events: new EventsSocket(resolved.server, { apiKey }),
+    }));
+    const { api, events } = connected;
+    // A key is wanted only where the server needs one (a v2 proxy without a token takes none).
+    if (!key && (api.capabilities.contract === 'v2' ? api.capabilities.needsApiKey : capabilitiesFor(resolved.server.kind).needsApiKey)) {
       skipped.push(`${resolved.server.baseUrl} has no API key${problem ? ` (${problem})` : ''}`);
       continue;
     }
-    const apiKey = (): string | null => key;
-    const api = new ServiceClient(resolved.server, { apiKey, onWait: options.onWait });
-    const events = new EventsSocket(resolved.server, { apiKey });
+    // Sends an earlier run left unanswered on this server go again under their Idempotency-Key.
+    const resent = await resendUnanswered({ api, jobs: options.jobs, clientId: events.clientId }).catch((error: unknown) => {
+      options.note(`${resolved.server.baseUrl}: could not send again what an earlier run left unanswered: ${error instanceof Error ? error.message : String(error)}`);
+      return [];
+    });
+    for (const outcome of resent) {
+      if (outcome.kind !== 'unanswered') options.note(`${resolved.server.baseUrl}: an earlier send (key ${outcome.key}): ${outcome.kind === 'accepted' ? `reached the server as job ${outcome.jobId}` : outcome.message}`);
+    }
     const tracker = new JobTracker({ api, events, jobs: options.jobs, pollIntervalMs: 1000, staleAfterMs: 1000 });
     members.push({ resolved, api, events, tracker });
   }
@@ -110,14 +127,14 @@ export async function openPool(servers: readonly ResolvedServer[], environment: 
   }
 }
 
-/** Asks every member in rotation for its queue (bounded by the answer deadline); a member that does not answer leaves the rotation. */
+/** Asks every member in rotation whether it answers (bounded by the answer deadline); a member that does not leaves the rotation. */
 async function markSilentMembers(pool: ServerPool): Promise<void> {
   await Promise.all(
     pool.members
       .filter((m) => m.down === null)
       .map(async (m) => {
         try {
-          await m.api.getQueue();
+          await answersNow(m.api);
         } catch (error) {
           pool.markDown(m, error);
         }

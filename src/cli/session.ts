@@ -9,8 +9,9 @@ import type { Store } from '../main/store/store';
 import { JobTimeoutError, JobTracker, ServerUnreachableError } from '../main/jobs/tracker';
 import { Library, resolveLibraryDir } from '../main/library';
 import type { JobSnapshot } from '../main/jobs/types';
-import { ServiceClient } from '../main/service/client';
-import { EventsSocket } from '../main/service/events-socket';
+import type { ServiceApi } from '../main/service/ports';
+import { connectService } from '../main/service/v2/connect';
+import { resendUnanswered } from '../main/jobs/submit-v2';
 import { safeBaseName } from '../main/service/filenames';
 import type { ImageMime, JobPhase, OutputFile, ServerProfile, Workflow } from '../main/service/types';
 import type { JsonObject } from '../shared/json';
@@ -40,10 +41,12 @@ export interface SessionOptions {
   warn?: (message: string) => void;
   /** Told when a request has waited a while for its answer ("waiting for … to answer /api/prompt"). */
   onWait?: (message: string) => void;
+  /** What the profile says of the contract (v2 for serverless and proxy profiles) and a proxy's server API. */
+  connection?: { contract?: 'v2'; v1BaseUrl?: string } | undefined;
 }
 
 export interface CliSession {
-  readonly api: ServiceClient;
+  readonly api: ServiceApi;
   /** The outputs library (downloads of this server only); null when it could not be opened. */
   readonly library: Library | null;
   readonly profileId: string | null;
@@ -89,7 +92,7 @@ function progressView(snapshot: JobSnapshot, previews: number, workflow: Workflo
 // and leaves the library item to be resumed later (by the app, or by the next run's record).
 const CLI_LIBRARY_RETRY = { maxAttempts: 3, baseMs: 300, maxMs: 3000 };
 
-async function openLibrary(store: Store, api: ServiceClient, server: ServerProfile, dataDir: string, options: SessionOptions): Promise<Library | null> {
+async function openLibrary(store: Store, api: ServiceApi, server: ServerProfile, dataDir: string, options: SessionOptions): Promise<Library | null> {
   try {
     const library = await Library.open({
       store,
@@ -108,10 +111,20 @@ async function openLibrary(store: Store, api: ServiceClient, server: ServerProfi
 export async function openSession(server: ServerProfile, key: string | null, dataDir: string, options: SessionOptions = {}): Promise<CliSession> {
   mkdirSync(dataDir, { recursive: true });
   const apiKey = (): string | null => key;
-  const api = new ServiceClient(server, { apiKey, ...(options.onWait ? { onWait: options.onWait } : {}) });
-  const events = new EventsSocket(server, { apiKey });
-  const store = await openCliStore(dataDir, options.warn ?? ((line) => process.stderr.write(`${line}\n`)));
+  // Which contract the server speaks is found out here, without side effects (v2/discover.ts).
+  const { api, events } = await connectService(server, { apiKey, ...(options.onWait ? { onWait: options.onWait } : {}), ...(options.connection ?? {}) });
+  const warn = options.warn ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const store = await openCliStore(dataDir, warn);
   const jobs = await JobStore.open(store, { heldSends: () => heldUnconfirmedSends(store) });
+  // Sends an earlier run left unanswered (killed between send and answer) go again under their key.
+  const resent = await resendUnanswered({ api, jobs, clientId: events.clientId }).catch((error: unknown) => {
+    warn(`could not send again what an earlier run left unanswered: ${error instanceof Error ? error.message : String(error)}`);
+    return [];
+  });
+  for (const outcome of resent) {
+    if (outcome.kind === 'accepted') warn(`an earlier run's send (key ${outcome.key}) reached the server as job ${outcome.jobId}`);
+    else if (outcome.kind !== 'unanswered') warn(`an earlier run's send (key ${outcome.key}): ${outcome.message}`);
+  }
   const tracker = new JobTracker({ api, events, jobs });
   const library = await openLibrary(store, api, server, dataDir, options);
   events.start();

@@ -1,16 +1,22 @@
 // flowdeck queue / cancel / interrupt: the server's queue, as jobs you can act on.
 import { ServiceClient } from '../../main/service/client';
 import { parseCommandArgs } from '../args';
-import { requireKey, resolveServer, type CliEnvironment } from '../connection';
+import { lookupKey, missingKeyError, resolveServer, type CliEnvironment } from '../connection';
+import type { ServiceApi } from '../../main/service/ports';
+import { connectService } from '../../main/service/v2/connect';
 import { ExitCode, UsageError } from '../errors';
 import type { CliIo } from './run';
 
 const CONNECTION_OPTIONS = { server: { type: 'string' }, local: { type: 'boolean' } } as const;
 
-async function clientFor(values: { server?: string | undefined; local?: boolean | undefined }, environment: CliEnvironment, io: CliIo): Promise<ServiceClient> {
+/** The server's client, for the contract it speaks (v2: one job cancelled at a time); a key only if it needs one. */
+async function clientFor(values: { server?: string | undefined; local?: boolean | undefined }, environment: CliEnvironment, io: CliIo): Promise<ServiceApi> {
   const resolved = resolveServer(values, environment);
-  const key = await requireKey(resolved, environment);
-  return new ServiceClient(resolved.server, { apiKey: () => key, onWait: (message) => io.stderr.write(`${message}\n`) });
+  const { key, problem } = await lookupKey(resolved, environment);
+  const options = { apiKey: () => key, onWait: (message: string) => io.stderr.write(`${message}\n`) };
+  const { api } = await connectService(resolved.server, { ...options, ...(resolved.connection ?? {}) }).catch(() => ({ api: new ServiceClient(resolved.server, options) }));
+  if (!key && api.capabilities.needsApiKey) throw missingKeyError(resolved, problem);
+  return api;
 }
 
 export async function queueCommand(argv: string[], io: CliIo, environment: CliEnvironment): Promise<number> {

@@ -18,6 +18,10 @@ export interface CliIo {
 
 export interface RunResultJson {
   prompt_id: string | null;
+  /** Which contract ran the job: the seed's API (v1) or Comfy API v2. */
+  contract?: 'v1' | 'v2';
+  /** Until when the server keeps the job and its outputs (ISO 8601), where it says (v2). */
+  expires_at?: string | null;
   status: string;
   outputs: { node: string; filename: string; type: string; path: string; library_path: string | null }[];
   error: string | null;

@@ -116,6 +116,8 @@ function repeatDispatcher(pool: ServerPool, jobs: JobStore, library: Library | n
 
 function lineOf(outcome: RunOutcome<RunResultJson['outputs']>): RunLine {
   const server = outcome.member?.baseUrl ?? null;
-  if (outcome.status === 'succeeded') return { run: outcome.run, server, prompt_id: outcome.promptId, status: 'succeeded', outputs: outcome.value, error: null };
-  return { run: outcome.run, server, prompt_id: outcome.promptId, status: outcome.status, outputs: [], error: outcome.error };
+  // Which contract the run's server spoke (v1, or Comfy API v2), when a server took it.
+  const contract = outcome.member ? { contract: outcome.member.server.api.capabilities.contract } : {};
+  if (outcome.status === 'succeeded') return { run: outcome.run, server, prompt_id: outcome.promptId, ...contract, status: 'succeeded', outputs: outcome.value, error: null };
+  return { run: outcome.run, server, prompt_id: outcome.promptId, ...contract, status: outcome.status, outputs: [], error: outcome.error };
 }

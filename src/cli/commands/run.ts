@@ -14,7 +14,7 @@ import type { Workflow } from '../../main/service/types';
 import { parseAssignment, parseCliValue, setInput, unknownInputProblem, type InputRef } from '../../main/workflow/edit';
 import { editorGraphForRun } from '../../main/workflow/values-that-ran';
 import { parseCommandArgs, parsePositiveNumber, parseWholeNumber } from '../args';
-import { fetchNodeDefinitions, requireKey, resolveServer, type CliEnvironment } from '../connection';
+import { fetchNodeDefinitions, lookupKey, missingKeyError, resolveServer, type CliEnvironment } from '../connection';
 import { ExitCode, JobFailedError, UsageError } from '../errors';
 import { createProgressReporter } from '../progress';
 import { openSession, type JobOutcome } from '../session';
@@ -31,6 +31,7 @@ export const RUN_USAGE = `flowdeck run WORKFLOW.json [--server URL]... [--local]
   --repeat N runs it N times; repeating --server spreads the runs over a pool of servers
   (--concurrency: runs per server at once, default 1; the cloud: the account's limit).`;
 
+/** Leftovers of a run killed while writing into `dir` (see partial-files.ts), removed and counted. */
 export async function removeStalePartials(dir: string, log: (m: string) => void): Promise<void> {
   const removed = await sweepStalePartials(dir);
   if (removed.length > 0) log(`removed ${removed.length} partial file${removed.length === 1 ? '' : 's'} left by an interrupted run in ${dir}`);
@@ -181,13 +182,21 @@ export async function runCommand(argv: string[], io: CliIo, environment: CliEnvi
     );
   }
 
-  const key = await requireKey(resolved, environment);
+  // No key is asked for before the server says it needs one: a self-hosted v2 proxy without a
+  // token takes none; the cloud (v1 or v2) and a proxy with a token answer 401 to a keyless probe.
+  const { key, problem } = await lookupKey(resolved, environment);
   const session = await openSession(resolved.server, key, environment.dataDir, {
     libraryDir: resolveLibraryDir(environment.dataDir, environment.env),
     profileId: resolved.profile?.id ?? null,
     warn: log,
     onWait: log,
+    connection: resolved.connection,
   });
+  if (!key && session.api.capabilities.needsApiKey) {
+    await session.close();
+    throw missingKeyError(resolved, problem);
+  }
+  const contract = session.api.capabilities.contract;
   let outcome: JobOutcome | null = null;
   let promptId: string | null = null;
   const onSigint = (): void => {
@@ -223,7 +232,11 @@ export async function runCommand(argv: string[], io: CliIo, environment: CliEnvi
       if (!deadlineSignal?.aborted) throw error;
       throw new JobFailedError(`The run did not finish within ${timeoutSeconds} s (--timeout): the job ${promptId} succeeded, but downloading its outputs took too long.`);
     }
-    const result: RunResultJson = { prompt_id: promptId, status: outcome.phase, outputs: downloaded, error: outcome.errorText };
+    // How long the server keeps the job's outputs, where it says: they can be fetched again until then.
+    const retention = await session.api.retentionOf?.(promptId).catch(() => null);
+    const expiresAt = retention ? new Date(retention).toISOString() : null;
+    if (expiresAt && !json) log(`the server keeps job ${promptId} and its outputs until ${expiresAt}`);
+    const result: RunResultJson = { prompt_id: promptId, contract, ...(retention !== undefined ? { expires_at: expiresAt } : {}), status: outcome.phase, outputs: downloaded, error: outcome.errorText };
     if (json) io.stdout.write(`${JSON.stringify(result)}\n`);
     else for (const o of downloaded) io.stdout.write(`${o.path}\n`);
     if (outcome.phase !== 'succeeded') {
@@ -237,7 +250,7 @@ export async function runCommand(argv: string[], io: CliIo, environment: CliEnvi
     progress.done();
     if (json) {
       const message = error instanceof Error ? error.message : String(error);
-      io.stdout.write(`${JSON.stringify({ prompt_id: promptId, status: error instanceof JobFailedError ? 'failed' : 'error', outputs: [], error: message })}\n`);
+      io.stdout.write(`${JSON.stringify({ prompt_id: promptId, contract, status: error instanceof JobFailedError ? 'failed' : 'error', outputs: [], error: message })}\n`);
     }
     throw error;
   } finally {

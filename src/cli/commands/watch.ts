@@ -20,7 +20,10 @@ import { isInside } from '../../main/watch/config';
 import { acquireFolderLock, FolderLockedError } from '../../main/watch/lock';
 import { parseCommandArgs, parseWholeNumber } from '../args';
 import { openCliStore } from '../open-store';
-import { fetchNodeDefinitions, requireKey, resolveServer, type CliEnvironment } from '../connection';
+import { fetchNodeDefinitions, lookupKey, missingKeyError, resolveServer, type CliEnvironment } from '../connection';
+import type { EventStream, ServiceApi } from '../../main/service/ports';
+import { connectService } from '../../main/service/v2/connect';
+import { answersNow } from '../../main/pool/server-pool';
 import { openPool, resolvePoolServers, type PoolConnections } from '../pool-connections';
 import type { NodeDefinitions } from '../../main/service/object-info';
 import { ExitCode, UsageError } from '../errors';
@@ -121,7 +124,8 @@ export async function watchCommand(argv: string[], io: CliIo, environment: CliEn
   // As for run: an API file, an editor graph, or an output image (its prompt, else its graph converted
   // with this server's node definitions).
   const { prompt: workflow } = await readWorkflowFile(workflowPath, () => fetchNodeDefinitions(resolved, environment));
-  const key = poolServers ? null : await requireKey(resolved, environment);
+  // No key is asked for before the server says it needs one (after discovery, below).
+  const { key, problem: keyProblem } = poolServers ? { key: null, problem: null } : await lookupKey(resolved, environment);
   const folderId = folderIdFor(inputDir, workflow, values.bind);
   let release: () => void;
   try {
@@ -139,7 +143,14 @@ export async function watchCommand(argv: string[], io: CliIo, environment: CliEn
   };
 
   const apiKey = (): string | null => key;
-  const api = new ServiceClient(resolved.server, { apiKey, onWait: note });
+  // One server: the contract it speaks is found out first (v1, or Comfy API v2); a server that
+  // cannot be asked now starts as v1, as before. A pool connects each member in openPool.
+  const v1 = (): { api: ServiceApi; events: EventStream } => ({ api: new ServiceClient(resolved.server, { apiKey, onWait: note }), events: new EventsSocket(resolved.server, { apiKey }) });
+  const { api, events } = poolServers ? v1() : await connectService(resolved.server, { apiKey, onWait: note, ...(resolved.connection ?? {}) }).catch(v1);
+  if (!poolServers && !key && api.capabilities.needsApiKey) {
+    release();
+    throw missingKeyError(resolved, keyProblem);
+  }
   if (!poolServers) {
     try {
       await checkBind(() => api.getNodeDefinitions(), workflow, values.bind, note);
@@ -148,7 +159,6 @@ export async function watchCommand(argv: string[], io: CliIo, environment: CliEn
       throw error;
     }
   }
-  const events = new EventsSocket(resolved.server, { apiKey });
   let store: Store;
   try {
     store = await openCliStore(environment.dataDir, note);
@@ -173,7 +183,7 @@ export async function watchCommand(argv: string[], io: CliIo, environment: CliEn
     // --once must end: a server that does not answer fails the command within the answer deadline
     // (limits.ts) instead of pausing and retrying files for minutes; a long-running watch rides
     // outages out by design. (A pool asked each of its servers in openPool.)
-    if (once && !pool) await api.getQueue();
+    if (once && !pool) await answersNow(api);
     if (!pool) events.start();
     const poolOfServers = pool?.pool ?? null;
     hot = new HotFolderService({

@@ -5,6 +5,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { ProfileView, ProfilesState } from '../../shared/ipc/contract';
 import { normaliseBaseUrl, type Profile, type SettingsStore } from '../config/settings';
 import { capabilitiesFor } from '../service/capabilities';
+import { serverKindOfProfile } from '../service/profile-server';
 import type { ServerKind, ServerProfile } from '../service/types';
 import { AppFailure } from './errors';
 import type { KeyVault } from './keys';
@@ -74,7 +75,7 @@ export class ProfileDirectory {
 
   async serverFor(profile: Profile): Promise<ServerProfile> {
     if (profile.kind === 'demo') return { kind: serverKindOf(profile), baseUrl: (await this.ensureDemo()).url };
-    return { kind: profile.kind, baseUrl: profile.baseUrl };
+    return { kind: serverKindOf(profile), baseUrl: profile.baseUrl };
   }
 
   /** The profile name of the server at `baseUrl` (a hot folder file's server). */
@@ -134,9 +135,9 @@ export class ProfileDirectory {
   }
 }
 
-/** The built-in demo profile speaks the cloud flavour. */
+/** The service-layer kind of a profile (the built-in demo speaks the cloud flavour). */
 function serverKindOf(profile: Profile): ServerKind {
-  return profile.kind === 'demo' ? 'cloud' : profile.kind;
+  return serverKindOfProfile(profile);
 }
 
 /** A base URL normalised for comparison; as given when it cannot be parsed. */

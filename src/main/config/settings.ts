@@ -3,7 +3,13 @@
 // aside (never silently lost) and replaced by defaults. The API key is never part of settings.
 import { z } from 'zod';
 
-export const profileKindSchema = z.enum(['cloud', 'local', 'demo']);
+/**
+ * cloud, local and demo, and two Comfy API v2 surfaces: 'serverless' (a deployment at
+ * https://{deployment}.run.comfy.app: v2 only, account keys) and 'proxy' (the self-hosted
+ * comfy-api-proxy: v2 at `baseUrl`, the server's own API at `apiBaseUrl`; a key only if it
+ * answers 401). See profile-server.ts for what each means to the service layer.
+ */
+export const profileKindSchema = z.enum(['cloud', 'local', 'demo', 'serverless', 'proxy']);
 
 export const profileSchema = z.object({
   id: z.string().min(1).max(64),
@@ -11,6 +17,8 @@ export const profileSchema = z.object({
   kind: profileKindSchema,
   /** Ignored for demo profiles (the built-in service picks its own port). */
   baseUrl: z.string().max(2048),
+  /** Proxy profiles: the server's own API behind the proxy (node definitions, queue, history). */
+  apiBaseUrl: z.string().max(2048).optional(),
 });
 export type Profile = z.infer<typeof profileSchema>;
 

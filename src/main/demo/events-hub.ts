@@ -30,6 +30,18 @@ export interface JobAudience {
   owner: string | null;
 }
 
+/**
+ * Another listener to every job's events besides the sockets: the v2 surface (v2/progress.ts),
+ * which turns them into job progress, previews and outputs. `wantsPreviews`: whether someone
+ * would see a preview now (otherwise the JPEG is never encoded, as with no socket attached).
+ */
+export interface HubObserver {
+  onJobEvent(job: JobAudience, type: string, data: unknown): void;
+  onPreview(job: JobAudience, nodeId: string, jpeg: Uint8Array): void;
+  onStatus(): void;
+  readonly wantsPreviews: boolean;
+}
+
 export interface ServerFeatureFlags {
   supports_preview_metadata: boolean;
   max_upload_size: number;
@@ -45,6 +57,7 @@ export class EventsHub {
   private readonly queueRemaining: (owner: string | null) => number;
   private readonly featureFlags: ServerFeatureFlags;
   private readonly runningNode: () => { clientId: string | null; nodeId: string } | null;
+  private observer: HubObserver | null = null;
 
   constructor(options: {
     flavour: DemoFlavour;
@@ -61,8 +74,13 @@ export class EventsHub {
     this.runningNode = options.runningNode;
   }
 
+  /** Sockets, plus one for an observer that wants previews (a JPEG is encoded only when someone sees it). */
   get connectionCount(): number {
-    return this.connections.size;
+    return this.connections.size + (this.observer?.wantsPreviews ? 1 : 0);
+  }
+
+  setObserver(observer: HubObserver | null): void {
+    this.observer = observer;
   }
 
   /** Completes an authorised upgrade and greets the socket with the queue status and its sid. */
@@ -148,6 +166,7 @@ export class EventsHub {
 
   /** `status` to every socket, each with the queue it can see. */
   sendStatus(): void {
+    this.observer?.onStatus();
     for (const conn of this.everyone()) {
       this.sendJson(conn, 'status', { status: { exec_info: { queue_remaining: this.queueRemaining(conn.key) } } });
     }
@@ -155,12 +174,14 @@ export class EventsHub {
 
   /** execution_start, execution_cached, executing, executed, execution_success/error/interrupted. */
   sendJobEvent(job: JobAudience, type: string, data: unknown): void {
+    this.observer?.onJobEvent(job, type, data);
     const frame = this.encodeMessage(type, data);
     for (const conn of this.jobTargets(job)) this.deliver(conn, frame);
   }
 
   /** progress and progress_state. */
   sendProgressEvent(job: JobAudience, type: string, data: unknown): void {
+    this.observer?.onJobEvent(job, type, data);
     const frame = this.encodeMessage(type, data);
     for (const conn of this.progressTargets(job)) this.deliver(conn, frame);
   }
@@ -171,6 +192,7 @@ export class EventsHub {
    * sockets that announced support, false sends type 1 to the others.
    */
   sendPreview(job: JobAudience, nodeId: string, jpeg: Uint8Array, withMetadata: boolean): void {
+    if (!withMetadata) this.observer?.onPreview(job, nodeId, jpeg);
     const noClient = this.flavour === 'local' && job.clientId === null;
     for (const conn of this.progressTargets(job)) {
       const wantsMetadata = conn.previewMetadata && !noClient;

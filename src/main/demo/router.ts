@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { headerKey, isCrossOriginRefused } from './auth';
+import type { V2Surface } from './v2/surface';
 import type { DemoCore, RouteHandler } from './core';
 import { encodeJson, sendCloudError, sendEmpty, sendMethodNotAllowed, sendNotFound, sendServerError } from './http-util';
 import { getHistoryList, getHistoryOne, postHistory } from './routes-history';
@@ -15,6 +16,8 @@ import { getJobStatus, getQueue, postInterrupt, postQueue } from './routes-queue
 import { postUploadImage, postUploadMask } from './routes-upload';
 import { getView } from './routes-view';
 import type { DemoFlavour } from './types';
+import { sendV2Error } from './v2/envelope';
+import { handleV2 } from './v2/router';
 
 interface Route {
   method: 'GET' | 'POST';
@@ -73,12 +76,18 @@ function recordKey(core: DemoCore, key: string | null): void {
   if (key !== null) core.stats.keysSeen.add(key);
 }
 
-export async function handleRequest(req: IncomingMessage, res: ServerResponse, core: DemoCore): Promise<void> {
+/** The demo's core as served: with its Comfy API v2 surface, when it serves one (set once at start). */
+export type ServedCore = DemoCore & { v2: V2Surface | null };
+
+export async function handleRequest(req: IncomingMessage, res: ServerResponse, core: ServedCore): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://demo.invalid');
   try {
     if (core.faults.responseDelayMs > 0) await new Promise((r) => setTimeout(r, core.faults.responseDelayMs));
     if (core.faults.takeFailure(url.pathname + url.search)) return sendServerError(res, core.flavour);
     if (core.flavour === 'local' && isCrossOriginRefused(req)) return sendEmpty(res, 403);
+    if (core.v2 && (url.pathname === '/api/v2' || url.pathname.startsWith('/api/v2/'))) return await handleV2(req, res, core.v2, url.pathname.slice('/api/v2'.length) || '/', url);
+    // A v2-only deployment has nothing else: no node definitions, queue, interrupt or history.
+    if (core.v2?.mode === 'only') return sendV2Error(res, 404, 'not_found', 'No such endpoint.');
     const path = routePath(core.flavour, url.pathname);
     if (path === null) return sendNotFound(res, core.flavour);
 
@@ -114,10 +123,10 @@ function refuseUpgrade(socket: Duplex, status: number, reason: string, body: str
   );
 }
 
-export function handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, core: DemoCore): void {
+export function handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, core: ServedCore): void {
   socket.on('error', () => socket.destroy());
   const url = new URL(req.url ?? '/', 'http://demo.invalid');
-  const wsPaths = core.flavour === 'local' ? ['/ws', '/api/ws'] : ['/ws'];
+  const wsPaths = core.v2?.mode === 'only' ? [] : core.flavour === 'local' ? ['/ws', '/api/ws'] : ['/ws'];
   if (!wsPaths.includes(url.pathname)) {
     refuseUpgrade(socket, 404, 'Not Found', core.flavour === 'local' ? '404: Not Found' : encodeJson('cloud', { code: 'not_found', message: 'No such endpoint.' }), core.flavour === 'local' ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8');
     return;

@@ -100,8 +100,7 @@ export async function postPrompt(req: IncomingMessage, res: ServerResponse, core
   const shown: JsonObject = { ...execExtraData };
   for (const key of SENSITIVE_EXTRA_DATA_KEYS) delete shown[key];
 
-  const now = Date.now();
-  const job: Job = {
+  enqueueJob(core, {
     number,
     promptId,
     clientId: typeof json.client_id === 'string' ? json.client_id : null,
@@ -110,15 +109,18 @@ export async function postPrompt(req: IncomingMessage, res: ServerResponse, core
     extraData: shown,
     execExtraData,
     outputs: result.outputs,
-    createdAt: now,
-    updatedAt: now,
-    state: 'pending',
-    abort: new AbortController(),
-  };
-  core.queue.add(job);
-  core.stats.submissions.set(promptId, (core.stats.submissions.get(promptId) ?? 0) + 1);
-  core.hub.sendStatus();
+  });
   sendJson(res, core.flavour, 200, { prompt_id: promptId, number, node_errors: result.nodeErrors });
+}
+
+/** Queues a validated job and counts its submission (POST /prompt, and v2's POST /api/v2/jobs). */
+export function enqueueJob(core: DemoCore, fields: Omit<Job, 'createdAt' | 'updatedAt' | 'state' | 'abort'>): Job {
+  const now = Date.now();
+  const job: Job = { ...fields, createdAt: now, updatedAt: now, state: 'pending', abort: new AbortController() };
+  core.queue.add(job);
+  core.stats.submissions.set(job.promptId, (core.stats.submissions.get(job.promptId) ?? 0) + 1);
+  core.hub.sendStatus();
+  return job;
 }
 
 export function getPrompt(_req: IncomingMessage, res: ServerResponse, core: DemoCore, info: RequestInfo): void {

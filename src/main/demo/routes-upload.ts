@@ -13,7 +13,7 @@ import type { DemoCore } from './core';
 import { isFileArea, isInside, type FileArea } from './files';
 import { sendCloudError, sendEmpty, sendJson, sendServerError, sendText } from './http-util';
 import { cloudSizeProblem, sniffImage } from '../images/image-sniff';
-import { composeMask, decodeImage, encodePng, ImageDecodeError } from './mask-compose';
+import { composeMask, decodeImage, encodePng, ImageDecodeError } from '../images/mask-compose';
 import { discard, receiveMultipart, type ReceivedFile } from './multipart';
 import { regularFileSize } from './send-file';
 import { chooseLocalName, moveInto, writeBytes } from './upload-store';

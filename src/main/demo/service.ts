@@ -9,7 +9,6 @@ import { join, resolve } from 'node:path';
 import { CLOUD_UPLOAD_LIMITS } from '../images/upload-limits';
 import type { FileRef } from '../service/types';
 import { Accounts } from './auth';
-import type { DemoCore } from './core';
 import { EventsHub } from './events-hub';
 import { FaultState } from './faults';
 import { DataDirs } from './files';
@@ -17,18 +16,19 @@ import type { DemoNode } from './node-api';
 import { NodeCache } from './node-cache';
 import { createNodeLibrary } from './nodes';
 import { JobQueue } from './queue';
-import { handleRequest, handleUpgrade } from './router';
+import { handleRequest, handleUpgrade, type ServedCore } from './router';
 import { UrlSigner } from './signed-urls';
 import { handleStorageRequest } from './storage';
 import { createStats, type AccountState, type DemoFaults, type DemoFlavour, type DemoServiceOptions, type DemoStats } from './types';
 import { Worker } from './worker';
+import { V2Surface } from './v2/surface';
 
 const SIX_HOURS_MS = 6 * 60 * 60 * 1000;
 const LOCAL_MAX_UPLOAD = 100 * 1024 * 1024;
 
 
 interface Running {
-  core: DemoCore;
+  core: ServedCore;
   main: Server;
   storage: Server;
   url: string;
@@ -94,6 +94,11 @@ export class DemoService {
     return this.require().core.files.root;
   }
 
+  /** The Comfy API v2 surface (its fault switches and counters), null when the service serves none. */
+  get v2(): V2Surface | null {
+    return this.require().core.v2;
+  }
+
   /** The instance's API key (cloud), null locally. */
   get apiKey(): string | null {
     return this.accounts.primaryKey;
@@ -147,7 +152,7 @@ export class DemoService {
     });
     let exclusive: Promise<unknown> = Promise.resolve();
     let storageUrl = '';
-    const core: DemoCore = {
+    const core: ServedCore = {
       flavour,
       files,
       queue,
@@ -161,6 +166,7 @@ export class DemoService {
       statusVocabulary: this.options.statusVocabulary ?? 'spec',
       maxUploadBytes,
       storageUrl: () => storageUrl,
+      v2: null,
       runExclusive: <T>(task: () => Promise<T>): Promise<T> => {
         const run = exclusive.then(task, task);
         exclusive = run.catch(() => undefined);
@@ -168,6 +174,13 @@ export class DemoService {
       },
     };
 
+    if (this.options.v2) {
+      // v2 beside v1 is the cloud's; a v2-only deployment runs on the local server's engine.
+      const expected = this.options.v2 === 'beside' ? 'cloud' : 'local';
+      if (flavour !== expected) throw new Error(`v2 '${this.options.v2}' needs the ${expected} flavour.`);
+      core.v2 = new V2Surface(core, this.options.v2, this.options.v2Token ?? null, this.options.v2ProxyQuirks === true);
+      hub.setObserver(core.v2.jobs);
+    }
     const main = createServer((req, res) => void handleRequest(req, res, core));
     main.on('upgrade', (req, socket, head: Buffer) => handleUpgrade(req, socket, head, core));
     const storage = createServer((req, res) => {

@@ -30,6 +30,20 @@ export interface DemoServiceOptions {
   cache?: boolean;
   /** Largest accepted upload in bytes. Default: local 100 MiB (its max_upload_size), cloud 50 MB. */
   maxUploadBytes?: number;
+  /**
+   * Comfy API v2 (v2/types.ts): 'beside' serves /api/v2 next to the cloud flavour's v1 API (the
+   * account keys as bearer tokens); 'only' makes a v2-only deployment of the local flavour (no
+   * node definitions, queue, interrupt or socket). Absent: v1 only.
+   */
+  v2?: 'beside' | 'only';
+  /** v2-only: the bearer token the deployment requires; absent: none (a proxy without a token). */
+  v2Token?: string;
+  /**
+   * v2-only: answer as the real self-hosted proxy was seen to (proxy-observed.md): null start and
+   * end times, a zero placeholder progress when polled, outputs only once terminal, output ids
+   * that are signed tokens rather than UUIDs, no `running` event on the stream.
+   */
+  v2ProxyQuirks?: boolean;
 }
 
 export interface DemoFaults {

@@ -256,6 +256,18 @@ export class JobStore {
     this.noteRecorded(job.promptId);
   }
 
+  /**
+   * A send journaled under its Idempotency-Key (Comfy API v2, where the server names the job) was
+   * answered: the row takes the job's own id. Only a row still `submitting` moves; false when
+   * there is none (the intent was settled meanwhile).
+   */
+  async renameSubmitting(key: string, jobId: string): Promise<boolean> {
+    const result = await this.store.run("UPDATE jobs SET prompt_id = ?, updated_at = ? WHERE prompt_id = ? AND phase = 'submitting'", [jobId, this.now(), key]);
+    this.recorded.delete(key);
+    this.noteRecorded(jobId);
+    return result.changes > 0;
+  }
+
   /** Records an accepted job unless the journal has it already (then its record is left as it is). */
   async recordSubmittedIfAbsent(job: NewJob): Promise<void> {
     if (this.recorded.has(job.promptId)) return;

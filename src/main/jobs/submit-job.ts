@@ -8,57 +8,24 @@
 // again under the same id only when the server does not have it; a resend refused because the id
 // exists is accepted when the server has the job.
 import { randomUUID } from 'node:crypto';
-import type { JsonObject } from '../../shared/json';
 import { backoffDelay, DEFAULT_RETRY_POLICY } from '../service/backoff';
 import type { ServiceApi, SubmitOptions } from '../service/ports';
 import type { Workflow } from '../service/types';
 import { ServiceError, WorkflowRejectedError } from '../service/errors';
 import { isDuplicatePromptId } from '../service/responses';
-import type { JobStore } from './job-store';
 import { askServer } from './server-verdict';
-import type { JobOrigin } from './types';
+import type { JobIntent, SubmitTarget, Submitted } from './submit-types';
+import { submitJobV2 } from './submit-v2';
+import { journalFields, recordAccepted } from './submit-journal';
 
-/** Where a job goes and where it is journaled. */
-export interface SubmitTarget {
-  api: ServiceApi;
-  /** The job journal; null when it cannot be opened (the job still runs, without crash safety). */
-  jobs: JobStore | null;
-  /** The events socket's client id (a local server sends a job's events only to it). */
-  clientId: string;
-  /** The settings profile of the server, recorded with the job. */
-  profileId?: string | null;
-}
+export { recordAccepted };
 
-export interface JobIntent {
-  workflow: Workflow;
-  workflowName: string | null;
-  origin: JobOrigin;
-  /**
-   * The editor graph the workflow came from (a UI file, an image's `workflow` chunk). Sent as
-   * extra_data.extra_pnginfo.workflow to servers that write it into their outputs (so they open
-   * again in the server's own editor, as when the editor queues); others are not sent it.
-   */
-  editorGraph?: JsonObject | null | undefined;
-  /**
-   * A prompt_id chosen for this job before (a hot folder's send that the server never received):
-   * sending it again under the same id cannot run it twice. Used where the client picks ids.
-   */
-  promptId?: string | null;
-  newPromptId?: (() => string) | undefined;
-  /**
-   * Told the chosen prompt_id (null where the server assigns it) once the intent is journaled and
-   * before the submit: a caller with a journal of its own (a hot folder's) records it there too.
-   */
-  recordIntent?: ((promptId: string | null) => Promise<void>) | undefined;
-}
-
-export interface Submitted {
-  promptId: string;
-  number: number | null;
-}
+export type { JobIntent, SubmitTarget, Submitted } from './submit-types';
 
 /** Journals the intent, submits once, journals the accepted job. Throws what the server said on a refusal. */
 export async function submitJob(target: SubmitTarget, intent: JobIntent): Promise<Submitted> {
+  // Comfy API v2: the intent is journaled under its Idempotency-Key instead (submit-v2.ts).
+  if (target.api.capabilities.contract === 'v2') return submitJobV2(target, intent);
   const { api, jobs } = target;
   // Where the client picks the prompt_id it is journaled first, so a crash between sending and
   // reading the answer can be reconciled; otherwise the server assigns its own.
@@ -79,28 +46,6 @@ export async function submitJob(target: SubmitTarget, intent: JobIntent): Promis
   }
   await recordAccepted(target, intent, result);
   return { promptId: result.promptId, number: result.number };
-}
-
-/**
- * Journals that the server has the job (after its submit answered, or a verdict found it there).
- * `sentEarlier`: the send was an earlier process's, so the record keeps that process's client id
- * (a local server sends the job's events to it, not to us).
- */
-export async function recordAccepted(target: SubmitTarget, intent: JobIntent, job: Submitted, sentEarlier = false): Promise<void> {
-  const fields = journalFields(target, intent);
-  await target.jobs?.recordSubmitted({ ...fields, ...(sentEarlier ? { clientId: null } : {}), promptId: job.promptId, number: job.number });
-}
-
-function journalFields(target: SubmitTarget, intent: JobIntent) {
-  return {
-    ...(target.profileId !== undefined ? { profileId: target.profileId } : {}),
-    serverKind: target.api.profile.kind,
-    baseUrl: target.api.profile.baseUrl,
-    clientId: target.clientId,
-    workflow: intent.workflow,
-    workflowName: intent.workflowName,
-    origin: intent.origin,
-  };
 }
 
 /**

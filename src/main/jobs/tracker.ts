@@ -9,6 +9,7 @@
 // the jobs, job-polling.ts polls the jobs the socket cannot vouch for, server-verdict.ts asks the
 // server about a doubtful job, job-history.ts recovers what an end's history adds, job-journal.ts
 // orders the journal writes, end-waiters.ts holds the waitForEnd callers.
+import { sameBaseUrl } from './same-base-url';
 import { collectNodeOutputs } from '../service/outputs';
 import type { ConnectionState, EventStream, JobHistory, ServiceApi } from '../service/ports';
 import type { JobPhase, JobStatusReading, OutputFile } from '../service/types';
@@ -229,7 +230,10 @@ export class JobTracker {
       (r) =>
         r.serverKind === this.api.profile.kind &&
         sameBaseUrl(r.baseUrl, this.api.profile.baseUrl) &&
-        !(r.origin === 'hot-folder' && r.phase === 'submitting' && held.has(r.promptId)),
+        !(r.origin === 'hot-folder' && r.phase === 'submitting' && held.has(r.promptId)) &&
+        // On v2 a `submitting` row is named by its Idempotency-Key, not a job id the server could
+        // know: it is sent again under that key (submit-v2.ts resendUnanswered), never judged here.
+        !(r.phase === 'submitting' && this.api.capabilities.contract === 'v2'),
     );
     const results: JobSnapshot[] = [];
     for (const record of records) {
@@ -488,8 +492,4 @@ export class JobTracker {
       this.warn(`Internal error while following jobs: ${describeError(error)}`);
     }
   }
-}
-
-function sameBaseUrl(a: string, b: string): boolean {
-  return a.replace(/\/+$/, '').toLowerCase() === b.replace(/\/+$/, '').toLowerCase();
 }

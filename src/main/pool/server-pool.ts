@@ -12,6 +12,7 @@ import type { JobFollower } from '../jobs/job-follower';
 import { serverLacks } from './eligibility';
 import { normaliseBaseUrl } from '../config/settings';
 import { describeError } from '../../shared/describe-error';
+import { ServiceError } from '../service/errors';
 
 export interface PoolServer {
   /** Shown to the user: the profile's name, or the server's address. */
@@ -81,6 +82,11 @@ export class PoolMember {
   definitions: NodeDefinitions | null = null;
   /** Bumped when the definitions change, so cached verdicts are asked again. */
   definitionsVersion = 0;
+  /**
+   * The server has no node definitions to judge by (a v2-only deployment): it is sent any job and
+   * judges the workflow itself, as a pool of one does.
+   */
+  judgesItself = false;
 
   constructor(
     readonly server: PoolServer,
@@ -183,6 +189,10 @@ export class ServerPool {
         lacking.push(`${member.name}: ${refused}`);
         continue;
       }
+      if (member.judgesItself) {
+        able.push(member);
+        continue;
+      }
       if (member.definitions === null) {
         unknown.push(member);
         continue;
@@ -276,6 +286,10 @@ export class ServerPool {
   }
 
   private async readDefinitions(member: PoolMember): Promise<boolean> {
+    if (!member.api.capabilities.nodeDefinitions) {
+      member.judgesItself = true;
+      return true;
+    }
     try {
       member.definitions = await member.api.getNodeDefinitions();
       member.definitionsVersion += 1;
@@ -304,7 +318,7 @@ export class ServerPool {
     if (this.disposed || member.down === null) return;
     let answers = false;
     try {
-      await member.api.getQueue();
+      await answersNow(member.api);
       answers = true;
     } catch {
       answers = false;
@@ -335,3 +349,22 @@ export class ServerPool {
     }
   }
 }
+
+/**
+ * Whether a server answers at all: its queue, or on a server without one (v2 only) the status of a
+ * job id that cannot exist, whose "not found" is an answer.
+ */
+export async function answersNow(api: PoolServer['api']): Promise<void> {
+  if (api.capabilities.nodeDefinitions) {
+    await api.getQueue();
+    return;
+  }
+  try {
+    await api.getJobStatus(NO_SUCH_JOB);
+  } catch (error) {
+    if (!(error instanceof ServiceError) || error.kind !== 'not_found') throw error;
+  }
+}
+
+/** A job id no server hands out (the nil UUID's version-4 form). */
+const NO_SUCH_JOB = '00000000-0000-4000-8000-000000000000';

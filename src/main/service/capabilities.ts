@@ -14,7 +14,21 @@ export interface ServerFeatures {
   maxConcurrentJobs: number | null;
 }
 
+/** Comfy API v2 takes up to about 100 MB per upload request (openapi-v2.yaml); no pixel limits. */
+export const V2_UPLOAD_LIMITS: UploadLimits = { maxBytes: 100 * 1000 * 1000, maxEdgePx: null, maxPixels: null };
+
+/**
+ * The contract jobs and assets go through: the seed's API (v1: /api/prompt, /ws, /api/view) or
+ * Comfy API v2 (/api/v2: assets by hash, jobs with an Idempotency-Key, per-job cancel, an event
+ * stream per job). Found out by discovery without side effects (service/v2/discover.ts).
+ */
+export type ServiceContract = 'v1' | 'v2';
+
 export interface ServerCapabilities {
+  /** Which contract runs jobs here (v2: the submit carries an Idempotency-Key, see jobs/submit-v2.ts). */
+  readonly contract: ServiceContract;
+  /** Whether the server has the v1 API beside v2 (node definitions, queue, history); v2-only deployments do not. */
+  readonly nodeDefinitions: boolean;
   /**
    * How an uploaded file is named in a workflow input: the cloud stores uploads flat
    * ('name'); a local server keeps the subfolder, written in front ('subfolder/name').
@@ -64,6 +78,8 @@ export function capabilitiesFor(kind: ServerKind, features: ServerFeatures | nul
   const cloud = kind === 'cloud';
   const limits = cloud ? CLOUD_UPLOAD_LIMITS : LOCAL_UPLOAD_LIMITS;
   return {
+    contract: 'v1',
+    nodeDefinitions: true,
     uploadReference: cloud ? 'name' : 'subfolder/name',
     jobStatus: cloud ? 'status-endpoint' : 'queue-and-history',
     jobList: cloud ? 'jobs-endpoint' : 'history',
@@ -100,5 +116,30 @@ export function parseFeatures(body: unknown): ServerFeatures | null {
     supportsPreviewMetadata: parsed.data.supports_preview_metadata ?? null,
     maxUploadSize: parsed.data.max_upload_size ?? null,
     maxConcurrentJobs: parsed.data.max_concurrent_jobs ?? null,
+  };
+}
+
+/**
+ * A server that speaks Comfy API v2: jobs by status endpoint, one job cancelled at a time, events
+ * per job for whoever follows it, no editor graph embedded. `v1Beside`: node definitions, queue
+ * and history still come from its v1 API (the cloud); `needsApiKey`: known to want one (the cloud,
+ * or a 401 seen), never assumed for a self-hosted proxy.
+ */
+export function v2CapabilitiesFor(options: { v1Beside: boolean; needsApiKey: boolean }): ServerCapabilities {
+  return {
+    contract: 'v2',
+    nodeDefinitions: options.v1Beside,
+    uploadReference: 'name',
+    jobStatus: 'status-endpoint',
+    jobList: 'jobs-endpoint',
+    interrupt: 'one-prompt',
+    clientPromptId: false,
+    jobEvents: 'account',
+    needsApiKey: options.needsApiKey,
+    embedsEditorGraph: false,
+    uploadLimits: V2_UPLOAD_LIMITS,
+    previewMetadata: true,
+    maxConcurrentJobs: null,
+    discovered: true,
   };
 }

@@ -10,7 +10,7 @@ import type { RetryPolicy } from './backoff';
 import { multipartBody } from './multipart';
 import { downloadOutput } from './download';
 import { ServiceError, WorkflowRejectedError } from './errors';
-import { exactJsonOf, HttpTransport, jsonOf, NoAnswerError, type HttpAnswer } from './http';
+import { exactJsonOf, HttpTransport, jsonOf, NoAnswerError, transportOptions, type HttpAnswer } from './http';
 import type { ServiceLimits } from './limits';
 import { parseNodeDefinitions, type NodeDefinitions } from './object-info';
 import { uploadLimitProblem } from '../images/upload-limits';
@@ -80,15 +80,7 @@ export class ServiceClient implements ServiceApi {
   constructor(profile: ServerProfile, options: ServiceClientOptions) {
     this.profile = profile;
     this.#log = options.logger ?? (() => {});
-    this.#http = new HttpTransport(profile, {
-      apiKey: options.apiKey,
-      ...(options.fetch ? { fetch: options.fetch } : {}),
-      ...(options.retry ? { retry: options.retry } : {}),
-      ...(options.logger ? { logger: options.logger } : {}),
-      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-      ...(options.limits ? { limits: options.limits } : {}),
-      ...(options.onWait ? { onWait: options.onWait } : {}),
-    });
+    this.#http = new HttpTransport(profile, transportOptions(options));
     this.#uploadTimeoutMs = options.uploadTimeoutMs ?? null;
     this.#capabilities = capabilitiesFor(profile.kind);
   }

@@ -262,8 +262,11 @@ async function openFile(transport: HttpTransport, ref: FileRef, what: string, si
   }
 }
 
-/** Downloads `ref` into `destDir`; see the module comment. */
-export async function downloadOutput(transport: HttpTransport, ref: FileRef, destDir: string, options: DownloadRequestOptions = {}): Promise<DownloadResult> {
+/** Opens the response whose body is the file (the v2 client's opener follows an asset's link instead of /api/view). */
+export type FileOpener = (what: string, signal: AbortSignal | undefined) => Promise<{ response: Response; redirected: boolean }>;
+
+/** Downloads `ref` into `destDir`; see the module comment. `open`: where the bytes come from (default /api/view). */
+export async function downloadOutput(transport: HttpTransport, ref: FileRef, destDir: string, options: DownloadRequestOptions = {}, open?: FileOpener): Promise<DownloadResult> {
   const dir = path.resolve(destDir);
   const name = safeBaseName(options.destName ?? ref.filename, safeBaseName(ref.filename, 'output'));
   // safeBaseName allows no separators, so this holds; checked anyway because it is the guarantee.
@@ -277,7 +280,7 @@ export async function downloadOutput(transport: HttpTransport, ref: FileRef, des
 
   // GET is idempotent: a body that breaks midway is fetched once more from the start.
   for (let attempt = 0; ; attempt += 1) {
-    const { response, redirected } = await openFile(transport, ref, what, options.signal);
+    const { response, redirected } = open ? await open(what, options.signal) : await openFile(transport, ref, what, options.signal);
     let written: Streamed;
     try {
       written = await streamToTemp(response, dir, name, { ...options, ...limits });

@@ -11,6 +11,7 @@ import { backoffDelay } from './backoff';
 import { messageForStatus, redactDeep, redactSecret, ServiceError } from './errors';
 import { decodeBinaryFrame, isDroppedFrame } from './frames';
 import { MessageDecoder } from './messages';
+import { StreamListeners } from './stream-listeners';
 import type { ApiKeyProvider, ConnectionState, EventStream } from './ports';
 import type { ServerEvent, ServerProfile } from './types';
 
@@ -82,8 +83,7 @@ export class EventsSocket implements EventStream {
   readonly #WebSocket: typeof WebSocket;
   readonly #log: (line: string) => void;
 
-  readonly #eventListeners = new Set<(event: ServerEvent) => void>();
-  readonly #stateListeners = new Set<(state: ConnectionState) => void>();
+  readonly #listeners: StreamListeners;
 
   #started = false;
   #disposed = false;
@@ -110,6 +110,7 @@ export class EventsSocket implements EventStream {
     this.#backoff = { ...DEFAULT_BACKOFF, ...(options.backoff ?? {}) };
     this.#WebSocket = options.WebSocketImpl ?? WebSocket;
     this.#log = options.logger ?? (() => {});
+    this.#listeners = new StreamListeners(this.#log, 'socket');
   }
 
   get state(): ConnectionState {
@@ -178,18 +179,15 @@ export class EventsSocket implements EventStream {
         else socket.close(1000, 'client closing');
       });
     }
-    this.#eventListeners.clear();
-    this.#stateListeners.clear();
+    this.#listeners.clear();
   }
 
   onEvent(listener: (event: ServerEvent) => void): () => void {
-    this.#eventListeners.add(listener);
-    return () => this.#eventListeners.delete(listener);
+    return this.#listeners.onEvent(listener);
   }
 
   onStateChange(listener: (state: ConnectionState) => void): () => void {
-    this.#stateListeners.add(listener);
-    return () => this.#stateListeners.delete(listener);
+    return this.#listeners.onStateChange(listener);
   }
 
   setExpectingActivity(expecting: boolean): void {
@@ -351,26 +349,13 @@ export class EventsSocket implements EventStream {
   }
 
   #emit(event: ServerEvent): void {
-    for (const listener of [...this.#eventListeners]) {
-      try {
-        listener(event);
-      } catch (error) {
-        // One failing listener must not stop the others or the socket.
-        this.#log(`socket: an event listener threw: ${error instanceof Error ? error.message : String(error)}`);
-      }
-    }
+    this.#listeners.emit(event);
   }
 
   #setState(state: ConnectionState): void {
     if (state === this.#state) return;
     this.#state = state;
-    for (const listener of [...this.#stateListeners]) {
-      try {
-        listener(state);
-      } catch (error) {
-        this.#log(`socket: a state listener threw: ${error instanceof Error ? error.message : String(error)}`);
-      }
-    }
+    this.#listeners.emitState(state);
   }
 
   // ------------------------------------------------------------ liveness

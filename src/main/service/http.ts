@@ -24,10 +24,32 @@ export interface HttpOptions {
   limits?: ServiceLimits;
   /** Told once per request that has had no answer for limits.waitNoticeMs ("waiting for … to answer /api/queue"). */
   onWait?: (message: string) => void;
+  /**
+   * How the key travels: the v1 cloud's `X-API-Key` (cloud profiles only), or Comfy API v2's
+   * `Authorization: Bearer` (any profile that holds a key; a self-hosted proxy without a token
+   * gets none because none is held). Either way only to the service's own origin.
+   */
+  auth?: 'x-api-key' | 'bearer';
+}
+
+/** A transport's options taken from a client's (the fields both share), plus `extra`. */
+export function transportOptions(options: Omit<HttpOptions, 'auth'>, extra: Partial<HttpOptions> = {}): HttpOptions {
+  return {
+    apiKey: options.apiKey,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.retry ? { retry: options.retry } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.onWait ? { onWait: options.onWait } : {}),
+    ...extra,
+  };
 }
 
 export interface RequestSpec {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'HEAD' | 'DELETE';
+  /** Extra request headers (e.g. v2's Idempotency-Key); never the key, which #headers adds. */
+  headers?: Record<string, string>;
   /** Path under the base URL, starting with /api/. */
   path: string;
   query?: Record<string, string>;
@@ -125,6 +147,7 @@ export class HttpTransport {
   readonly #base: URL;
   readonly limits: ServiceLimits;
   readonly #onWait: ((message: string) => void) | null;
+  readonly #auth: 'x-api-key' | 'bearer';
 
   constructor(profile: ServerProfile, options: HttpOptions) {
     this.profile = profile;
@@ -136,6 +159,7 @@ export class HttpTransport {
     this.limits = options.limits ?? serviceLimits();
     this.#timeoutMs = options.timeoutMs ?? this.limits.answerTimeoutMs;
     this.#onWait = options.onWait ?? null;
+    this.#auth = options.auth ?? 'x-api-key';
     this.#base = new URL(profile.baseUrl.replace(/\/+$/, '') + '/');
   }
 
@@ -158,7 +182,7 @@ export class HttpTransport {
 
   /** The key for the X-API-Key header: cloud profiles only (local servers take none). */
   async key(): Promise<string | null> {
-    if (this.profile.kind !== 'cloud') return null;
+    if (this.profile.kind !== 'cloud' && this.#auth !== 'bearer') return null;
     return this.providedKey();
   }
 
@@ -167,7 +191,8 @@ export class HttpTransport {
     const headers = new Headers(extra);
     if (url.origin === this.#base.origin) {
       const key = await this.key();
-      if (key) headers.set('X-API-Key', key);
+      if (key && this.#auth === 'bearer') headers.set('Authorization', `Bearer ${key}`);
+      else if (key) headers.set('X-API-Key', key);
     }
     return headers;
   }
@@ -265,7 +290,7 @@ export class HttpTransport {
   async #send(spec: RequestSpec, signal: AbortSignal): Promise<Response> {
     const url = this.url(spec.path, spec.query);
     let body: string | AsyncIterable<Uint8Array> | undefined;
-    let extra: Record<string, string> = { Accept: 'application/json' };
+    let extra: Record<string, string> = { Accept: 'application/json', ...(spec.headers ?? {}) };
     if (spec.json !== undefined) {
       body = stringifyJsonExact(spec.json);
       extra['Content-Type'] = 'application/json';
@@ -322,7 +347,7 @@ export class HttpTransport {
     statusOf: (t: T) => number,
     discard?: (t: T) => unknown,
   ): Promise<T> {
-    const idempotent = spec.idempotent ?? spec.method === 'GET';
+    const idempotent = spec.idempotent ?? (spec.method === 'GET' || spec.method === 'HEAD');
     const retries = idempotent ? this.#retry.retries : 0;
     // One notice per request (not per attempt) once it has waited limits.waitNoticeMs for an answer.
     const onWait = this.#onWait;

@@ -46,6 +46,11 @@ export interface SubmitOptions {
   clientId: string;
   /** Client-chosen id (lowercase canonical UUID) so a submit can be retried safely. */
   promptId?: string;
+  /**
+   * Comfy API v2: the Idempotency-Key of this submit, journaled with the intent before the send
+   * (jobs/submit-v2.ts), so a send whose answer never came is sent again under the same key.
+   */
+  idempotencyKey?: string;
   /** Put the job at the front of the queue (local servers). */
   front?: boolean;
   /** Sent as extra_data (e.g. extra_pnginfo); the partner-node key is added to it when needed. */
@@ -157,6 +162,11 @@ export interface ServiceApi {
   interrupt(promptId?: string): Promise<void>;
   /** Downloads one output to `destDir`, named by its sanitised base name (or `destName`). */
   download(ref: FileRef, destDir: string, options?: DownloadOptions): Promise<DownloadResult>;
+  /**
+   * Until when the server keeps a job and its outputs (epoch ms), where it says (Comfy API v2's
+   * `expires_at`); absent or null where it does not.
+   */
+  retentionOf?(promptId: string, signal?: AbortSignal): Promise<number | null>;
 }
 
 export type { ConnectionState };

@@ -89,7 +89,7 @@ export type FileRefView = z.infer<typeof fileRefSchema>;
 // ---------------------------------------------------------------------------------------------
 // Profiles and keys
 
-export const profileKindSchema = z.enum(['cloud', 'local', 'demo']);
+export const profileKindSchema = z.enum(['cloud', 'local', 'demo', 'serverless', 'proxy']);
 export const profileViewSchema = z.object({
   id: z.string(),
   name: z.string(),

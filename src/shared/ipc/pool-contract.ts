@@ -10,7 +10,7 @@ const MAX_POOL_SERVERS = 16;
 export const poolServerSchema = z.object({
   profileId: z.string(),
   name: z.string(),
-  kind: z.enum(['cloud', 'local', 'demo']),
+  kind: z.enum(['cloud', 'local', 'demo', 'serverless', 'proxy']),
   /** Jobs the pool sends it at once, as set (for a cloud server: used while the account's limit is unknown). */
   concurrency: z.number().int(),
 });

@@ -1,7 +1,8 @@
 // The mask upload's image work, as the local server does it: open the original (PNG or JPEG) as
 // RGBA, replace its alpha with the ALPHA channel of the uploaded mask (the mask's RGB is ignored;
 // a mask without alpha counts as opaque), and save the result as PNG. Masks of another size are
-// scaled to the original's with nearest-neighbour sampling.
+// scaled to the original's with nearest-neighbour sampling. Used by the demo's /upload/mask, and
+// by the v2 client, which composes locally because Comfy API v2 has no mask upload.
 import jpeg from 'jpeg-js';
 import { PNG } from 'pngjs';
 

@@ -1,0 +1,109 @@
+// The single pipeline's submit on a Comfy API v2 server, where the server names the job and the
+// client names the send: an Idempotency-Key, journaled with the intent (phase `submitting`, under
+// the key) before the send, so that a crash between send and answer leaves the key behind. The
+// policy (docs/v2-submit-policy.md):
+// - answered: the journal row takes the job's id and goes on as any accepted job;
+// - refused (the server answered: invalid workflow, credits, ...): no job exists, the row goes;
+// - no answer (network, a silent deadline): the row stays `submitting`; the next process to open
+//   the journal on this server sends it again under the same key (resendUnanswered), which either
+//   makes the job now (the first send never arrived) or is refused as a reuse, then the job is
+//   looked for by its key and, when it cannot be found, the row ends saying plainly that a run
+//   may exist and what to check. A key is never sent as a new job under another key.
+import { randomUUID } from 'node:crypto';
+import { ServiceError } from '../service/errors';
+import { SendMayHaveRunError } from '../service/v2/submit';
+import type { JobStore, JobRecord } from './job-store';
+import type { JobIntent, SubmitTarget, Submitted } from './submit-types';
+import { journalFields, recordAccepted } from './submit-journal';
+import type { JobErrorInfo } from './types';
+import { sameBaseUrl } from './same-base-url';
+
+/** Whether the server answered (so its refusal is definite): a ServiceError with an HTTP status. */
+function wasAnswered(error: unknown): boolean {
+  return error instanceof ServiceError && error.status !== null && !(error instanceof SendMayHaveRunError);
+}
+
+function mayExistError(error: SendMayHaveRunError): JobErrorInfo {
+  return {
+    exceptionType: 'idempotency_key_reuse',
+    explanation: 'The send\'s answer never arrived, and the server will not run the same send twice. A job may have been created: check the server\'s job list before running the workflow again.',
+    message: error.message,
+    nodeId: null,
+    nodeType: null,
+    traceback: [],
+  };
+}
+
+async function settleFailedSend(jobs: JobStore | null, key: string, error: unknown): Promise<void> {
+  if (!jobs) return;
+  if (error instanceof SendMayHaveRunError) {
+    await jobs.updatePhase(key, 'failed', 'may_exist');
+    await jobs.setError(key, mayExistError(error));
+  } else if (wasAnswered(error)) {
+    await jobs.remove(key);
+  }
+  // No answer at all: the row stays `submitting` for resendUnanswered.
+}
+
+/** Journals the intent under a fresh Idempotency-Key, sends it, and journals the job the server made. */
+export async function submitJobV2(target: SubmitTarget, intent: JobIntent): Promise<Submitted> {
+  const { api, jobs } = target;
+  const key = intent.promptId ?? (intent.newPromptId ?? randomUUID)();
+  await intent.recordIntent?.(key);
+  await jobs?.recordSubmitting({ ...journalFields(target, intent), promptId: key });
+  let result: Submitted;
+  try {
+    result = await api.submit(intent.workflow, { clientId: target.clientId, idempotencyKey: key });
+  } catch (error) {
+    await settleFailedSend(jobs, key, error);
+    throw error;
+  }
+  await jobs?.renameSubmitting(key, result.promptId);
+  await recordAccepted(target, intent, result);
+  return result;
+}
+
+export type ResendOutcome =
+  | { key: string; kind: 'accepted'; jobId: string }
+  | { key: string; kind: 'may_exist' | 'refused' | 'unanswered'; message: string };
+
+/**
+ * Sends again, under the same Idempotency-Key, every send of this server the journal holds as
+ * `submitting` (a process that died between send and answer). Run before reconciliation.
+ */
+export async function resendUnanswered(target: SubmitTarget): Promise<ResendOutcome[]> {
+  const { api, jobs } = target;
+  if (!jobs || api.capabilities.contract !== 'v2') return [];
+  const rows = (await jobs.listInFlight()).filter((r) => r.phase === 'submitting' && r.serverKind === api.profile.kind && sameBaseUrl(r.baseUrl, api.profile.baseUrl));
+  const outcomes: ResendOutcome[] = [];
+  for (const row of rows) outcomes.push(await resendOne(target, jobs, row));
+  return outcomes;
+}
+
+async function resendOne(target: SubmitTarget, jobs: JobStore, row: JobRecord): Promise<ResendOutcome> {
+  const key = row.promptId;
+  if (!row.workflow) {
+    const error = new SendMayHaveRunError(key, new URL(row.baseUrl).origin);
+    await settleFailedSend(jobs, key, error);
+    return { key, kind: 'may_exist', message: error.message };
+  }
+  try {
+    const result = await target.api.submit(row.workflow, { clientId: target.clientId, idempotencyKey: key });
+    await jobs.renameSubmitting(key, result.promptId);
+    await recordAccepted(target, { workflow: row.workflow, workflowName: row.workflowName, origin: row.origin ?? 'other' }, result, true);
+    return { key, kind: 'accepted', jobId: result.promptId };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof SendMayHaveRunError) {
+      await settleFailedSend(jobs, key, error);
+      return { key, kind: 'may_exist', message };
+    }
+    if (wasAnswered(error)) {
+      // Refused outright now: no job came of it; the intent ends as failed, with the reason.
+      await jobs.updatePhase(key, 'failed', 'refused');
+      await jobs.setError(key, { exceptionType: null, explanation: 'The server refused the workflow when it was sent again.', message, nodeId: null, nodeType: null, traceback: [] });
+      return { key, kind: 'refused', message };
+    }
+    return { key, kind: 'unanswered', message };
+  }
+}
