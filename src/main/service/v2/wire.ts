@@ -6,7 +6,6 @@
 import { z } from 'zod';
 import type { JsonObject } from '../../../shared/json';
 
-const JOB_STATUSES = ['queued', 'running', 'canceling', 'succeeded', 'canceled', 'failed', 'expired'] as const;
 export const TERMINAL_STATUSES: readonly string[] = ['succeeded', 'canceled', 'failed', 'expired'];
 
 const isoOrNull = z.string().nullish();
