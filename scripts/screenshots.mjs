@@ -68,6 +68,8 @@ async function go(page, view) {
   const label = view === 'hot-folders' ? 'Hot folders' : view[0].toUpperCase() + view.slice(1);
   // The Queue link counts the waiting jobs ("Queue, 3 waiting").
   await page.getByRole('link', { name: new RegExp(`^${label}(, \\d+ waiting)?$`) }).waitFor();
+  // Each view from its top (a click on the sticky Run bar scrolls the page to the form's end).
+  await page.evaluate(() => document.querySelectorAll('main, .side').forEach((el) => el.scrollTo(0, 0)));
   await page.waitForTimeout(400);
 }
 
