@@ -77,6 +77,8 @@ test('"Reuse parameters" puts a 2^64-1 seed back exactly, and the strip puts an 
   await expect(stage.getByRole('heading', { name: 'first picture · seed 18446744073709551615' })).toBeVisible({ timeout: 15_000 });
   await expect(stage.getByRole('button', { name: 'Reuse parameters' })).toBeEnabled({ timeout: 30_000 });
   await expect(stage.getByRole('list', { name: 'Parameters' }).getByRole('listitem').filter({ hasText: /^seed 18446744073709551615$/ })).toHaveCount(1);
+  const firstName = ((await stage.getByRole('img', { name: /^Result / }).getAttribute('alt')) ?? '').replace(/^Result /, '');
+  expect(firstName).toMatch(/\.png$/);
 
   // A second run with other values.
   await seed.fill('7');
@@ -85,13 +87,17 @@ test('"Reuse parameters" puts a 2^64-1 seed back exactly, and the strip puts an 
   await runButton(page).click();
   await expect(stage.getByRole('heading', { name: 'second picture · seed 7' })).toBeVisible({ timeout: 15_000 });
   const strip = stage.getByRole('list', { name: "This session's outputs" });
-  await expect(strip.getByRole('button')).toHaveCount(2, { timeout: 30_000 });
+  const older = strip.getByRole('button', { name: `Show ${firstName} on the stage` });
+  await expect(stage.getByRole('button', { name: 'Reuse parameters' })).toBeEnabled({ timeout: 30_000 });
+  // Newest first: the second picture leads the strip, shown; the first follows it.
   await expect(strip.getByRole('button').first()).toHaveAttribute('aria-pressed', 'true');
+  await expect(strip.getByRole('button').nth(1)).toHaveAccessibleName(`Show ${firstName} on the stage`);
+  await expect(older).toHaveAttribute('aria-pressed', 'false');
 
-  // The older output (second in the strip: newest first) back on the stage.
-  await strip.getByRole('button').nth(1).click();
+  // The older output back on the stage.
+  await older.click();
   await expect(stage.getByRole('heading', { name: 'first picture · seed 18446744073709551615' })).toBeVisible();
-  await expect(strip.getByRole('button').nth(1)).toHaveAttribute('aria-pressed', 'true');
+  await expect(older).toHaveAttribute('aria-pressed', 'true');
 
   // Its values back in the form: every digit of the seed.
   await stage.getByRole('button', { name: 'Reuse parameters' }).click();
@@ -122,4 +128,28 @@ test('a job with several outputs shows them as a grid on the stage, video and au
   await expect.poll(() => audio.evaluate((el) => (el as unknown as { duration: number }).duration)).toBeGreaterThan(0);
   // Neither is an image: the image actions say why.
   await expect(stage.getByRole('button', { name: 'Copy', exact: true })).toHaveAccessibleDescription('Only an image can be copied.');
+});
+
+test('a repeated run is one folded group that keeps the running job in sight, with progress that agrees with its steps', async ({ appPage: page }) => {
+  await waitConnected(page);
+  await openWorkflow(page, textToImage({ steps: 8, delay_ms: 6000, prompt: 'a slow harbour' }));
+  await page.getByLabel('Repeat', { exact: true }).fill('3');
+  await runButton(page).click();
+  const jobs = page.getByRole('region', { name: 'Jobs' });
+  const group = jobs.getByRole('region', { name: /^a slow harbour/ });
+  await expect(group.getByText('3 runs, 0 done')).toBeVisible({ timeout: 15_000 });
+  await expect(group.getByRole('button', { name: 'Show the 3 runs' })).toHaveAttribute('aria-expanded', 'false');
+  // Folded, the group shows only its running run, first in the panel.
+  const running = group.getByRole('article');
+  await expect(running).toHaveCount(1);
+  await expect(running.getByText('Status: running')).toBeVisible({ timeout: 15_000 });
+  // Overall moves with the steps: once a step is done it is no longer "0 of 2 nodes".
+  await expect(running.getByRole('progressbar', { name: 'Step progress' })).toHaveAttribute('aria-valuetext', /^step [1-8] of 8$/, { timeout: 15_000 });
+  await expect(running.getByRole('progressbar', { name: 'Overall progress' })).toHaveAttribute('aria-valuetext', /^\d+% · node 1 of 2$/);
+  await expect(page.getByRole('region', { name: 'Result' }).getByRole('heading', { name: /^a slow harbour · seed \d+$/ })).toBeVisible();
+  // Nothing left running behind.
+  await page.getByRole('link', { name: /^Queue/ }).click();
+  await page.getByRole('button', { name: 'Clear pending' }).click();
+  await page.getByRole('button', { name: 'Interrupt' }).click();
+  await expect(page.getByRole('group', { name: /^Running/ }).getByRole('checkbox')).toHaveCount(0, { timeout: 15_000 });
 });

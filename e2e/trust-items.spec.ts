@@ -40,6 +40,28 @@ test('the rail says how many jobs wait, and a focused field is not under the Run
   await expect(page.getByRole('link', { name: 'Queue', exact: true })).toBeVisible({ timeout: 15_000 });
 });
 
+test('"Add server" guesses the kind from the address and does not switch to a keyless cloud server', async ({ appPage: page }) => {
+  await waitConnected(page);
+  await page.getByRole('link', { name: 'Servers' }).click();
+  await expect(page.getByRole('radio', { name: 'Demo' })).toBeChecked();
+  await page.getByRole('button', { name: 'Add server' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Add server' });
+  await dialog.getByLabel('Server name').fill('Studio PC');
+  await dialog.getByLabel('Server URL').fill('http://192.168.1.20:8188');
+  await expect(dialog.getByLabel('Server kind')).toHaveValue('local');
+  await expect(dialog.getByLabel('Use this server now')).toBeChecked();
+  await dialog.getByLabel('Server URL').fill('https://cloud.example.com');
+  await expect(dialog.getByLabel('Server kind')).toHaveValue('cloud');
+  await expect(dialog.getByLabel('Use this server now')).not.toBeChecked();
+  await expect(dialog.getByText('A cloud server needs its API key first')).toBeVisible();
+  await dialog.getByRole('button', { name: 'Save server' }).click();
+  await expect(dialog).toHaveCount(0);
+  // Saved, and the active server is still the one that answers.
+  await expect(page.getByRole('radio', { name: 'Studio PC' })).not.toBeChecked();
+  await expect(page.getByRole('radio', { name: 'Demo' })).toBeChecked();
+  await waitConnected(page);
+});
+
 // Last in the file: it leaves an unreachable server active.
 test('the bell counts exactly the notices it lists, through a new keyless server and its key', async ({ appPage: page }) => {
   await waitConnected(page);
