@@ -43,6 +43,8 @@ async function addServer(page: Page, name: string, kind: 'cloud' | 'local', url:
   await dialog.getByLabel('Server name').fill(name);
   await dialog.getByLabel('Server kind').selectOption(kind);
   await dialog.getByLabel('Server URL').fill(url);
+  // Asked for: a new cloud server is not used at once by default (it has no key yet).
+  await dialog.getByLabel('Use this server now').check();
   await dialog.getByRole('button', { name: 'Save server' }).click();
   await expect(page.getByRole('radio', { name })).toBeChecked();
 }

@@ -3,7 +3,9 @@
 import { test, expect } from './fixtures/index';
 import { waitConnected } from './ui-helpers';
 
-test('the page says at once that the core is gone, and offers to reload', async ({ appPage: page, harness }) => {
+test('the page says at once that the core is gone, and offers to reload', async ({ appPage: page, harness, pageErrors }) => {
+  // The spec stops the core on purpose: the page's attempts to reach it again fail, and Chromium logs each.
+  pageErrors.allow(/WebSocket connection to '.*__flowdeck\/ws.*' failed/, 'the core was stopped on purpose');
   await waitConnected(page);
   await expect(page.getByRole('alert').filter({ hasText: "disconnected from Flowdeck's core" })).toHaveCount(0);
   await harness.stop();

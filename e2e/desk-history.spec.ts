@@ -3,7 +3,7 @@
 // (a seed of 2^64-1 keeps every digit). The server's own list comes from the built-in demo, a
 // cloud-flavoured server: its GET /api/jobs, paged, with the same exact workflows.
 import { test, expect } from './fixtures/index';
-import { field, openWorkflow, runOpenWorkflow, textToImage, waitConnected } from './ui-helpers';
+import { field, openWorkflow, runOpenWorkflow, textToImage, waitConnected, unfoldRuns } from './ui-helpers';
 
 const MAX_SEED = '18446744073709551615';
 
@@ -17,6 +17,7 @@ test('past jobs are listed with outputs, paged, and open in Run exactly as they 
   await page.getByLabel('Repeat', { exact: true }).fill('20');
   await page.getByRole('checkbox', { name: 'New seed for each repeat' }).uncheck();
   await page.getByRole('button', { name: 'Run', exact: true }).click();
+  await unfoldRuns(page);
   const cards = page.getByRole('region', { name: 'Jobs' }).getByRole('article');
   await expect(cards.filter({ hasText: 'Status: done' })).toHaveCount(20, { timeout: 90_000 });
   await openWorkflow(page, textToImage({ steps: 1, delay_ms: 0, seed: 1, prompt: 'the newest one' }));

@@ -2,7 +2,7 @@
 // cards that open on demand, filters by state and origin, "Clear finished", a panel that scrolls
 // within itself rather than growing the page, and tracebacks that wrap inside the card.
 import { test, expect } from './fixtures/index';
-import { field, openWorkflow, runButton, textToImage, waitConnected } from './ui-helpers';
+import { field, openWorkflow, runButton, textToImage, waitConnected, unfoldRuns } from './ui-helpers';
 
 test('finished jobs read plainly, collapse to compact rows, filter, and clear', async ({ appPage: page }) => {
   await page.setViewportSize({ width: 1280, height: 800 });
@@ -12,6 +12,9 @@ test('finished jobs read plainly, collapse to compact rows, filter, and clear', 
   await page.getByLabel('Repeat', { exact: true }).fill('8');
   await runButton(page).click();
   const panel = page.getByRole('region', { name: 'Jobs' });
+  // The eight runs are one group, "8 runs, N done", that unfolds to a card per run.
+  await expect(panel.getByText(/^8 runs, \d+ done$/)).toBeVisible({ timeout: 15_000 });
+  await unfoldRuns(page);
   const cards = panel.getByRole('article');
   await expect(cards).toHaveCount(8, { timeout: 15_000 });
   await expect(cards.filter({ hasText: 'Status: done' })).toHaveCount(8, { timeout: 60_000 });
@@ -21,7 +24,7 @@ test('finished jobs read plainly, collapse to compact rows, filter, and clear', 
   await expect(panel).not.toContainText('(');
   const newest = cards.first();
   await expect(newest.getByText('from this window')).toBeVisible();
-  await expect(newest.getByText(/^took \d+ s$/)).toBeVisible();
+  await expect(newest.getByText(/^waited \d+ s · ran \d+ s$/)).toBeVisible();
   await expect(newest.getByText(/^started /)).toBeVisible();
 
   // The newest finished job is open; older ones are compact rows that still show their thumbnail.

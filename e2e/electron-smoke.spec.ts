@@ -4,7 +4,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { _electron as electron, expect, test } from '@playwright/test';
+import { _electron as electron } from '@playwright/test';
+import { expect, test } from './fixtures/index';
 import { probeElectron } from './fixtures/electron';
 import './fixtures/page-globals';
 import { ROOT } from './fixtures/harness';
@@ -14,7 +15,7 @@ const probe = probeElectron();
 test.describe('Electron app', () => {
   test.skip(!probe.available, `Electron binary not installed here: ${probe.available ? '' : probe.reason}`);
 
-  test('opens the window with a sandboxed page and a working window.flowdeck', async () => {
+  test('opens the window with a sandboxed page and a working window.flowdeck', async ({ pageErrors }) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'flowdeck-electron-'));
     const app = await electron.launch({
       args: [join(ROOT, 'out/main/index.js')],
@@ -23,6 +24,7 @@ test.describe('Electron app', () => {
     });
     try {
       const page = await app.firstWindow();
+      pageErrors.watch(page);
       await page.waitForFunction(() => typeof (window as { flowdeck?: unknown }).flowdeck === 'object');
       expect(page.url()).toMatch(/^app:\/\/flowdeck\//);
       const answer = await page.evaluate(() => window.flowdeck.invoke('profiles.list'));

@@ -78,7 +78,7 @@ async function buildPainterPage(outDir: string): Promise<void> {
   const styles = readdirSync(outDir).filter((f) => f.endsWith('.css'));
   writeFileSync(
     join(outDir, 'index.html'),
-    `<!doctype html><html lang="en"><head><meta charset="UTF-8" /><title>Mask painter</title>${styles.map((s) => `<link rel="stylesheet" href="/${s}" />`).join('')}</head>` +
+    `<!doctype html><html lang="en"><head><meta charset="UTF-8" /><link rel="icon" href="data:," /><title>Mask painter</title>${styles.map((s) => `<link rel="stylesheet" href="/${s}" />`).join('')}</head>` +
       `<body><div id="app"></div><script type="module" src="/page.js"></script></body></html>`,
   );
 }

@@ -11,7 +11,7 @@ import type { Page } from '@playwright/test';
 import { PNG } from 'pngjs';
 import { DemoService } from '../src/main/demo';
 import { expect, test } from './fixtures/index';
-import { openWorkflow, runButton, TEXT_TO_IMAGE, waitConnected } from './ui-helpers';
+import { openWorkflow, runButton, TEXT_TO_IMAGE, waitConnected, unfoldRuns } from './ui-helpers';
 
 const INVERT_WORKFLOW = {
   '1': { class_type: 'LoadImage', inputs: { image: 'example.png' } },
@@ -157,6 +157,7 @@ test('a pool of two servers: set in Servers, chosen in the hot folder form, used
   await expect(runOnForm).toContainText('each run to the least busy of Demo, GPU 2');
   const submissionsBefore = [...second.stats.submissions.values()].reduce((a, b) => a + b, 0);
   await runButton(page).click();
+  await unfoldRuns(page);
   // The hot folder's jobs are in the panel too; the Run form's are "from this window".
   const cards = page.getByRole('region', { name: 'Jobs' }).getByRole('article').filter({ hasText: 'from this window' });
   await expect(cards).toHaveCount(2, { timeout: 30_000 });

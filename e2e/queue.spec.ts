@@ -1,7 +1,7 @@
 // The queue: a pending job cancelled from its card and another from the Queue view, and the
 // running one interrupted; every card ends "cancelled" and the queue empties.
 import { test, expect } from './fixtures/index';
-import { field, openWorkflow, runButton, textToImage, waitConnected } from './ui-helpers';
+import { field, openWorkflow, runButton, textToImage, waitConnected, unfoldRuns } from './ui-helpers';
 
 test('cancel pending jobs (card and "Cancel selected") and interrupt the running one', async ({ appPage: page }) => {
   await waitConnected(page);
@@ -11,6 +11,7 @@ test('cancel pending jobs (card and "Cancel selected") and interrupt the running
   await page.getByLabel('Repeat', { exact: true }).fill('3');
   await expect(page.getByLabel('New seed for each repeat')).toBeChecked();
   await runButton(page).click();
+  await unfoldRuns(page);
 
   const cards = page.getByRole('region', { name: 'Jobs' }).getByRole('article');
   await expect(cards).toHaveCount(3);
@@ -55,6 +56,7 @@ test('"Clear pending" empties the waiting list and leaves the running job alone'
   await field(page, '3 DemoSampler', 'steps').waitFor();
   await page.getByLabel('Repeat', { exact: true }).fill('3');
   await runButton(page).click();
+  await unfoldRuns(page);
   const cards = page.getByRole('region', { name: 'Jobs' }).getByRole('article');
   // The earlier test's jobs are still listed below the new ones.
   await expect(cards.nth(2).getByText('Status: running')).toBeVisible({ timeout: 15_000 });

@@ -26,6 +26,16 @@ export function newestJob(page: Page): Locator {
   return page.getByRole('region', { name: 'Jobs' }).getByRole('article').first();
 }
 
+/**
+ * Unfolds every repeated run in Jobs (the runs of one "Repeat" are one folded group), waiting
+ * for the first group to form, so each run's card is listed.
+ */
+export async function unfoldRuns(page: Page): Promise<void> {
+  const unfold = page.getByRole('region', { name: 'Jobs' }).getByRole('button', { name: /^Show the \d+ runs$/ });
+  await expect(unfold.first()).toBeVisible({ timeout: 15_000 });
+  while ((await unfold.count()) > 0) await unfold.first().click();
+}
+
 export function runButton(page: Page): Locator {
   return page.getByRole('button', { name: 'Run', exact: true });
 }

@@ -65,7 +65,11 @@ function startHarness(args = ['--demo-time-scale', '0.05']) {
 
 async function go(page, view) {
   await page.evaluate((hash) => (location.hash = hash), `#/${view}`);
-  await page.getByRole('link', { name: view === 'hot-folders' ? 'Hot folders' : view[0].toUpperCase() + view.slice(1), exact: true }).waitFor();
+  const label = view === 'hot-folders' ? 'Hot folders' : view[0].toUpperCase() + view.slice(1);
+  // The Queue link counts the waiting jobs ("Queue, 3 waiting").
+  await page.getByRole('link', { name: new RegExp(`^${label}(, \\d+ waiting)?$`) }).waitFor();
+  // Each view from its top (a click on the sticky Run bar scrolls the page to the form's end).
+  await page.evaluate(() => document.querySelectorAll('main, .side').forEach((el) => el.scrollTo(0, 0)));
   await page.waitForTimeout(400);
 }
 
@@ -241,6 +245,32 @@ async function main() {
         await page.keyboard.press('Escape');
       }
     }
+    // A repeated run in flight: the stage with the running job's preview, the Jobs with the runs
+    // as one group, the Queue with the waiting ones (issue 21). Slow steps, then everything stopped.
+    await page.setViewportSize(SIZES[0]);
+    await go(page, 'run');
+    await page.getByRole('switch', { name: 'All inputs' }).check();
+    await page.getByRole('group', { name: '3 DemoSampler' }).getByLabel('delay_ms', { exact: true }).fill('10000');
+    await page.getByRole('switch', { name: 'All inputs' }).uncheck();
+    await page.getByLabel('Repeat', { exact: true }).fill('3');
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await page.getByRole('region', { name: 'Jobs' }).getByRole('button', { name: /^Show the \d+ runs$/ }).waitFor({ timeout: 30_000 });
+    await page.getByRole('region', { name: 'Result' }).getByRole('img', { name: 'Live preview' }).waitFor({ timeout: 30_000 });
+    for (const size of SIZES) {
+      await page.setViewportSize(size);
+      for (const theme of THEMES) {
+        await page.emulateMedia({ colorScheme: theme });
+        await go(page, 'run');
+        await page.waitForTimeout(300);
+        await shoot('run-repeat', size, theme);
+        await go(page, 'queue');
+        await shoot('queue-waiting', size, theme);
+      }
+    }
+    await go(page, 'queue');
+    await page.getByRole('button', { name: 'Clear pending' }).click();
+    await page.getByRole('button', { name: 'Interrupt' }).click();
+    await page.getByRole('group', { name: /^Running/ }).getByRole('checkbox').waitFor({ state: 'detached', timeout: 30_000 });
     await shootPool(browser, shootOn);
   } finally {
     await browser.close();

@@ -72,6 +72,7 @@ export function jobView(snapshot: JobSnapshot, profileId: string | null, now: nu
     submittedAt: snapshot.trackedAt,
     updatedAt: now,
     finishedAt: snapshot.endedAt,
+    startedAt: snapshot.startedAt,
     currentNode: snapshot.currentNode,
     progress: current && current.max > 0 ? { value: current.value, max: current.max } : null,
     overall: snapshot.nodesTotal ? Math.min(1, snapshot.nodesDone / snapshot.nodesTotal) : null,

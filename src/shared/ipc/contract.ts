@@ -260,6 +260,8 @@ export const jobSnapshotSchema = z.object({
   submittedAt: z.number(),
   updatedAt: z.number(),
   finishedAt: z.number().nullable(),
+  /** When the server began running it (the wait in the queue ended); absent or null when not known. */
+  startedAt: z.number().nullable().optional(),
   /** The node running now and its step progress, when known. */
   currentNode: z.string().nullable(),
   progress: z.object({ value: z.number(), max: z.number() }).nullable(),

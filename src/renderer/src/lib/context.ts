@@ -14,6 +14,7 @@ import { ProfilesStore } from './stores/profiles.svelte';
 import { QueueStore } from './stores/queue.svelte';
 import { RecentStore } from './stores/recent.svelte';
 import { RunStore } from './stores/run.svelte';
+import { StageStore } from './stores/stage.svelte';
 import { ViewerStore } from './viewer/viewer.svelte';
 import { NoticeCentre } from './ui/notices.svelte';
 import { ThemeStore } from './ui/theme.svelte';
@@ -29,6 +30,7 @@ export interface AppState {
   queue: QueueStore;
   recent: RecentStore;
   run: RunStore;
+  stage: StageStore;
   library: LibraryStore;
   hotFolders: HotFoldersStore;
   viewer: ViewerStore;
@@ -44,6 +46,7 @@ export function createAppState(bridge: FlowdeckApi): AppState {
   const recent = new RecentStore(api);
   const notices = new NoticeCentre();
   const pool = new PoolStore(api);
+  const run = new RunStore(api, definitions, jobs, nav, recent, () => pool.servers.length > 0);
   return {
     api,
     nav,
@@ -54,7 +57,8 @@ export function createAppState(bridge: FlowdeckApi): AppState {
     jobs,
     queue: new QueueStore(api, (ids) => jobs.noteStopRequested(ids)),
     recent,
-    run: new RunStore(api, definitions, jobs, nav, recent, () => pool.servers.length > 0),
+    run,
+    stage: new StageStore(jobs, run),
     library: new LibraryStore(api),
     hotFolders: new HotFoldersStore(api, notices),
     viewer: new ViewerStore(),

@@ -60,6 +60,40 @@ export function jobDuration(job: Pick<JobSnapshotView, 'submittedAt' | 'finished
 }
 
 /**
+ * The time a job took, waiting and running apart ("waited 12 s · ran 38 s"; in flight "waiting
+ * 4 s", "waited 4 s · running 9 s"). Without a start time (a job journaled before it was kept, a
+ * job that never ran) it is one figure: "took 50 s" or "for 50 s".
+ */
+export function waitAndRun(job: Pick<JobSnapshotView, 'submittedAt' | 'finishedAt' | 'startedAt' | 'phase'>, now: number): string {
+  const end = job.finishedAt ?? now;
+  const started = job.startedAt ?? null;
+  if (started === null || started < job.submittedAt) {
+    if (job.phase === 'pending') return `waiting ${formatDuration(now - job.submittedAt)}`;
+    return `${job.finishedAt !== null ? 'took' : 'for'} ${jobDuration(job, now)}`;
+  }
+  const waited = formatDuration(started - job.submittedAt);
+  return job.finishedAt !== null ? `waited ${waited} · ran ${formatDuration(end - started)}` : `waited ${waited} · running ${formatDuration(end - started)}`;
+}
+
+/**
+ * Overall progress that moves with the steps of the running node: the nodes done plus the running
+ * node's share of its steps, of all nodes. So "Overall" never says 0 while the step bar says 5 of 8.
+ */
+export function overallProgress(job: Pick<JobSnapshotView, 'phase' | 'nodesDone' | 'nodesTotal' | 'progress' | 'overall'>): { share: number; text: string } {
+  const total = job.nodesTotal !== null && job.nodesTotal > 0 ? job.nodesTotal : null;
+  if (job.phase === 'succeeded') return { share: 1, text: total !== null ? `${total} of ${total} nodes` : '100%' };
+  if (total === null) {
+    const share = Math.max(0, Math.min(1, job.overall ?? 0));
+    return { share, text: `${Math.round(share * 100)}%` };
+  }
+  const done = Math.min(total, job.nodesDone);
+  const step = job.phase === 'running' && job.progress && job.progress.max > 0 ? Math.min(1, job.progress.value / job.progress.max) : 0;
+  const share = Math.min(1, (done + (done < total ? step : 0)) / total);
+  const text = job.phase === 'running' && step > 0 ? `${Math.round(share * 100)}% · node ${Math.min(total, done + 1)} of ${total}` : `${done} of ${total} nodes`;
+  return { share, text };
+}
+
+/**
  * The progress caption a node sent, unless it contradicts the step bar: a caption is sent once
  * (e.g. "step 1 of 20") while the bar moves on, so a caption naming a step count is left out when
  * the bar shows the steps.

@@ -1,8 +1,13 @@
 // Jobs as main reports them (job.update), plus what only the renderer knows about the jobs it
-// submitted: the display names of their nodes.
+// submitted: the display names of their nodes, the workflow exactly as it went (so a job is named
+// by its prompt and seed, and "Reuse parameters" puts its values back), and the repeated run it
+// belongs to. Jobs started elsewhere (a hot folder, the CLI, an earlier session) get their workflow
+// from the app's job journal (history.list), looked up in one call for many jobs.
 import { SvelteMap, SvelteSet } from 'svelte/reactivity';
 import type { JobSnapshotView } from '../../../../shared/ipc/contract';
+import { isJsonObject, parseJsonExact, type JsonObject } from '../../../../shared/json';
 import { messageOf, type Api } from '../api';
+import { jobName, jobParams, type JobParams } from '../jobs/job-params';
 import type { JobOrigin } from '../jobs/job-words';
 import { OutputStore } from './outputs.svelte';
 import { PreviewStore } from './previews.svelte';
@@ -12,7 +17,14 @@ export interface JobMeta {
   nodeNames: Record<string, string>;
   /** The image inputs' values when it was submitted (server file names), for the viewer's comparison. */
   inputImages?: string[];
+  /** The workflow exactly as submitted (64-bit seeds as bigint). */
+  workflow?: JsonObject;
+  /** The repeated run ("Repeat 4") this job is one of: its id, shared by all, and how many runs. */
+  batch?: { id: string; count: number };
 }
+
+/** How many journal entries one look-up for unknown workflows reads (newest first). */
+const LOOKUP_PAGE = 100;
 
 /** Jobs kept on screen; the oldest finished ones are dropped beyond this (their blobs released). */
 const MAX_JOBS = 50;
@@ -50,9 +62,16 @@ export class JobsStore {
   readonly cancelErrors = new SvelteMap<string, string>();
   /** Jobs whose cancel the server accepted, until their update says how they ended. */
   readonly cancelRequested = new SvelteSet<string>();
+  /** Repeated runs (batch ids) the user unfolded in Jobs: kept while the view comes and goes. */
+  readonly unfolded = new SvelteSet<string>();
   /** Jobs someone in this window asked to stop (card, Queue view): only those end "cancelled". */
   readonly stopRequested = new SvelteSet<string>();
   list = $derived([...this.jobs.values()].sort((a, b) => b.submittedAt - a.submittedAt));
+  /** Workflows of jobs not submitted from this window, read from the journal. */
+  readonly #journaled = new SvelteMap<string, JsonObject>();
+  /** Jobs whose workflow was asked of the journal already (found or not): never asked twice. */
+  readonly #asked = new Set<string>();
+  #lookup: ReturnType<typeof setTimeout> | null = null;
   readonly #api: Api;
 
   constructor(api: Api) {
@@ -82,6 +101,20 @@ export class JobsStore {
 
   remember(promptId: string, meta: JobMeta): void {
     this.meta.set(promptId, meta);
+  }
+
+  /** The workflow a job was submitted with, when known (this window's, else the journal's). */
+  workflowOf(promptId: string): JsonObject | null {
+    return this.meta.get(promptId)?.workflow ?? this.#journaled.get(promptId) ?? null;
+  }
+
+  paramsOf(promptId: string): JobParams {
+    return jobParams(this.workflowOf(promptId));
+  }
+
+  /** "a lighthouse at dusk · seed 42", else the workflow's title. */
+  nameOf(job: JobSnapshotView): string {
+    return jobName(job.label, this.paramsOf(job.promptId));
   }
 
   noteStopRequested(promptIds: readonly string[]): void {
@@ -145,6 +178,7 @@ export class JobsStore {
     const origin = update.origin ?? this.jobs.get(update.promptId)?.origin ?? null;
     const job = origin === (update.origin ?? null) ? update : { ...update, origin };
     this.jobs.set(job.promptId, job);
+    if (!this.meta.get(job.promptId)?.workflow) this.#lookUpSoon(job.promptId);
     if (isFinished(job)) {
       this.cancelRequested.delete(job.promptId);
       // The outputs replace the live preview; its object URL is released now.
@@ -152,6 +186,38 @@ export class JobsStore {
       if (job.outputs.length > 0) this.outputs.ensure(job.promptId, job.outputs);
     }
     if (this.jobs.size > MAX_JOBS) this.#trim();
+  }
+
+  /**
+   * Asks the journal for the workflows of jobs this window did not submit, a moment later so the
+   * jobs that arrive together (a reload, a hot folder's batch) are read in one call.
+   */
+  #lookUpSoon(promptId: string): void {
+    if (this.#asked.has(promptId)) return;
+    if (this.#lookup === null) this.#lookup = setTimeout(() => void this.#readJournal(), 300);
+  }
+
+  async #readJournal(): Promise<void> {
+    this.#lookup = null;
+    const wanted = [...this.jobs.keys()].filter((id) => !this.#asked.has(id) && !this.meta.get(id)?.workflow);
+    if (wanted.length === 0) return;
+    for (const id of wanted) this.#asked.add(id);
+    try {
+      const page = await this.#api.call('history.list', { source: 'app', offset: 0, limit: LOOKUP_PAGE });
+      const want = new Set(wanted);
+      for (const entry of page.entries) {
+        if (!want.has(entry.promptId) || entry.workflowJson === null) continue;
+        try {
+          const workflow = parseJsonExact(entry.workflowJson);
+          if (isJsonObject(workflow)) this.#journaled.set(entry.promptId, workflow);
+        } catch {
+          // A damaged journal entry: the job is named by its workflow's title instead.
+        }
+      }
+    } catch (error) {
+      // Names fall back to the workflow's title; nothing else depends on this.
+      console.warn('flowdeck: the job journal could not be read for job names', messageOf(error));
+    }
   }
 
   #finished(promptId: string): boolean {
@@ -167,6 +233,7 @@ export class JobsStore {
   #forget(promptId: string): void {
     this.jobs.delete(promptId);
     this.meta.delete(promptId);
+    this.#journaled.delete(promptId);
     this.stopRequested.delete(promptId);
     this.cancelErrors.delete(promptId);
     this.previews.forget(promptId);

@@ -3,11 +3,13 @@
 // form (aria-invalid + message), in a notice, or at the key field (401).
 import { MAX_WORKFLOW_FILE_BYTES, type CallResult, type RunTarget, type UploadView } from '../../../../shared/ipc/contract';
 import type { MaskSaveResult } from '../mask/upload';
-import { isJsonObject, parseJsonExact, stringifyJsonExact, type JsonValue } from '../../../../shared/json';
+import { isJsonObject, parseJsonExact, stringifyJsonExact, type JsonObject, type JsonValue } from '../../../../shared/json';
 import { messageOf, type Api } from '../api';
 import { routeError } from '../errors';
-import { applyDrafts, fieldKey } from '../workflow/drafts';
-import { randomBigIntInRange } from '../workflow/exact';
+import { appFields, linearDataInputs, proposeApp, type AppInput } from '../workflow/app-inputs';
+import { loadApp, saveApp } from '../workflow/app-store';
+import { applyDrafts, draftOf, fieldKey, initialDraft } from '../workflow/drafts';
+import { randomBigIntInRange, toBigInt } from '../workflow/exact';
 import { buildForm, type FormField, type NodeGroup } from '../workflow/form-model';
 import type { DefinitionsStore } from './definitions.svelte';
 import type { JobsStore } from './jobs.svelte';
@@ -20,6 +22,29 @@ const UINT64_MAX = 18446744073709551615n;
 const WORKFLOW_FILE_NAME = /\.(json|png|webp)$/i;
 const WORKFLOW_FILE_TYPES = ['application/json', 'image/png', 'image/webp'];
 
+/** The same workflow graph: the same node ids with the same classes (values may differ). */
+function sameNodes(a: JsonObject, b: JsonObject): boolean {
+  const ids = Object.keys(a);
+  if (ids.length !== Object.keys(b).length) return false;
+  return ids.every((id) => {
+    const x = a[id];
+    const y = b[id];
+    return isJsonObject(x) && isJsonObject(y) && x['class_type'] === y['class_type'];
+  });
+}
+
+export type SeedMode = 'fixed' | 'random' | 'increment';
+
+const ALL_INPUTS_KEY = 'flowdeck.run.allInputs';
+
+function readAllInputs(): boolean {
+  try {
+    return globalThis.localStorage?.getItem(ALL_INPUTS_KEY) === 'true';
+  } catch {
+    return false;
+  }
+}
+
 export class RunStore {
   doc = $state.raw<OpenDocument | null>(null);
   notice = $state<Notice | null>(null);
@@ -27,12 +52,36 @@ export class RunStore {
   submitting = $state(false);
   repeat = $state(1);
   newSeedEachRepeat = $state(true);
+  /** What happens to the seeds after each run: kept, a new random one, or one more (the editor's "control after generate"). */
+  seedMode = $state<SeedMode>('fixed');
+  /** Set when a run starts from the form: the Result stage follows the newest job again. */
+  lastRunAt = $state(0);
+  #allInputs = $state(readAllInputs());
+  /** "All inputs": the whole graph, node by node, instead of the app; remembered for the next start. */
+  get allInputs(): boolean {
+    return this.#allInputs;
+  }
+  set allInputs(on: boolean) {
+    this.#allInputs = on;
+    try {
+      globalThis.localStorage?.setItem(ALL_INPUTS_KEY, String(on));
+    } catch {
+      // Storage refused: the choice lasts for this session.
+    }
+  }
+  /** The app's inputs as arranged (saved, or the file's linearData); null: the proposed app. */
+  appPins = $state.raw<AppInput[] | null>(null);
+  /** Where the app's inputs come from, said above the form. */
+  appSource = $state<'file' | 'saved' | 'proposed'>('proposed');
   /** Where the runs go: the active server, or the pool set in Servers (only while one is set). */
   target = $state<RunTarget>('active');
   groups: NodeGroup[] = $derived.by(() => this.#buildGroups());
   unknownNodes = $derived(this.groups.filter((g) => !g.known));
   /** Image inputs that take an uploaded file (LoadImage's `image`): where a library image can go. */
   imageFields = $derived(this.groups.flatMap((g) => g.fields).filter((f) => f.spec?.kind === 'combo' && f.spec.imageUpload && f.source.kind !== 'link'));
+  /** The inputs the app shows, in order. */
+  app: AppInput[] = $derived(this.appPins ?? proposeApp(this.groups));
+  appFields = $derived(appFields(this.groups, this.app));
   seedFields = $derived(this.groups.flatMap((g) => g.fields).filter((f) => f.spec?.kind === 'int' && f.spec.seed && f.source.kind !== 'link'));
 
   readonly #api: Api;
@@ -49,6 +98,44 @@ export class RunStore {
     this.#nav = nav;
     this.#recent = recent;
     this.#poolIsSet = poolIsSet;
+  }
+
+  /** A workflow is open: its app is the one saved for it, else its file's, else a proposed one. */
+  #adopt(doc: OpenDocument): void {
+    this.doc?.dispose();
+    this.doc = doc;
+    const saved = loadApp(doc.workflow);
+    const fromFile = saved ? null : linearDataInputs(doc.uiWorkflowJson);
+    this.appPins = saved ?? (fromFile && fromFile.length > 0 ? fromFile : null);
+    this.appSource = saved ? 'saved' : fromFile && fromFile.length > 0 ? 'file' : 'proposed';
+  }
+
+  isPinned(field: FormField): boolean {
+    return this.app.some((i) => i.nodeId === field.nodeId && i.name === field.name);
+  }
+
+  /** Pins an input to the app (at its end) or takes it off; kept for this workflow. */
+  togglePin(field: FormField): void {
+    const next = this.isPinned(field) ? this.app.filter((i) => !(i.nodeId === field.nodeId && i.name === field.name)) : [...this.app, { nodeId: field.nodeId, name: field.name }];
+    this.#arrange(next);
+  }
+
+  /** Moves an app input up (-1) or down (+1). */
+  move(field: FormField, delta: -1 | 1): void {
+    const list = [...this.app];
+    const at = list.findIndex((i) => i.nodeId === field.nodeId && i.name === field.name);
+    const to = at + delta;
+    if (at < 0 || to < 0 || to >= list.length) return;
+    [list[at], list[to]] = [list[to]!, list[at]!];
+    this.#arrange(list);
+  }
+
+  #arrange(inputs: AppInput[]): void {
+    this.appPins = inputs;
+    this.appSource = 'saved';
+    if (this.doc && !saveApp(this.doc.workflow, inputs)) {
+      this.notice = { tone: 'error', title: 'The app could not be kept', message: 'This window cannot store it (storage is full or refused); it lasts until you open another workflow.' };
+    }
   }
 
   /** The target a run goes to now: the pool only while one is set (it may have been emptied since it was chosen). */
@@ -101,8 +188,7 @@ export class RunStore {
       if (!result.opened || !result.parse) return;
       const outcome = interpretParse(result.name ?? 'workflow', result.path, result.parse);
       if (outcome instanceof OpenDocument) {
-        this.doc?.dispose();
-        this.doc = outcome;
+        this.#adopt(outcome);
         this.notice = openedNotice(outcome.name, result.parse);
       } else {
         this.notice = outcome;
@@ -124,7 +210,7 @@ export class RunStore {
    * A workflow as it was submitted (the library's "Run again", the History view's "Open in Run"),
    * read exactly (64-bit seeds keep every digit), its inputs as they were for that run.
    */
-  openRecorded(label: string, workflowJson: string, from: 'library' | 'history'): void {
+  openRecorded(label: string, workflowJson: string, from: 'library' | 'history' | 'job'): void {
     let workflow: JsonValue;
     try {
       workflow = parseJsonExact(workflowJson);
@@ -137,9 +223,34 @@ export class RunStore {
       this.notice = { tone: 'error', title: 'The workflow could not be loaded', message: `The workflow recorded with "${label}" is not a workflow object.` };
       return;
     }
-    this.doc?.dispose();
-    this.doc = new OpenDocument(label, null, workflow);
-    this.notice = { tone: 'info', title: `Loaded "${label}" from the ${from}`, message: 'The inputs are as they were for that run. Press Run to run it again.' };
+    this.#adopt(new OpenDocument(label, null, workflow));
+    const source = from === 'job' ? 'job' : `the ${from}`;
+    this.notice = { tone: 'info', title: `Loaded "${label}" from ${from === 'job' ? 'the job' : source}`, message: 'The inputs are as they were for that run. Press Run to run it again.' };
+  }
+
+  /**
+   * "Reuse parameters": a job's values back into the form. When the open workflow is the job's
+   * (the same nodes), its fields take the job's values (a 2^64-1 seed exactly, as text) and keep
+   * everything else the form holds; otherwise the job's workflow opens as it was submitted.
+   */
+  reuse(label: string, workflow: JsonObject): void {
+    const doc = this.doc;
+    if (!doc || !sameNodes(doc.workflow, workflow)) {
+      this.openRecorded(label, stringifyJsonExact(workflow), 'job');
+      return;
+    }
+    let count = 0;
+    for (const field of this.groups.flatMap((g) => g.fields)) {
+      if (field.source.kind === 'link') continue;
+      const node = workflow[field.nodeId];
+      const value = isJsonObject(node) && isJsonObject(node['inputs']) ? node['inputs'][field.name] : undefined;
+      if (value === undefined || value === null || Array.isArray(value) || isJsonObject(value)) continue;
+      doc.setDraft(field.nodeId, field.name, draftOf(value));
+      count += 1;
+    }
+    this.seedMode = 'fixed';
+    this.#nav.go('run');
+    this.notice = { tone: 'info', title: 'Parameters reused', message: `${count} inputs are as they were for "${label}". The seed stays fixed until you change it.` };
   }
 
   /**
@@ -162,6 +273,20 @@ export class RunStore {
     const max = field.spec.max ?? UINT64_MAX;
     const value = randomBigIntInRange(min, max, (bytes) => crypto.getRandomValues(bytes));
     this.doc.setDraft(field.nodeId, field.name, value.toString());
+  }
+
+  /** The seed after a run: random, or the one after (wrapping at the input's maximum), exactly. */
+  #nextSeed(field: FormField, how: 'random' | 'increment'): void {
+    const doc = this.doc;
+    if (!doc || field.spec?.kind !== 'int') return;
+    if (how === 'random') return this.randomize(field);
+    const min = field.spec.min ?? 0n;
+    const max = field.spec.max ?? UINT64_MAX;
+    const key = fieldKey(field.nodeId, field.name);
+    const draft = doc.drafts.get(key) ?? initialDraft(field);
+    const current = typeof draft === 'string' ? toBigInt(draft) : null;
+    const next = current === null || current >= max ? min : current + 1n;
+    doc.setDraft(field.nodeId, field.name, next.toString());
   }
 
   async upload(field: FormField, file: File): Promise<void> {
@@ -213,15 +338,21 @@ export class RunStore {
     this.submitting = true;
     const ids: string[] = [];
     let waiting = 0;
+    // The runs of one "Repeat" are shown as one group in Jobs.
+    const batch = repeat > 1 ? { id: crypto.randomUUID(), count: repeat } : undefined;
     try {
       // With fresh seeds each repeat is its own submission (the same workflow twice would be
       // served from the server's cache); otherwise main submits the copies.
       for (let i = 0; i < (freshSeeds ? repeat : 1); i += 1) {
-        if (i > 0) for (const field of this.seedFields) this.randomize(field);
-        const submitted = await this.#submitOnce(doc, freshSeeds ? 1 : repeat, target);
+        if (i > 0) for (const field of this.seedFields) this.#nextSeed(field, this.seedMode === 'increment' ? 'increment' : 'random');
+        const submitted = await this.#submitOnce(doc, freshSeeds ? 1 : repeat, target, batch);
         if (!submitted) break;
         ids.push(...submitted.promptIds);
         waiting += submitted.waiting ?? 0;
+      }
+      if (ids.length > 0) {
+        this.lastRunAt = Date.now();
+        if (this.seedMode !== 'fixed') for (const field of this.seedFields) this.#nextSeed(field, this.seedMode);
       }
     } finally {
       this.submitting = false;
@@ -236,7 +367,7 @@ export class RunStore {
     return ids;
   }
 
-  async #submitOnce(doc: OpenDocument, repeat: number, target: RunTarget): Promise<CallResult<'run.submit'> | null> {
+  async #submitOnce(doc: OpenDocument, repeat: number, target: RunTarget, batch?: { id: string; count: number }): Promise<CallResult<'run.submit'> | null> {
     const fields = this.groups.flatMap((g) => g.fields);
     const { workflow, problems } = applyDrafts(doc.workflow, fields, doc.drafts);
     if (problems.length > 0) {
@@ -256,7 +387,7 @@ export class RunStore {
         const value = isJsonObject(node) && isJsonObject(node['inputs']) ? node['inputs'][f.name] : undefined;
         return typeof value === 'string' && value !== '' ? [value] : [];
       });
-      for (const id of promptIds) this.#jobs.remember(id, { nodeNames, inputImages });
+      for (const id of promptIds) this.#jobs.remember(id, { nodeNames, inputImages, workflow, ...(batch ? { batch } : {}) });
       return submitted;
     } catch (error) {
       this.#report(doc, error);

@@ -2,7 +2,10 @@
 // subject (a hot folder, the connection, ...): a new notice on the same subject replaces the
 // earlier one instead of piling up. Dismissing hides it from the strip but keeps it in the
 // history; the same words on the same subject later do not bring a dismissed notice back (a
-// server switch re-announcing an old state is not news).
+// server switch re-announcing an old state is not news). Posting is an action, never a
+// dependency: an effect that posts does not subscribe to the list it changes (that looped, see
+// issue 24), and the same words again on a showing notice change nothing.
+import { untrack } from 'svelte';
 import type { Api } from '../api';
 
 export type NoticeTone = 'info' | 'success' | 'warning' | 'error';
@@ -22,21 +25,27 @@ const HISTORY_LIMIT = 50;
 
 export class NoticeCentre {
   items = $state<AppNotice[]>([]);
-  /** Notices posted since the centre was last opened. */
-  unread = $state(0);
+  /** The newest notice id seen when the centre was last opened. */
+  #readUpTo = $state(0);
   #nextId = 0;
+  /** Notices in the list posted since the centre was last opened: the bell counts what it lists. */
+  unread = $derived(this.items.filter((n) => n.id > this.#readUpTo).length);
 
   /** The notices still showing in the strip, newest first. */
   active = $derived(this.items.filter((n) => !n.dismissed));
 
   post(notice: { subject: string; tone: NoticeTone; title: string; message?: string }): void {
+    untrack(() => this.#post(notice));
+  }
+
+  #post(notice: { subject: string; tone: NoticeTone; title: string; message?: string }): void {
     const message = notice.message ?? '';
     const earlier = this.items.find((n) => n.subject === notice.subject);
-    if (earlier && earlier.dismissed && earlier.title === notice.title && earlier.message === message) return;
+    // Same words on the same subject: a dismissed one stays dismissed, a showing one is not news.
+    if (earlier && earlier.title === notice.title && earlier.message === message && (earlier.dismissed || earlier.tone === notice.tone)) return;
     this.#nextId += 1;
     const fresh: AppNotice = { id: this.#nextId, subject: notice.subject, tone: notice.tone, title: notice.title, message, at: Date.now(), dismissed: false };
     this.items = [fresh, ...this.items.filter((n) => n.subject !== notice.subject)].slice(0, HISTORY_LIMIT);
-    this.unread += 1;
   }
 
   /**
@@ -53,11 +62,11 @@ export class NoticeCentre {
   }
 
   markRead(): void {
-    this.unread = 0;
+    this.#readUpTo = this.#nextId;
   }
 
   clear(): void {
     this.items = [];
-    this.unread = 0;
+    this.#readUpTo = this.#nextId;
   }
 }

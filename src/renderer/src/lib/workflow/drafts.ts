@@ -12,7 +12,8 @@ export function fieldKey(nodeId: string, input: string): string {
   return `${nodeId}\u0000${input}`;
 }
 
-function textOf(value: JsonValue | undefined): string {
+/** A workflow value as the text a field shows (integers exactly, bigint included). */
+export function textOf(value: JsonValue | undefined): string {
   if (value === undefined || value === null) return '';
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') return String(value);
@@ -30,6 +31,11 @@ export function initialDraft(field: FormField): Draft {
   if (value !== undefined) return textOf(value);
   if (spec && 'default' in spec && spec.default !== null) return String(spec.default);
   return '';
+}
+
+/** The draft that puts a recorded workflow value back into a field ("Reuse parameters"). */
+export function draftOf(value: JsonValue): Draft {
+  return typeof value === 'boolean' ? value : textOf(value);
 }
 
 /** Why a draft is not acceptable for its input, in plain words; null when it is fine. */

@@ -15,6 +15,8 @@ export interface FormField {
   /** Null when the node's definition does not mention this input (the value is kept as it is). */
   spec: FieldSpec | null;
   source: FieldSource;
+  /** What the node definition says the input does (its "?"), when it says. */
+  tooltip?: string | null;
 }
 
 export interface NodeGroup {
@@ -22,6 +24,8 @@ export interface NodeGroup {
   classType: string;
   /** The definition's display name, else the class name. */
   displayName: string;
+  /** The node's own title in the workflow (`_meta.title`), when it has one. */
+  title?: string | null;
   /** False when the server's definitions are loaded and have no such class (reported before submitting). */
   known: boolean;
   fields: FormField[];
@@ -69,7 +73,7 @@ export function buildForm(workflow: JsonObject, classes: Readonly<Record<string,
       // An unconnected optional connection input is noise in a form: leave it out.
       if (spec.kind === 'connection' && source.kind === 'absent') continue;
       seen.add(input.name);
-      fields.push({ nodeId: id, name: input.name, spec, source });
+      fields.push({ nodeId: id, name: input.name, spec, source, tooltip: input.tooltip ?? null });
     }
     for (const name of Object.keys(inputs)) {
       if (!seen.has(name)) fields.push({ nodeId: id, name, spec: null, source: sourceOf(inputs, name) });
@@ -77,7 +81,7 @@ export function buildForm(workflow: JsonObject, classes: Readonly<Record<string,
     const meta = (node._meta ?? null) as JsonValue;
     const title = isJsonObject(meta) && typeof meta.title === 'string' ? meta.title : null;
     const displayName = definition && definition.displayName !== '' ? definition.displayName : (title ?? classType);
-    groups.push({ id, classType, displayName, known: classes === null || definition !== null, fields });
+    groups.push({ id, classType, displayName, title, known: classes === null || definition !== null, fields });
   }
   return groups;
 }

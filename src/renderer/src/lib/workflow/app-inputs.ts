@@ -1,0 +1,102 @@
+// The form as an app: which inputs a workflow's app shows, in which order, and what they are
+// called. An app comes from the UI file's `extra.linearData` (the editor's App mode: inputs as
+// [nodeId, widgetName, options]), from the user's own pins (kept by ./app-store), or is proposed:
+// the inputs people change (prompt texts, seed, steps, cfg, denoise, size, sampler, scheduler,
+// models, images, masks) first, in that order. Pure data, so it is tested without a DOM.
+import { isJsonObject, parseJsonExact, type JsonObject, type JsonValue } from '../../../../shared/json';
+import type { FormField, NodeGroup } from './form-model';
+
+export interface AppInput {
+  nodeId: string;
+  name: string;
+}
+
+/** The order of the proposed app: each input's kind, first match wins. */
+const PROPOSED: { kind: string; test: (field: FormField) => boolean }[] = [
+  { kind: 'image', test: (f) => f.spec?.kind === 'combo' && f.spec.imageUpload },
+  { kind: 'prompt', test: (f) => f.spec?.kind === 'string' && (f.spec.multiline || /^(text|prompt|positive|negative)(_\w+)?$/i.test(f.name)) },
+  { kind: 'seed', test: (f) => f.spec?.kind === 'int' && f.spec.seed },
+  { kind: 'steps', test: (f) => f.name === 'steps' },
+  { kind: 'cfg', test: (f) => f.name === 'cfg' || f.name === 'guidance' },
+  { kind: 'denoise', test: (f) => f.name === 'denoise' },
+  { kind: 'size', test: (f) => f.name === 'width' || f.name === 'height' },
+  { kind: 'sampler', test: (f) => f.name === 'sampler_name' },
+  { kind: 'scheduler', test: (f) => f.name === 'scheduler' },
+  { kind: 'model', test: (f) => /^(ckpt|unet|model|lora|vae|clip|control_net|upscale_model)_name$/.test(f.name) },
+  { kind: 'mask', test: (f) => /mask/i.test(f.name) && f.source.kind !== 'link' },
+];
+
+/** The inputs a proposed app shows: those people change, grouped by kind, in node order within a kind. */
+export function proposeApp(groups: readonly NodeGroup[]): AppInput[] {
+  const fields = groups.flatMap((g) => g.fields).filter((f) => f.source.kind !== 'link' && f.spec?.kind !== 'connection');
+  const picked: AppInput[] = [];
+  for (const { test } of PROPOSED) {
+    for (const field of fields) {
+      if (test(field) && !picked.some((p) => p.nodeId === field.nodeId && p.name === field.name)) picked.push({ nodeId: field.nodeId, name: field.name });
+    }
+  }
+  return picked;
+}
+
+/** `extra.linearData.inputs` of a UI file, when it has one: [[nodeId, widgetName, {...}], ...]. */
+export function linearDataInputs(uiWorkflowJson: string | null): AppInput[] | null {
+  if (uiWorkflowJson === null) return null;
+  let graph: JsonValue;
+  try {
+    graph = parseJsonExact(uiWorkflowJson);
+  } catch {
+    return null;
+  }
+  const extra = isJsonObject(graph) ? graph['extra'] : null;
+  const linear = isJsonObject(extra) ? extra['linearData'] : null;
+  const inputs = isJsonObject(linear) ? linear['inputs'] : null;
+  if (!Array.isArray(inputs)) return null;
+  const out: AppInput[] = [];
+  for (const entry of inputs) {
+    if (!Array.isArray(entry) || entry.length < 2) continue;
+    const [nodeId, name] = entry;
+    if ((typeof nodeId === 'string' || typeof nodeId === 'number') && typeof name === 'string') out.push({ nodeId: String(nodeId), name });
+  }
+  return out;
+}
+
+/** The UI file with its app written into `extra.linearData` (and `linearMode`), as the editor keeps it. */
+export function withLinearData(uiWorkflowJson: string, inputs: readonly AppInput[]): JsonObject {
+  const graph = parseJsonExact(uiWorkflowJson);
+  if (!isJsonObject(graph)) throw new Error('the editor graph is not a JSON object.');
+  const extra = isJsonObject(graph['extra']) ? graph['extra'] : {};
+  const linear = isJsonObject(extra['linearData']) ? extra['linearData'] : {};
+  const outputs = Array.isArray(linear['outputs']) ? linear['outputs'] : [];
+  const ids = (id: string): JsonValue => (/^\d+$/.test(id) ? Number(id) : id);
+  return { ...graph, extra: { ...extra, linearMode: true, linearData: { ...linear, inputs: inputs.map((i) => [ids(i.nodeId), i.name, {}]), outputs } } };
+}
+
+/** The fields of an app, in its order; inputs the workflow does not have (any more) are left out. */
+export function appFields(groups: readonly NodeGroup[], inputs: readonly AppInput[]): FormField[] {
+  const byKey = new Map(groups.flatMap((g) => g.fields).map((f) => [`${f.nodeId}\u0000${f.name}`, f]));
+  return inputs.flatMap((i) => byKey.get(`${i.nodeId}\u0000${i.name}`) ?? []);
+}
+
+/** "sampler_name" -> "Sampler", "ckpt_name" -> "Checkpoint", "noise_seed" -> "Noise seed". */
+export function plainName(name: string): string {
+  const known: Record<string, string> = {
+    ckpt_name: 'Checkpoint', unet_name: 'Diffusion model', lora_name: 'LoRA', vae_name: 'VAE', clip_name: 'Text encoder',
+    sampler_name: 'Sampler', cfg: 'CFG', denoise: 'Denoise', text: 'Prompt', image: 'Image', width: 'Width', height: 'Height',
+    batch_size: 'Images per run', filename_prefix: 'File name prefix',
+  };
+  if (known[name]) return known[name];
+  const words = name.replace(/_ms$/, ' (ms)').replace(/_/g, ' ').trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/**
+ * The label of an app input: its plain name, and the node's title when another input of the app
+ * has the same name (two prompts: "Prompt · Positive", "Prompt · Negative").
+ */
+export function appLabel(field: FormField, fields: readonly FormField[], groups: readonly NodeGroup[]): string {
+  const name = plainName(field.name);
+  const twins = fields.filter((f) => f.name === field.name);
+  if (twins.length < 2) return name;
+  const group = groups.find((g) => g.id === field.nodeId);
+  return `${name} · ${group?.title ?? group?.displayName ?? field.nodeId}`;
+}
