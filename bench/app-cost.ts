@@ -18,9 +18,9 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Browser, Page } from '@playwright/test';
-import { launchBenchBrowser, newBenchPage } from './support/browser';
+import { launchBenchBrowser } from './support/browser';
 import { chromiumKind, CpuWindow, descendantsOf, loadAverage } from './support/proc-cpu';
-import { counters, instrumentPage, startCore, type CoreChild, type WireTally } from './support/app-under-test';
+import { counters, openInstrumentedPage, startCore, type CoreChild, type WireTally } from './support/app-under-test';
 
 const ROOT = resolve(import.meta.dirname, '..');
 /** With FLOWDECK_BENCH_CPU_PROF=DIR: the core under --cpu-prof, and the page's profile per job, in DIR. */
@@ -72,10 +72,7 @@ async function main(): Promise<void> {
   const core = await startCore(dataDir, PROFILE_DIR);
   const browser = await launchBenchBrowser();
   try {
-    const page = await newBenchPage(browser);
-    await page.addInitScript(instrumentPage);
-    await page.goto(core.url);
-    await page.getByRole('status', { name: 'Connection' }).filter({ hasText: 'connected' }).waitFor({ timeout: 30_000 });
+    const page = await openInstrumentedPage(browser, core);
     const chromium = chromiumPids();
     console.log(`app cost: core pid ${core.pid}, ${chromium.length} Chromium processes (${[...new Set(chromium.map((p) => p.comm))].join(', ')}), demo pid ${core.demoPid} not counted; load ${loadAverage()}`);
 

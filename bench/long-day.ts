@@ -13,8 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Page } from '@playwright/test';
-import { launchBenchBrowser, newBenchPage } from './support/browser';
-import { counters, instrumentPage, startCore, type CoreChild } from './support/app-under-test';
+import { launchBenchBrowser } from './support/browser';
+import { counters, openInstrumentedPage, startCore, type CoreChild } from './support/app-under-test';
 import { loadAverage, rssOf } from './support/proc-cpu';
 
 interface Reading {
@@ -99,10 +99,7 @@ async function main(): Promise<void> {
   const core = await startCore(dataDir);
   const browser = await launchBenchBrowser();
   try {
-    const page = await newBenchPage(browser);
-    await page.addInitScript(instrumentPage);
-    await page.goto(core.url);
-    await page.getByRole('status', { name: 'Connection' }).filter({ hasText: 'connected' }).waitFor({ timeout: 30_000 });
+    const page = await openInstrumentedPage(browser, core);
     console.log(`long day: ${jobs} jobs (0.2 s each, 2 previews + 4 progress events), one session; load ${loadAverage()}`);
     const readings: Reading[] = [];
     const started = performance.now();

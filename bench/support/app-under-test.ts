@@ -6,7 +6,8 @@ import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createInterface, type Interface } from 'node:readline';
-import type { Page } from '@playwright/test';
+import type { Browser, Page } from '@playwright/test';
+import { newBenchPage } from './browser';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const TSX_LOADER = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
@@ -142,4 +143,13 @@ export function counters(page: Page): Promise<PageReading> {
     const s = (window as unknown as { __flowdeckPreviewStats: { painted: number; received: number; unpainted: number; liveObjectUrls: number } }).__flowdeckPreviewStats;
     return { wire: JSON.parse(JSON.stringify(c.wire)), wakeups: JSON.parse(JSON.stringify(c.wakeups)), liveIntervals: c.liveIntervals, painted: s.painted, received: s.received, unpainted: s.unpainted, liveObjectUrls: s.liveObjectUrls };
   });
+}
+
+/** A page on the core's harness, instrumented before its scripts run, once it shows "connected". */
+export async function openInstrumentedPage(browser: Browser, core: CoreChild): Promise<Page> {
+  const page = await newBenchPage(browser);
+  await page.addInitScript(instrumentPage);
+  await page.goto(core.url);
+  await page.getByRole('status', { name: 'Connection' }).filter({ hasText: 'connected' }).waitFor({ timeout: 30_000 });
+  return page;
 }

@@ -9,6 +9,7 @@ import { DemoService, type DemoServiceOptions } from '../../src/main/demo';
 import { createNodeLibrary } from '../../src/main/demo/nodes';
 import type { RgbaImage } from '../../src/main/demo/node-api';
 import jpeg from 'jpeg-js';
+import { gradientRgba } from '../preview-fake-server';
 
 const encodeOnce = new WeakMap<ArrayBufferLike, ReturnType<typeof jpeg.encode>>();
 const encode = jpeg.encode.bind(jpeg);
@@ -24,24 +25,10 @@ jpeg.encode = (image, quality) => {
 
 export const PACER_CLASS = 'BenchPacer';
 
-function gradient(k: number, size = 512): RgbaImage {
-  const data = new Uint8Array(size * size * 4);
-  for (let y = 0; y < size; y += 1) {
-    for (let x = 0; x < size; x += 1) {
-      const i = (y * size + x) * 4;
-      data[i] = (x + k * 16) & 0xff;
-      data[i + 1] = (y * 2 + k * 8) & 0xff;
-      data[i + 2] = ((x ^ y) + k * 32) & 0xff;
-      data[i + 3] = 255;
-    }
-  }
-  return { width: size, height: size, data };
-}
-
 /** The service, not started. Its other nodes are the usual demo library. */
 export function pacerDemo(options: Partial<DemoServiceOptions>): DemoService {
   const nodes = createNodeLibrary({ listInputFiles: () => [] });
-  const pictures = [0, 1, 2, 3].map((k) => gradient(k));
+  const pictures: RgbaImage[] = [0, 1, 2, 3].map((k) => ({ width: 512, height: 512, data: gradientRgba(k) }));
   const int = (dflt: number, max: number): [string, Record<string, number>] => ['INT', { default: dflt, min: 0, max }];
   nodes.set(PACER_CLASS, {
     definition: {
