@@ -35,7 +35,7 @@ export interface SessionOptions {
   outputs: SessionOutputs;
   now: () => number;
   pollIntervalMs?: number;
-  /** How often a running job's progress may reach the renderer (JobUpdateGate); tests set 0. */
+  /** How often a running job's progress may reach the renderer (JobUpdateGate); default 250 ms. */
   progressIntervalMs?: number;
 }
 
