@@ -25,22 +25,25 @@ const DEFINITIONS = JSON.stringify({
   },
 });
 
+/** Picture number `k` of the benchmarks' previews: a size x size RGBA gradient. */
+export function gradientRgba(k: number, size = 512): Buffer {
+  const data = Buffer.alloc(size * size * 4);
+  for (let y = 0; y < size; y += 1) {
+    for (let x = 0; x < size; x += 1) {
+      const i = (y * size + x) * 4;
+      data[i] = (x + k * 16) & 0xff;
+      data[i + 1] = (y * 2 + k * 8) & 0xff;
+      data[i + 2] = ((x ^ y) + k * 32) & 0xff;
+      data[i + 3] = 255;
+    }
+  }
+  return data;
+}
+
 /** A few distinct 512x512 JPEG pictures (gradients), encoded once. */
 export function makeJpegs(count: number, size = 512): Uint8Array[] {
   const out: Uint8Array[] = [];
-  for (let k = 0; k < count; k += 1) {
-    const data = Buffer.alloc(size * size * 4);
-    for (let y = 0; y < size; y += 1) {
-      for (let x = 0; x < size; x += 1) {
-        const i = (y * size + x) * 4;
-        data[i] = (x + k * 16) & 0xff;
-        data[i + 1] = (y * 2 + k * 8) & 0xff;
-        data[i + 2] = ((x ^ y) + k * 32) & 0xff;
-        data[i + 3] = 255;
-      }
-    }
-    out.push(new Uint8Array(jpeg.encode({ data, width: size, height: size }, 80).data));
-  }
+  for (let k = 0; k < count; k += 1) out.push(new Uint8Array(jpeg.encode({ data: gradientRgba(k, size), width: size, height: size }, 80).data));
   return out;
 }
 

@@ -89,6 +89,23 @@ describe('wire codec', () => {
     const decode = new Function(`return (${decodeWire.toString()});`)() as typeof decodeWire;
     expect(decode(encode(value))).toEqual(decoded);
   });
+
+  it('encodes bytes to the same text with Node\'s Buffer and with the page\'s path (no Buffer)', () => {
+    // A view into a larger buffer, as a preview frame sliced from a socket message is.
+    const backing = Uint8Array.from({ length: 100_000 }, (_, i) => (i * 31) & 0xff);
+    const value = { bytes: backing.subarray(123, 90_123) };
+    const withBuffer = encodeWire(value);
+    const saved = globalThis.Buffer;
+    let withoutBuffer: string;
+    try {
+      (globalThis as { Buffer?: unknown }).Buffer = undefined;
+      withoutBuffer = encodeWire(value);
+    } finally {
+      globalThis.Buffer = saved;
+    }
+    expect(withBuffer).toBe(withoutBuffer);
+    expect((decodeWire(withBuffer) as typeof value).bytes).toEqual(value.bytes);
+  });
 });
 
 describe('exact numbers', () => {

@@ -126,6 +126,25 @@ describe('PreviewStore', () => {
     expect(store.stats).toMatchObject({ unpainted: 3, liveObjectUrls: 0 });
   });
 
+  it('releases a frame whose job was forgotten while it decoded (a job ending mid-decode leaves no URL)', async () => {
+    const decoder = manualDecoder();
+    const store = new PreviewStore(decoder.decode);
+    store.watch('job-1');
+    const late = store.accept(frame(1));
+    // The job ends while its frame decodes.
+    store.forget('job-1');
+    decoder.finish(true);
+    await late;
+    expect(store.urls.has('job-1')).toBe(false);
+    expect(live.size).toBe(0);
+    expect(store.stats).toMatchObject({ received: 1, unpainted: 1, liveObjectUrls: 0 });
+    // A later run of a job with the same id is shown again: the forgetting does not linger.
+    const next = store.accept(frame(2));
+    decoder.finish(true);
+    await next;
+    expect(store.urls.has('job-1')).toBe(true);
+  });
+
   it('keeps jobs apart', async () => {
     const store = new PreviewStore(async () => true);
     store.watch('a');

@@ -10,6 +10,7 @@ import type { ApiKeyProvider, EventStream, ServiceApi } from '../service/ports';
 import type { ConnectionState, QueueSnapshot, ServerProfile } from '../service/types';
 import type { ServerCapabilities } from '../service/capabilities';
 import type { PreviewGate } from './preview-gate';
+import { JobUpdateGate } from './job-update-gate';
 import { describeError } from '../../shared/describe-error';
 
 /** Builds the REST client and the events socket for a server (swappable in tests). */
@@ -34,6 +35,8 @@ export interface SessionOptions {
   outputs: SessionOutputs;
   now: () => number;
   pollIntervalMs?: number;
+  /** How often a running job's progress may reach the renderer (JobUpdateGate); default 250 ms. */
+  progressIntervalMs?: number;
 }
 
 export function connectionView(profileId: string | null, state: ConnectionState): ConnectionStateView {
@@ -112,6 +115,8 @@ export class ProfileSession {
   private readonly off: Array<() => void> = [];
   private queueTimer: ReturnType<typeof setTimeout> | null = null;
   private disposed = false;
+  /** Drops job.updates that change nothing on screen and spaces out progress-only ones. */
+  private readonly jobUpdates: JobUpdateGate;
 
   constructor(private readonly options: SessionOptions) {
     this.profileId = options.profileId;
@@ -127,10 +132,11 @@ export class ProfileSession {
       ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
     });
     const out = options.outputs;
+    this.jobUpdates = new JobUpdateGate((view) => out.job(view), options.progressIntervalMs);
     this.off.push(
       events.onStateChange((state) => out.connection(connectionView(this.profileId, state))),
       this.tracker.onUpdate((snapshot) => {
-        out.job(jobView(snapshot, this.profileId, options.now()));
+        this.jobUpdates.offer(jobView(snapshot, this.profileId, options.now()));
         if (isTerminalPhase(snapshot.phase)) {
           out.jobEnded?.(snapshot);
           options.previews.end(snapshot.promptId);
@@ -211,6 +217,7 @@ export class ProfileSession {
     if (this.queueTimer) clearTimeout(this.queueTimer);
     this.queueTimer = null;
     for (const off of this.off.splice(0)) off();
+    this.jobUpdates.dispose();
     await this.tracker.dispose();
     await this.events.dispose();
   }

@@ -21,6 +21,10 @@ export function encodeWire(value: unknown): string {
   return JSON.stringify(value, function replacer(this: unknown, _key: string, item: unknown): unknown {
     if (typeof item === 'bigint') return { '$fd:bigint': item.toString() };
     if (item instanceof Uint8Array) {
+      // In Node (the harness host) Buffer encodes natively; a preview frame is ~45 KB of base64, and
+      // the page's path below builds a JS array per 32 KiB, which cost the host ~1.6 ms a frame.
+      const NodeBuffer = (globalThis as { Buffer?: { from(b: ArrayBufferLike, o: number, l: number): { toString(e: 'base64'): string } } }).Buffer;
+      if (NodeBuffer) return { '$fd:bytes': NodeBuffer.from(item.buffer, item.byteOffset, item.byteLength).toString('base64') };
       let binary = '';
       const chunk = 0x8000;
       for (let i = 0; i < item.length; i += chunk) binary += String.fromCharCode.apply(null, Array.from(item.subarray(i, i + chunk)));

@@ -47,11 +47,23 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(m / 60)} h ${String(m % 60).padStart(2, '0')} min`;
 }
 
+// Made once: toLocaleTimeString with options builds a new formatter on every call, and the Jobs
+// panel formats each card's start time whenever a card updates.
+const timeFormat = new Intl.DateTimeFormat([], { hour: '2-digit', minute: '2-digit' });
+const dateFormat = new Intl.DateTimeFormat();
+
 /** The start time: the clock time today, else the date and time. */
 export function formatStart(at: number, now: number = Date.now()): string {
   const date = new Date(at);
-  const time = date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
-  return new Date(now).toDateString() === date.toDateString() ? time : `${date.toLocaleDateString()} ${time}`;
+  const time = timeFormat.format(date);
+  return new Date(now).toDateString() === date.toDateString() ? time : `${dateFormat.format(date)} ${time}`;
+}
+
+/** Midnight (local time) of the day `at` falls on: a value that moves once a day. */
+export function startOfDay(at: number): number {
+  const date = new Date(at);
+  date.setHours(0, 0, 0, 0);
+  return date.getTime();
 }
 
 /** How long the job ran (finished) or has been going (in flight). */

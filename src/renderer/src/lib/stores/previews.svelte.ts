@@ -63,6 +63,8 @@ export class PreviewStore {
   /** Per job, the URLs handed to the <img> and not revoked yet, oldest first. */
   readonly #shown = new Map<string, Shown[]>();
   readonly #decode: ImageDecoder;
+  /** Per job, frames being decoded now, and whether the job was forgotten meanwhile (gone once none is). */
+  readonly #decoding = new Map<string, { count: number; forgotten: boolean }>();
 
   constructor(decode: ImageDecoder = decodeImage) {
     this.#decode = decode;
@@ -79,7 +81,15 @@ export class PreviewStore {
       this.#revokeBefore(frame.promptId, url);
       return;
     }
-    if (!(await this.#decode(url))) {
+    const decoding = this.#decoding.get(frame.promptId) ?? { count: 0, forgotten: false };
+    decoding.count += 1;
+    this.#decoding.set(frame.promptId, decoding);
+    const ok = await this.#decode(url);
+    decoding.count -= 1;
+    if (decoding.count === 0) this.#decoding.delete(frame.promptId);
+    // The job ended (or its card went) while this frame decoded: showing it now would keep its URL
+    // for good, since nothing forgets the job again.
+    if (!ok || decoding.forgotten) {
       this.#revoke(url);
       this.stats.unpainted += 1;
       return;
@@ -110,8 +120,10 @@ export class PreviewStore {
     });
   }
 
-  /** Drops a job's preview (its job ended or its card went away). */
+  /** Drops a job's preview (its job ended or its card went away), and any frame of it still decoding. */
   forget(promptId: string): void {
+    const decoding = this.#decoding.get(promptId);
+    if (decoding) decoding.forgotten = true;
     for (const entry of this.#shown.get(promptId) ?? []) this.#drop(entry);
     this.#shown.delete(promptId);
     this.urls.delete(promptId);
