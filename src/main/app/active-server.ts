@@ -2,7 +2,7 @@
 // profile at a time, with the pool and the hot folders moved along with it; the connection state
 // the indicator shows (with what is known to be wrong: ConnectionProblems); and the ways calls reach
 // a server's REST client (the session's, an open pool server's, or a short-lived one).
-import type { ConnectionStateView, EventName, EventPayload } from '../../shared/ipc/contract';
+import type { ConnectionStateView, Envelope, EventName, EventPayload } from '../../shared/ipc/contract';
 import { describeError } from '../../shared/describe-error';
 import type { Profile, SettingsStore } from '../config/settings';
 import type { JobStore } from '../jobs/job-store';
@@ -64,6 +64,13 @@ export class ActiveServer {
   emitConnection(state: ConnectionStateView): void {
     this.lastConnection = { ...state, problem: this.problems.get(state.profileId) };
     this.deps.emit('connection.state', this.lastConnection);
+  }
+
+  /** Every answer about a server updates what the indicator knows is wrong with it. */
+  noteAnswer(name: string, input: unknown, answer: Envelope<unknown>): void {
+    const named = typeof input === 'object' && input !== null ? (input as { profileId?: unknown }).profileId : undefined;
+    const target = typeof named === 'string' ? named : this.deps.settings.read().activeProfileId;
+    if (this.problems.note(name, target, answer) && target === this.lastConnection.profileId) this.emitConnection(this.lastConnection);
   }
 
   /** Calls may need the session from now on. */

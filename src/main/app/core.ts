@@ -1,10 +1,9 @@
 // The app core: the composition root of every contract call's handler and the events main sends
-// to the renderer, in plain Node, with start and stop. The Electron shell (IPC) and the browser
-// harness (WebSocket) are thin transports over it; tests drive it directly. Everything it needs from
-// outside is injected (ports.ts). Each decision lives in a file of its own: profiles and keys
-// (profile-directory.ts, profile-handlers.ts), the active server (active-server.ts), connection tests
-// and definitions (connection-handlers.ts), the pool (pool-host.ts), where outputs go
-// (output-recording.ts).
+// to the renderer, in plain Node, with start and stop. Electron (IPC) and the browser harness
+// (WebSocket) are thin transports over it; tests drive it directly; its ports are in ports.ts.
+// Each decision has a file of its own: profiles and keys (profile-directory.ts), the active server
+// (active-server.ts), connection tests (connection-handlers.ts), the pool (pool-host.ts), where
+// outputs go (output-recording.ts).
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CallHandlers, EventPayload, JobSnapshotView } from '../../shared/ipc/contract';
@@ -24,7 +23,8 @@ import { createInvoke } from './envelope';
 import { AppFailure } from './errors';
 import { EventHub } from './event-hub';
 import { createHistoryHandlers } from './history-handlers';
-import { HotFoldersHost, hotFolderHandlers } from './hot-folders-host';
+import { hotFolderHandlers } from './hot-folder-handlers';
+import { HotFoldersHost } from './hot-folders-host';
 import { createJobHandlers } from './job-handlers';
 import { KeyVault } from './keys';
 import { forwardLibraryChanges } from './library-events';
@@ -78,10 +78,8 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
     // The pool's servers as the settings say when it opens, the active session reused.
     open: (session) => {
       const { pool: entries, profiles: saved } = deps.settings.read();
-      const warn = (message: string): void => log('warn', message);
-      const job = (snapshot: JobSnapshotView): void => hub.emit('job.update', snapshot);
-      const context = { entries, profiles: saved, ...profiles.access(), connect: deps.connect, previews, now, ...polling, warn, job, jobEnded };
-      return jobs ? LivePool.open({ ...context, jobs }, session) : Promise.resolve(null);
+      const events = { warn: (message: string) => log('warn', message), job: (snapshot: JobSnapshotView) => hub.emit('job.update', snapshot), jobEnded };
+      return jobs ? LivePool.open({ entries, profiles: saved, ...profiles.access(), connect: deps.connect, previews, now, ...polling, ...events, jobs }, session) : Promise.resolve(null);
     },
   });
   const active = new ActiveServer({
@@ -100,15 +98,13 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
     jobEnded,
   });
 
-  const requireLibrary = (): Library => {
-    if (!library) throw new AppFailure('internal', 'The app is still starting; try again in a moment.');
-    return library;
+  /** What start() opens; a call that comes before is told to wait. */
+  const opened = <T>(value: T | null): T => {
+    if (value === null) throw new AppFailure('internal', 'The app is still starting; try again in a moment.');
+    return value;
   };
-
-  const requireJobs = (): JobStore => {
-    if (!jobs) throw new AppFailure('internal', 'The app is still starting; try again in a moment.');
-    return jobs;
-  };
+  const requireLibrary = (): Library => opened(library);
+  const requireJobs = (): JobStore => opened(jobs);
 
   const libraryHandlers = createLibraryHandlers({
     library: requireLibrary,
@@ -173,9 +169,7 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
   // Every answer about the active server updates what the indicator knows is wrong with it.
   const invoke: typeof answer = async (name, input) => {
     const result = await answer(name, input);
-    const target = typeof input === 'object' && input !== null && typeof (input as { profileId?: unknown }).profileId === 'string' ? (input as { profileId: string }).profileId : deps.settings.read().activeProfileId;
-    const connection = active.connection();
-    if (active.problems.note(String(name), target, result) && target === connection.profileId) active.emitConnection(connection);
+    active.noteAnswer(String(name), input, result);
     return result;
   };
 

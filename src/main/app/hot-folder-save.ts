@@ -1,11 +1,12 @@
 // hotFolders.save's input checked and turned into a hot folder configuration: the workflow is
 // exact JSON in API format, and the bound input is the file input of a LoadImage-like node (by the
 // server's node definitions when they are known: `image_upload`; by the class name otherwise).
+import { randomUUID } from 'node:crypto';
 import type { HotFolderSaveInput } from '../../shared/ipc/hot-folders-contract';
 import { isJsonObject, parseJsonExact } from '../../shared/json';
 import type { NodeDefinitions } from '../service/object-info';
 import type { Workflow } from '../service/types';
-import type { HotFolderConfig, HotFolderInput } from '../watch';
+import { resolveHotFolderConfig, type HotFolderConfig, type HotFolderInput } from '../watch';
 import { isInside } from '../watch/config';
 import { parseInputRef } from '../workflow/edit';
 import { interpretWorkflow, isLink } from '../workflow/parse';
@@ -105,4 +106,20 @@ export function checkOverlap(config: Pick<HotFolderConfig, 'id' | 'inputDir' | '
       throw new AppFailure('invalid_input', `The hot folders "${other.name}" and this one would feed each other's outputs back as inputs forever.`);
     }
   }
+}
+
+/** A saved configuration read back (the journal's text); null when it cannot be read. */
+export function parseSaved(id: string, text: string): HotFolderConfig | null {
+  try {
+    const value = parseJsonExact(text);
+    return resolveHotFolderConfig(isJsonObject(value) ? { ...value, id } : value, randomUUID);
+  } catch {
+    return null;
+  }
+}
+
+/** A configuration without the fields derived from it (so it can be resolved again). */
+export function stripDerived(config: HotFolderConfig): Omit<HotFolderConfig, 'doneDir' | 'failedDir'> {
+  const { doneDir: _d, failedDir: _f, ...rest } = config;
+  return rest;
 }

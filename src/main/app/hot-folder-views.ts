@@ -119,3 +119,10 @@ export function countersOfStates(counts: Partial<Record<JournalState, number>>):
   const n = (state: JournalState): number => counts[state] ?? 0;
   return { waiting: n('discovered'), running: n('uploading') + n('submitting') + n('submitted'), done: n('done'), failed: n('failed'), duplicates: 0 };
 }
+
+/** A drained folder's counters in words, for its notification. */
+export function drainedText(counters: HotFolderCounters): string {
+  const parts = [`${counters.done} done`, `${counters.failed} failed`];
+  if (counters.duplicates > 0) parts.push(`${counters.duplicates} duplicate${counters.duplicates === 1 ? '' : 's'}`);
+  return parts.join(', ');
+}

@@ -8,19 +8,16 @@ import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import type { CallHandlers, EventName, EventPayload } from '../../shared/ipc/contract';
 import type { HotFileView, HotFolderSaveInput, HotFolderView, hotFolderCalls } from '../../shared/ipc/hot-folders-contract';
-import { isJsonObject, parseJsonExact } from '../../shared/json';
 import type { Store } from '../store/store';
 import type { Library } from '../library';
 import {
   HotFolderConfigError,
-  HotFolderNotFoundError,
   HotFolderService,
   librarySink,
   resolveHotFolderConfig,
   trackerFollower,
   type HotFileRow,
   type HotFolderConfig,
-  type HotFolderCounters,
   type HotFolderEvent,
   type OutputSink,
 } from '../watch';
@@ -31,38 +28,16 @@ import { storedConfigText, type UnusablePool } from '../watch/service';
 import type { FileDialogs, LogLevel } from './ports';
 import type { DesktopActions } from './desktop';
 import { AppFailure } from './errors';
-import { checkImageBind, checkOverlap, configFromSave, parseSaveWorkflow } from './hot-folder-save';
+import { guard, guardSync } from './hot-folder-errors';
+import { checkImageBind, checkOverlap, configFromSave, parseSaved, parseSaveWorkflow, stripDerived } from './hot-folder-save';
 import { LatestWins } from './hot-folder-throttle';
-import { countersOfStates, entryRow, fileView, folderView, jobProgress, offlineStatus } from './hot-folder-views';
+import { countersOfStates, drainedText, entryRow, fileView, folderView, jobProgress, offlineStatus } from './hot-folder-views';
 import type { ProfileSession } from './session';
 import type { LivePool } from './live-pool';
 import type { PoolHost } from './pool-host';
 import { describeError } from '../../shared/describe-error';
 
 export type HotFolderCallName = keyof typeof hotFolderCalls;
-
-/** The hot folders' handlers, answered by the host once the store is open (the core's start()). */
-export function hotFolderHandlers(host: () => HotFoldersHost | null): Pick<CallHandlers, HotFolderCallName> {
-  const forward =
-    <N extends HotFolderCallName>(name: N) =>
-    (input: Parameters<CallHandlers[N]>[0]): ReturnType<CallHandlers[N]> => {
-      const open = host();
-      if (!open) throw new AppFailure('internal', 'The app is still starting; try again in a moment.');
-      const handler = open.handlers()[name] as (input: unknown) => ReturnType<CallHandlers[N]>;
-      return handler(input);
-    };
-  return {
-    'hotFolders.list': forward('hotFolders.list'),
-    'hotFolders.save': forward('hotFolders.save'),
-    'hotFolders.remove': forward('hotFolders.remove'),
-    'hotFolders.pause': forward('hotFolders.pause'),
-    'hotFolders.resume': forward('hotFolders.resume'),
-    'hotFolders.retryFailed': forward('hotFolders.retryFailed'),
-    'hotFolders.files': forward('hotFolders.files'),
-    'hotFolders.openOutput': forward('hotFolders.openOutput'),
-    'dialog.pickFolder': forward('dialog.pickFolder'),
-  };
-}
 
 export interface HotFoldersHostDeps {
   store: Store;
@@ -496,48 +471,3 @@ export class HotFoldersHost {
     this.fileEvents.flush();
   }
 }
-
-function parseSaved(id: string, text: string): HotFolderConfig | null {
-  try {
-    const value = parseJsonExact(text);
-    return resolveHotFolderConfig(isJsonObject(value) ? { ...value, id } : value, randomUUID);
-  } catch {
-    return null;
-  }
-}
-
-/** A configuration without the fields derived from it (so it can be resolved again). */
-function stripDerived(config: HotFolderConfig): Omit<HotFolderConfig, 'doneDir' | 'failedDir'> {
-  const { doneDir: _d, failedDir: _f, ...rest } = config;
-  return rest;
-}
-
-/** The service's errors in contract terms: unknown folder -> not_found, bad configuration -> invalid_input. */
-async function guard<T>(task: () => Promise<T>): Promise<T> {
-  try {
-    return await task();
-  } catch (error) {
-    throw translate(error);
-  }
-}
-
-function guardSync<T>(task: () => T): T {
-  try {
-    return task();
-  } catch (error) {
-    throw translate(error);
-  }
-}
-
-function translate(error: unknown): unknown {
-  if (error instanceof HotFolderNotFoundError) return new AppFailure('not_found', error.message);
-  if (error instanceof HotFolderConfigError) return new AppFailure('invalid_input', error.message);
-  return error;
-}
-
-function drainedText(counters: HotFolderCounters): string {
-  const parts = [`${counters.done} done`, `${counters.failed} failed`];
-  if (counters.duplicates > 0) parts.push(`${counters.duplicates} duplicate${counters.duplicates === 1 ? '' : 's'}`);
-  return parts.join(', ');
-}
-

@@ -3,12 +3,13 @@
 // their downloads; a few run at a time, failures are retried with backoff and reported per item;
 // pending downloads live in the store, so a new Library over the same store resumes them
 // (resumePending()). Plain Node: the app core, the CLI and the tests use it alike.
+import { ChangeFeed } from '../../shared/change-feed';
 import { KeyedTimers } from '../../shared/keyed-timers';
+import { Wakeups } from '../../shared/wakeups';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { stringifyJsonExact } from '../../shared/json';
-import type { Store } from '../store/store';
 import { backoffDelay } from '../service/backoff';
 import type { Workflow } from '../service/types';
 import { canReflink } from '../files/reflink';
@@ -16,14 +17,16 @@ import { partialPathFor } from '../files/partial-files';
 import { downloadAttempt } from './download-attempt';
 import { importFile, type ImportFileRequest } from './import-file';
 import { classifyFailure } from './failures';
-import { INCOMING_DIR, THUMBNAIL_DIR, removeStaleStaging } from './layout';
+import { INCOMING_DIR, removeStaleStaging } from './layout';
 import { LibraryIndex, type NewItemRow } from './library-index';
+import { DEFAULT_LIBRARY_RETRY, outputKey, type DeleteResult, type LibraryOptions } from './library-options';
 import { containedRealPath, type ContainedFile } from './item-file';
 import { guessKind } from './media-info';
 import { nodeClassOf, provenanceOf } from './provenance';
 import { rowFilePath, toItem, type ItemRow } from './rows';
-import { clampThumbnailSize, existingThumbnail, writeThumbnail } from './thumbnails';
-import { moveToTrash, osTrash, type TrashFunction, type TrashPlace } from './trash';
+import { removeItem } from './item-remove';
+import { ThumbnailCache } from './thumbnail-cache';
+import { osTrash, type TrashFunction } from './trash';
 import {
   SourceUnavailableError,
   type LibraryChange,
@@ -35,38 +38,6 @@ import {
   type SourceResolver,
   type Thumbnail,
 } from './types';
-
-export interface LibraryOptions {
-  /** The shared store (opened by the caller, who also closes it). */
-  store: Store;
-  /** The library folder (see resolveLibraryDir). */
-  root: string;
-  /** Finds a client for a job's server when its files are downloaded (also after a restart). */
-  source: SourceResolver;
-  now?: () => number;
-  /** Downloads running at once. Default 2. */
-  concurrency?: number;
-  retry?: Partial<LibraryRetryPolicy>;
-  /** File reference types recorded. Default ['output']: `temp` previews and `input` files are not outputs. */
-  includeTypes?: readonly string[];
-  /** Moves a file to the OS trash; default the `trash` package. */
-  trash?: TrashFunction;
-  log?: (message: string) => void;
-}
-
-export interface DeleteResult {
-  removed: boolean;
-  /** Where the file went: the OS trash, the library's .trash folder, or nowhere (still used by another item, or none). */
-  trash: TrashPlace | null;
-  /** Present when the file stayed because this many other items still use it. */
-  sharedBy?: number;
-}
-
-export const DEFAULT_LIBRARY_RETRY: LibraryRetryPolicy = { maxAttempts: 8, baseMs: 2_000, maxMs: 10 * 60_000, random: Math.random };
-
-function outputKey(baseUrl: string, promptId: string, file: { type: string; subfolder: string; filename: string }): string {
-  return JSON.stringify([baseUrl, promptId, file.type, file.subfolder, file.filename]);
-}
 
 export class Library {
   readonly root: string;
@@ -80,14 +51,14 @@ export class Library {
   private readonly log: (message: string) => void;
   private readonly stagingDir: string;
 
-  private readonly listeners = new Set<(change: LibraryChange) => void>();
   /** Ids ready to download now, in order. */
   private readonly queue: number[] = [];
   private readonly queued = new Set<number>();
   private readonly timers = new KeyedTimers<number>({ unref: true });
+  private readonly changes: ChangeFeed<LibraryChange>;
   private readonly active = new Map<number, { controller: AbortController; done: Promise<void> }>();
-  private readonly settleWaiters = new Set<() => void>();
-  private readonly thumbnailsInFlight = new Map<string, Promise<Thumbnail | null>>();
+  private readonly settles = new Wakeups();
+  private readonly thumbnails: ThumbnailCache;
   /** Outputs recorded by this instance: repeated record() calls of a growing job skip them. */
   private readonly recordedKeys = new Set<string>();
   /** Tee copies asked for by record() (RecordContext.alsoWriteTo), by item id, for its first attempt. */
@@ -100,6 +71,7 @@ export class Library {
   private constructor(index: LibraryIndex, options: LibraryOptions) {
     this.index = index;
     this.root = path.resolve(options.root);
+    this.thumbnails = new ThumbnailCache(this.root);
     this.source = options.source;
     this.now = options.now ?? Date.now;
     this.concurrency = Math.max(1, Math.floor(options.concurrency ?? 2));
@@ -107,6 +79,7 @@ export class Library {
     this.includeTypes = new Set(options.includeTypes ?? ['output']);
     this.trash = options.trash ?? osTrash;
     this.log = options.log ?? (() => {});
+    this.changes = new ChangeFeed((error) => this.log(`library: a change listener failed: ${error instanceof Error ? error.message : String(error)}`));
     // Per process and instance, named by pid: a later start can tell an abandoned one from a live one.
     this.stagingDir = path.join(this.root, INCOMING_DIR, `${process.pid}-${randomBytes(4).toString('hex')}`);
   }
@@ -326,26 +299,9 @@ export class Library {
       running.controller.abort();
       await running.done;
     }
-    const result = await this.exclusive(async (): Promise<DeleteResult> => {
-      const row = await this.index.get(id);
-      if (!row) return { removed: false, trash: null };
-      let trash: TrashPlace | null = null;
-      const references = row.status === 'done' && row.path !== null ? await this.index.pathReferences(row.root, row.path, this.root) : 0;
-      if (references > 1) {
-        const removed = await this.index.remove(id);
-        return { removed, trash, sharedBy: references - 1 };
-      }
-      if (row.status === 'done' && row.path !== null) {
-        const file = rowFilePath(row, this.root);
-        const exists = file !== null && (await fs.access(file).then(() => true, () => false));
-        if (file && exists) trash = await moveToTrash(file, row.root ?? this.root, this.trash, this.log);
-        if (row.sha256) await this.removeThumbnails(row.sha256);
-      }
-      const removed = await this.index.remove(id);
-      return { removed, trash };
-    });
+    const result = await this.exclusive(() => removeItem(id, { index: this.index, root: this.root, trash: this.trash, log: this.log, thumbnails: this.thumbnails }));
     if (result.removed) this.emit({ type: 'removed', id });
-    this.notifySettled();
+    this.settles.wakeAll();
     return result;
   }
 
@@ -354,37 +310,13 @@ export class Library {
    * .thumbnails/. Null for items that are not a finished PNG or JPEG image.
    */
   async thumbnail(id: number, maxSize = 256): Promise<Thumbnail | null> {
-    const size = clampThumbnailSize(maxSize);
     const row = await this.index.get(id);
-    if (!row || row.status !== 'done' || row.path === null || row.sha256 === null || row.media_kind !== 'image') return null;
-    if (row.mime !== 'image/png' && row.mime !== 'image/jpeg') return null;
-    const source = rowFilePath(row, this.root);
-    if (!source) return null;
-    const target = path.join(this.root, THUMBNAIL_DIR, `${row.sha256}-${size}.jpg`);
-    const key = `${row.sha256}-${size}`;
-    let pending = this.thumbnailsInFlight.get(key);
-    if (!pending) {
-      pending = (async (): Promise<Thumbnail | null> => {
-        let made;
-        try {
-          made = (await existingThumbnail(target)) ?? (await writeThumbnail(source, target, size));
-        } catch (error) {
-          // The file was removed from the library folder by hand: no thumbnail, not a failure.
-          if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-          throw error;
-        }
-        return made ? { path: made.path, mime: 'image/jpeg', width: made.width, height: made.height } : null;
-      })();
-      this.thumbnailsInFlight.set(key, pending);
-      void pending.finally(() => this.thumbnailsInFlight.delete(key)).catch(() => undefined);
-    }
-    return pending;
+    return row ? this.thumbnails.of(row, maxSize) : null;
   }
 
   /** Every change: added (recorded), updated (status, file), removed. Returns an unsubscribe function. */
   onChange(listener: (change: LibraryChange) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.changes.on(listener);
   }
 
   /**
@@ -396,19 +328,7 @@ export class Library {
     const busy = (): boolean => ids.some((id) => this.queued.has(id) || this.active.has(id) || this.timers.has(id));
     while (busy() && !this.disposed) {
       options.signal?.throwIfAborted();
-      await new Promise<void>((resolve, reject) => {
-        const wake = (): void => {
-          this.settleWaiters.delete(wake);
-          options.signal?.removeEventListener('abort', onAbort);
-          resolve();
-        };
-        const onAbort = (): void => {
-          this.settleWaiters.delete(wake);
-          reject(options.signal?.reason);
-        };
-        this.settleWaiters.add(wake);
-        options.signal?.addEventListener('abort', onAbort, { once: true });
-      });
+      await this.settles.next(options.signal);
     }
     const rows = await this.index.getMany(ids);
     const byId = new Map(rows.map((r) => [r.id, r]));
@@ -432,11 +352,11 @@ export class Library {
     const running = [...this.active.values()];
     for (const r of running) r.controller.abort();
     await Promise.all(running.map((r) => r.done));
-    await Promise.allSettled([...this.thumbnailsInFlight.values()]);
+    await this.thumbnails.settled();
     await this.exclusiveTail.catch(() => undefined);
     await fs.rm(this.stagingDir, { recursive: true, force: true }).catch(() => {});
-    this.notifySettled();
-    this.listeners.clear();
+    this.settles.wakeAll();
+    this.changes.clear();
     this.tees.clear();
   }
 
@@ -471,7 +391,7 @@ export class Library {
         .finally(() => {
           this.active.delete(id);
           this.pump();
-          this.notifySettled();
+          this.settles.wakeAll();
         });
       this.active.set(id, { controller, done });
     }
@@ -539,24 +459,12 @@ export class Library {
     return run;
   }
 
-  private async removeThumbnails(sha256: string): Promise<void> {
-    const dir = path.join(this.root, THUMBNAIL_DIR);
-    const names = await fs.readdir(dir).catch(() => [] as string[]);
-    await Promise.all(names.filter((n) => n.startsWith(`${sha256}-`)).map((n) => fs.rm(path.join(dir, n), { force: true })));
-  }
-
   private emit(change: LibraryChange): void {
-    for (const listener of [...this.listeners]) {
-      try {
-        listener(change);
-      } catch (error) {
-        this.log(`library: a change listener failed: ${error instanceof Error ? error.message : String(error)}`);
-      }
-    }
+    this.changes.emit(change);
   }
 
   private emitUpdated(id: number): void {
-    if (this.listeners.size === 0) return;
+    if (!this.changes.listened()) return;
     void this.index.get(id).then(
       (row) => {
         if (row) this.emit({ type: 'updated', item: toItem(row, this.root) });
@@ -565,7 +473,4 @@ export class Library {
     );
   }
 
-  private notifySettled(): void {
-    for (const wake of [...this.settleWaiters]) wake();
-  }
 }

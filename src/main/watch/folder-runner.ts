@@ -14,10 +14,10 @@
 // SubmitAndCollect talks to the server, PauseGate decides whether new files may go, and FolderFeed
 // publishes rows, status and warnings.
 import { KeyedTimers } from '../../shared/keyed-timers';
-import { existsSync } from 'node:fs';
 import { parseInputRef, type InputRef } from '../workflow/edit';
 import { isInside, type HotFolderConfig } from './config';
-import { hashFile } from './content-hash';
+import { hashFile, type HashResult } from './content-hash';
+import { prepareRetry } from './retry-failed';
 import { EntryBook } from './entry-book';
 import { FileIntake } from './file-intake';
 import { FolderFeed } from './folder-feed';
@@ -26,9 +26,9 @@ import { Limiter } from './limiter';
 import { PauseGate } from './pause-gate';
 import { reactionTo, retryDelay } from './policy';
 import { CollectError, FileGoneError, JobLostError, StoppedError, type ActivePhase, type Entry } from './runner-entry';
+import { PoolFailover } from './pool-failover';
 import { SubmitAndCollect } from './submit-and-collect';
 import type { IdleReason, RunnerDeps, RunnerOptions } from './runner-deps';
-import { cancelLateJob } from '../pool/late-jobs';
 import type { HotFileRow, HotFolderStatus, PauseKind } from './types';
 import { isUnreachable, refusedBeforeSending } from '../pool/failure-kinds';
 import type { PoolEvent, PoolMember, ServerPool } from '../pool/server-pool';
@@ -50,11 +50,8 @@ export class FolderRunner {
   private readonly active = new Map<Entry, ActivePhase>();
   private readonly pool: ServerPool;
   private readonly bindRef: InputRef;
-  /** Entries whose job is on a pool server that stopped answering, with the timer that sends them elsewhere. */
-  private readonly orphans = new Map<Entry, PoolMember>();
-  private readonly orphanDeadlines = new KeyedTimers<Entry>();
-  /** Jobs given up on a server that stopped answering and run elsewhere: cancelled there if it comes back. */
-  private readonly superseded: { member: PoolMember; promptId: string }[] = [];
+  /** Files whose job is on a pool server that stopped answering, and the jobs given up there. */
+  private readonly failover: PoolFailover;
   private unsubscribePool: (() => void) | null = null;
   private readonly idleWaiters = new Set<(reason: IdleReason) => void>();
   private readonly phaseWaiters = new Set<() => void>();
@@ -75,6 +72,19 @@ export class FolderRunner {
     const now = (): number => deps.now();
     this.feed = new FolderFeed({ folderId: config.id, emit: (event) => deps.emit(event), now, status: () => this.status() });
     this.book = new EntryBook({ config, excluded, journal: deps.journal, feed: this.feed, now });
+    this.failover = new PoolFailover({
+      book: this.book,
+      feed: this.feed,
+      jobs: deps.jobs,
+      now,
+      reconcileAfterMs: () => this.pool.reconcileAfterMs,
+      stopping: () => this.stopping,
+      requeue: (entry) => this.enqueue(entry, true),
+      superseded: () => {
+        this.pump();
+        this.checkIdle();
+      },
+    });
     this.intake = new FileIntake({
       config,
       excluded,
@@ -181,7 +191,7 @@ export class FolderRunner {
     this.intake.cancelRescan();
     this.gate.dispose();
     this.delayed.cancelAll();
-    this.orphanDeadlines.cancelAll();
+    this.failover.clear();
   }
 
   // ---- public state -----------------------------------------------------------------------------
@@ -222,32 +232,13 @@ export class FolderRunner {
   /** Sends failed files again (all, or those at the given paths); returns how many. */
   async retryFailed(paths?: readonly string[]): Promise<number> {
     let count = 0;
+    const inspect = (path: string): Promise<HashResult | null> => this.hashing.run(() => hashFile(path, { inspect: true })).catch(() => null);
+    const again = { inspect, fail: (entry: Entry, reason: string) => this.fail(entry, 'input', reason), save: (entry: Entry) => this.book.save(entry) };
     for (const entry of this.book.all()) {
-      const r = entry.record;
-      if (r.state !== 'failed') continue;
-      if (paths && !paths.includes(r.path)) continue;
-      if (r.failedPhase !== 'collect' && !existsSync(r.path)) continue;
-      if (r.failedPhase === 'input') {
-        // The entry is keyed by content: the same bytes are still no image, so they are checked
-        // again here and fail at once rather than being sent to the server to be refused.
-        const verdict = await this.hashing.run(() => hashFile(r.path, { inspect: true })).catch(() => null);
-        if (!verdict || (verdict.sha256 === r.imageSha256 && verdict.image && !verdict.image.ok)) {
-          await this.fail(entry, 'input', verdict?.image && !verdict.image.ok ? verdict.image.reason : (r.reason ?? 'The file cannot be read.'));
-          count += 1;
-          continue;
-        }
-      }
-      // A job that ran but whose outputs could not be collected is collected again, not rerun.
-      const collectAgain = r.failedPhase === 'collect' && r.promptId !== null;
-      r.state = collectAgain ? 'submitted' : 'discovered';
-      if (!collectAgain) r.promptId = null;
-      r.attempts = 0;
-      r.reason = null;
-      r.failedPhase = null;
-      entry.sentHere = false;
-      await this.book.save(entry);
-      this.enqueue(entry);
-      count += 1;
+      if (paths && !paths.includes(entry.record.path)) continue;
+      const outcome = await prepareRetry(entry, again);
+      if (outcome === 'queued') this.enqueue(entry);
+      if (outcome !== 'skipped') count += 1;
     }
     this.pump();
     return count;
@@ -337,7 +328,7 @@ export class FolderRunner {
       return;
     }
     if (member.down !== null) {
-      this.orphan(entry, member);
+      this.failover.orphan(entry, member);
       return;
     }
     this.launch(entry, member);
@@ -379,79 +370,12 @@ export class FolderRunner {
 
   private onPoolEvent(event: PoolEvent): void {
     if (this.stopping || event.type !== 'rejoined') return;
-    const member = event.member;
-    for (const [entry, waitsFor] of [...this.orphans]) {
-      if (waitsFor !== member) continue;
-      this.orphanDeadlines.cancel(entry);
-      this.orphans.delete(entry);
-      entry.where = 'idle';
-      this.enqueue(entry, true);
-    }
-    for (const late of this.superseded.filter((s) => s.member === member)) {
-      this.superseded.splice(this.superseded.indexOf(late), 1);
-      void cancelLateJob(member, late.promptId).then(
-        (note) => note && this.feed.warn(note),
-        () => undefined,
-      );
-    }
+    this.failover.rejoined(event.member);
     if (this.gate.kind === 'servers_down') {
       this.gate.lift();
       this.feed.publishStatus();
     }
     this.pump();
-  }
-
-  /**
-   * The entry's job is on a server that stopped answering. It waits for that server: collected
-   * from it when it answers again, or, once the pool's reconcile deadline (counted from when the
-   * server stopped answering) has passed, run again on another server (supersede()).
-   */
-  private orphan(entry: Entry, member: PoolMember): void {
-    entry.where = 'orphaned';
-    const since = member.down?.since ?? this.deps.now();
-    const due = Math.max(0, since + this.pool.reconcileAfterMs - this.deps.now());
-    entry.record.reason = `Waiting for ${member.name}, which stopped answering: its job is collected when it answers again, or run on another server after ${Math.ceil(due / 1000)} s.`;
-    this.book.refreshRow(entry);
-    this.orphans.set(entry, member);
-    this.orphanDeadlines.set(entry, due, () => {
-      void this.supersede(entry, member).catch((error: unknown) => this.feed.warn(`Internal error with ${entry.record.path}: ${String(error)}`));
-    });
-  }
-
-  /**
-   * Gives up on the job a dead server had and sends the file again. The old job is remembered:
-   * should the server come back with it unfinished, it is cancelled there; if it finished, its
-   * outputs are never collected (the entry no longer points at it), so one file yields the outputs
-   * of exactly one job.
-   */
-  private async supersede(entry: Entry, member: PoolMember): Promise<void> {
-    if (!this.orphans.has(entry) || this.stopping) return;
-    this.orphans.delete(entry);
-    const why = `${member.name} has not answered for ${Math.round(this.pool.reconcileAfterMs / 1000)} s; its job ${entry.record.promptId ?? ''} is given up and the file runs on another server.`;
-    await this.runElsewhere(entry, member, why);
-    this.pump();
-    this.checkIdle();
-  }
-
-  /** Forgets the entry's job on `member` (remembered as superseded) and queues the file to run again. */
-  private async runElsewhere(entry: Entry, member: PoolMember, why: string): Promise<void> {
-    const r = entry.record;
-    this.feed.warn(`${r.relPath}: ${why}`);
-    if (r.promptId) {
-      this.superseded.push({ member, promptId: r.promptId });
-      await this.deps.jobs?.updatePhase(r.promptId, 'cancelled', 'superseded').catch(() => undefined);
-    }
-    r.promptId = null;
-    r.baseUrl = null;
-    r.serverKind = null;
-    r.uploadedAs = null;
-    r.reason = null;
-    entry.workflow = null;
-    entry.sentHere = false;
-    await this.book.setState(entry, 'discovered');
-    entry.where = 'idle';
-    // Queued only: the caller pumps (a run that ends here pumps once it has left the active set).
-    this.enqueue(entry, true);
   }
 
   /** What a failure does: pause the folder, retry the file later, or fail it. */
@@ -520,13 +444,13 @@ export class FolderRunner {
   private async reactInPool(entry: Entry, cause: unknown, member: PoolMember): Promise<boolean> {
     const r = entry.record;
     if (cause instanceof JobLostError) {
-      await this.runElsewhere(entry, member, `${cause.message} The file runs again.`);
+      await this.failover.runElsewhere(entry, member, `${cause.message} The file runs again.`);
       return true;
     }
     if (isUnreachable(cause)) {
       this.pool.markDown(member, cause);
       if (r.state === 'submitting' || r.state === 'submitted') {
-        this.orphan(entry, member);
+        this.failover.orphan(entry, member);
         return true;
       }
       if (r.state === 'uploading') await this.book.setState(entry, 'discovered');
@@ -570,7 +494,7 @@ export class FolderRunner {
       this.collectQueue.length > 0 ||
       this.delayed.size > 0 ||
       this.active.size > 0 ||
-      this.orphans.size > 0
+      this.failover.waiting > 0
     );
   }
 
