@@ -25,12 +25,11 @@ import type { EntryRecord, FailedPhase } from './journal';
 import { Limiter } from './limiter';
 import { PauseGate } from './pause-gate';
 import { reactionTo, retryDelay } from './policy';
-import { CollectError, FileGoneError, JobLostError, StoppedError, type ActivePhase, type Entry } from './runner-entry';
+import { CollectError, FileGoneError, StoppedError, type ActivePhase, type Entry } from './runner-entry';
 import { PoolFailover } from './pool-failover';
 import { SubmitAndCollect } from './submit-and-collect';
 import type { IdleReason, RunnerDeps, RunnerOptions } from './runner-deps';
 import type { HotFileRow, HotFolderStatus, PauseKind } from './types';
-import { isUnreachable, refusedBeforeSending } from '../pool/failure-kinds';
 import type { PoolEvent, PoolMember, ServerPool } from '../pool/server-pool';
 
 export class FolderRunner {
@@ -78,6 +77,7 @@ export class FolderRunner {
       jobs: deps.jobs,
       now,
       reconcileAfterMs: () => this.pool.reconcileAfterMs,
+      markDown: (member, cause) => this.pool.markDown(member, cause),
       stopping: () => this.stopping,
       requeue: (entry) => this.enqueue(entry, true),
       superseded: () => {
@@ -390,7 +390,7 @@ export class FolderRunner {
     }
     const collecting = error instanceof CollectError;
     const cause = collecting ? error.cause : error;
-    if (!this.pool.isSingle && !this.stopping && (await this.reactInPool(entry, cause, member))) return;
+    if (!this.pool.isSingle && !this.stopping && (await this.failover.react(entry, cause, member))) return;
     const reaction = reactionTo(cause);
     const phase: FailedPhase = collecting || r.state === 'submitted' ? 'collect' : 'submit';
     if (reaction.kind === 'fail' || this.stopping) {
@@ -434,38 +434,6 @@ export class FolderRunner {
       this.enqueue(entry);
       this.pump();
     });
-  }
-
-  /**
-   * A pool's own answers to a failure (true when handled): a server that stopped answering leaves
-   * the rotation, and its file goes to another server at once when nothing reached it, or waits
-   * for it (orphan()) when it may have the job; a file over one server's upload limits tries the others.
-   */
-  private async reactInPool(entry: Entry, cause: unknown, member: PoolMember): Promise<boolean> {
-    const r = entry.record;
-    if (cause instanceof JobLostError) {
-      await this.failover.runElsewhere(entry, member, `${cause.message} The file runs again.`);
-      return true;
-    }
-    if (isUnreachable(cause)) {
-      this.pool.markDown(member, cause);
-      if (r.state === 'submitting' || r.state === 'submitted') {
-        this.failover.orphan(entry, member);
-        return true;
-      }
-      if (r.state === 'uploading') await this.book.setState(entry, 'discovered');
-      entry.where = 'idle';
-      this.enqueue(entry, true);
-      return true;
-    }
-    if (r.state === 'uploading' && refusedBeforeSending(cause)) {
-      (entry.refusedBy ??= new Map()).set(member.baseUrl, cause instanceof Error ? cause.message : String(cause));
-      await this.book.setState(entry, 'discovered');
-      entry.where = 'idle';
-      this.enqueue(entry, true);
-      return true;
-    }
-    return false;
   }
 
   private autoPause(kind: Exclude<PauseKind, 'user'>, serverText: string): void {

@@ -1,16 +1,18 @@
-// A hot folder's files whose job is on a pool server that stopped answering. Each waits for that
-// server: collected from it when it answers again, or, once the pool's reconcile deadline (counted
-// from when the server stopped answering) has passed, run again on another server. A job given up
-// this way is remembered: should its server come back with it unfinished, it is cancelled there;
-// if it finished, its outputs are never collected (the entry no longer points at it), so one file
-// yields the outputs of exactly one job.
+// A pool's answers to a hot folder's failed file. A file whose job is on a server that stopped
+// answering waits for it: collected from it when it answers again, or, once the pool's reconcile
+// deadline (counted from when the server stopped answering) has passed, run again on another
+// server. A job given up this way is remembered: should its server come back with it unfinished,
+// it is cancelled there; if it finished, its outputs are never collected (the entry no longer
+// points at it), so one file yields the outputs of exactly one job. A file over one server's
+// upload limits tries the others.
 import { KeyedTimers } from '../../shared/keyed-timers';
 import type { JobStore } from '../jobs/job-store';
 import { cancelLateJob } from '../pool/late-jobs';
+import { isUnreachable, refusedBeforeSending } from '../pool/failure-kinds';
 import type { PoolMember } from '../pool/server-pool';
 import type { EntryBook } from './entry-book';
 import type { FolderFeed } from './folder-feed';
-import type { Entry } from './runner-entry';
+import { JobLostError, type Entry } from './runner-entry';
 
 export interface PoolFailoverDeps {
   book: EntryBook;
@@ -18,6 +20,8 @@ export interface PoolFailoverDeps {
   jobs: JobStore | null;
   now(): number;
   reconcileAfterMs(): number;
+  /** The pool takes `member` out of rotation (it stopped answering). */
+  markDown(member: PoolMember, cause: unknown): void;
   /** The folder is stopping: nothing is sent elsewhere any more. */
   stopping(): boolean;
   /** Puts a file back at the front of the folder's queue (the caller pumps). */
@@ -88,6 +92,38 @@ export class PoolFailover {
     entry.where = 'idle';
     // Queued only: the caller pumps (a run that ends here pumps once it has left the active set).
     this.deps.requeue(entry);
+  }
+
+  /**
+   * A pool's own answers to a failure (true when handled): a server that stopped answering leaves
+   * the rotation, and its file goes to another server at once when nothing reached it, or waits
+   * for it (orphan()) when it may have the job; a file over one server's upload limits tries the others.
+   */
+  async react(entry: Entry, cause: unknown, member: PoolMember): Promise<boolean> {
+    const r = entry.record;
+    if (cause instanceof JobLostError) {
+      await this.runElsewhere(entry, member, `${cause.message} The file runs again.`);
+      return true;
+    }
+    if (isUnreachable(cause)) {
+      this.deps.markDown(member, cause);
+      if (r.state === 'submitting' || r.state === 'submitted') {
+        this.orphan(entry, member);
+        return true;
+      }
+      if (r.state === 'uploading') await this.deps.book.setState(entry, 'discovered');
+      entry.where = 'idle';
+      this.deps.requeue(entry);
+      return true;
+    }
+    if (r.state === 'uploading' && refusedBeforeSending(cause)) {
+      (entry.refusedBy ??= new Map()).set(member.baseUrl, cause instanceof Error ? cause.message : String(cause));
+      await this.deps.book.setState(entry, 'discovered');
+      entry.where = 'idle';
+      this.deps.requeue(entry);
+      return true;
+    }
+    return false;
   }
 
   /** Cancels the deadlines (the folder stops). */
