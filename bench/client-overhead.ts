@@ -4,9 +4,9 @@
 // concurrency 1 and 8. The server's own cost is in both; the ratio is what the client adds.
 import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
-import { JobTracker } from '../src/main/jobs/tracker';
-import { ServiceClient } from '../src/main/service/client';
-import { EventsSocket } from '../src/main/service/events-socket';
+import { JobTracker } from '@main/jobs/tracker';
+import { ServiceClient } from '@main/service/client';
+import { EventsSocket } from '@main/service/events-socket';
 import { startDemoChild } from './support/processes';
 
 const JOBS = 120;

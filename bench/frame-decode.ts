@@ -1,6 +1,6 @@
 // Binary frame decode throughput, side by side with a plain copy of the same bytes (the cheapest
 // thing a decoder that copied its payload could do), for 512x512-sized JPEG previews.
-import { decodeBinaryFrame, isDroppedFrame } from '../src/main/service/frames';
+import { decodeBinaryFrame, isDroppedFrame } from '@main/service/frames';
 
 const IMAGE_BYTES = 48 * 1024; // a typical 512x512 JPEG preview
 const FRAMES = 2000;

@@ -18,9 +18,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { launchBenchBrowser, newBenchPage } from './support/browser';
 import { startHarness } from '../e2e/fixtures/harness';
-import { encodePng } from '../src/main/demo/nodes/image-codec';
-import { Store } from '../src/main/store/store';
-import { LibraryIndex, type NewItemRow } from '../src/main/library/library-index';
+import { encodePng } from '@main/demo/nodes/image-codec';
+import { Store } from '@main/store/store';
+import { LibraryIndex, type NewItemRow } from '@main/library/library-index';
 
 const { values } = parseArgs({ options: { items: { type: 'string' }, seconds: { type: 'string' }, images: { type: 'string' } } });
 const ITEMS = Number(values.items ?? 10_000);

@@ -5,9 +5,9 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Store } from '../src/main/store/store';
-import { LibraryIndex, type NewItemRow } from '../src/main/library/library-index';
-import type { ListFilter, MediaKind } from '../src/main/library/types';
+import { Store } from '@main/store/store';
+import { LibraryIndex, type NewItemRow } from '@main/library/library-index';
+import type { ListFilter, MediaKind } from '@main/library/types';
 
 const { values } = parseArgs({ options: { items: { type: 'string' }, queries: { type: 'string' }, batch: { type: 'string' } } });
 const ITEMS = Number(values.items ?? 100_000);

@@ -5,10 +5,10 @@
 // offered frame a delivered `seq` was.
 import { randomUUID } from 'node:crypto';
 import jpeg from 'jpeg-js';
-import { parseNodeDefinitions, type NodeDefinitions } from '../src/main/service/object-info';
-import type { DownloadResult, EventStream, JobHistory, ServiceApi } from '../src/main/service/ports';
-import type { ConnectionState, JobStatusReading, QueueSnapshot, ServerEvent, ServerProfile, SubmitResult, UploadResult } from '../src/main/service/types';
-import { capabilitiesFor } from '../src/main/service/capabilities';
+import { parseNodeDefinitions, type NodeDefinitions } from '@main/service/object-info';
+import type { DownloadResult, EventStream, JobHistory, ServiceApi } from '@main/service/ports';
+import type { ConnectionState, JobStatusReading, QueueSnapshot, ServerEvent, ServerProfile, SubmitResult, UploadResult } from '@main/service/types';
+import { capabilitiesFor } from '@main/service/capabilities';
 
 const DEFINITIONS = JSON.stringify({
   BenchSampler: {

@@ -17,9 +17,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Page } from '@playwright/test';
 import { launchBenchBrowser, newBenchPage } from './support/browser';
 import { startHarnessServer } from '../e2e/harness/server';
-import { createAppCore, type AppCore } from '../src/main/app/core';
-import { ConfSettingsStore } from '../src/main/config/conf-settings';
-import { SessionSecretStore } from '../src/main/config/secrets';
+import { createAppCore, type AppCore } from '@main/app/core';
+import { ConfSettingsStore } from '@main/config/conf-settings';
+import { SessionSecretStore } from '@main/config/secrets';
 import { FakePreviewServer, frameNumber, makeJpegs, tagFrame } from './preview-fake-server';
 
 const ROOT = resolve(import.meta.dirname, '..');

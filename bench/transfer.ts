@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ServiceClient } from '../src/main/service/client';
+import { ServiceClient } from '@main/service/client';
 import { writeIncompressibleFile as writeFile } from './support/big-file';
 import { runJsonChild, startDemoChild, timeCommand } from './support/processes';
 import { signedUrl } from './support/signed-url';

@@ -8,10 +8,10 @@
 // converting, and of writing the values that ran back into the graph (done on every run submitted
 // from an editor graph). Target: p95 under 50 ms for 1,000 nodes, nested or not.
 import { availableParallelism, loadavg } from 'node:os';
-import { graphWithValuesThatRan } from '../src/main/workflow/values-that-ran';
-import { parseNodeDefinitions } from '../src/main/service/object-info';
-import { convertUiWorkflow } from '../src/main/workflow/convert-ui';
-import { parseJsonExact, stringifyJsonExact, type JsonObject } from '../src/shared/json';
+import { graphWithValuesThatRan } from '@main/workflow/values-that-ran';
+import { parseNodeDefinitions } from '@main/service/object-info';
+import { convertUiWorkflow } from '@main/workflow/convert-ui';
+import { parseJsonExact, stringifyJsonExact, type JsonObject } from '@shared/json';
 
 const NODES = Number(process.argv[2] ?? 1000);
 const RUNS = Number(process.argv[3] ?? 200);

@@ -9,12 +9,12 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DemoService } from '../src/main/demo';
-import { JobStore } from '../src/main/jobs/job-store';
-import { Store } from '../src/main/store/store';
-import { submitJob } from '../src/main/jobs/submit-job';
-import { JobTracker } from '../src/main/jobs/tracker';
-import { connectService } from '../src/main/service/v2/connect';
-import type { Workflow } from '../src/main/service/types';
+import { JobStore } from '@main/jobs/job-store';
+import { Store } from '@main/store/store';
+import { submitJob } from '@main/jobs/submit-job';
+import { JobTracker } from '@main/jobs/tracker';
+import { connectService } from '@main/service/v2/connect';
+import type { Workflow } from '@main/service/types';
 import { distinctPng } from './support/images';
 
 const IMAGES = Math.max(3, Number(process.argv[2] ?? 100));

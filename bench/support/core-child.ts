@@ -8,10 +8,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createInterface } from 'node:readline';
-import { createConnectFactory } from '../../src/main/app/connect';
-import { createAppCore } from '../../src/main/app/core';
-import { ConfSettingsStore } from '../../src/main/config/conf-settings';
-import { SessionSecretStore } from '../../src/main/config/secrets';
+import { createConnectFactory } from '@main/app/connect';
+import { createAppCore } from '@main/app/core';
+import { ConfSettingsStore } from '@main/config/conf-settings';
+import { SessionSecretStore } from '@main/config/secrets';
 import { startHarnessServer } from '../../e2e/harness/server';
 
 const TSX_LOADER = pathToFileURL(resolve(import.meta.dirname, '../../node_modules/tsx/dist/loader.mjs')).href;

@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ServiceClient } from '../../src/main/service/client';
+import { ServiceClient } from '@main/service/client';
 
 const [url, key, refJson] = process.argv.slice(2) as [string, string, string];
 const ref = JSON.parse(refJson) as { filename: string; subfolder: string; type: string };

@@ -6,8 +6,8 @@
 // JavaScript starved the demo on this shared 2-core machine (frames came in bursts, status polls
 // timed out), which measured the demo, not the client.
 import { DemoService, type DemoServiceOptions } from '../../src/main/demo';
-import { createNodeLibrary } from '../../src/main/demo/nodes';
-import type { RgbaImage } from '../../src/main/demo/node-api';
+import { createNodeLibrary } from '@main/demo/nodes';
+import type { RgbaImage } from '@main/demo/node-api';
 import jpeg from 'jpeg-js';
 import { gradientRgba } from '../preview-fake-server';
 

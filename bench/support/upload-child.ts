@@ -1,5 +1,5 @@
 // One upload through the real client (local flavour, the limit the server announces), prints {seconds}.
-import { ServiceClient } from '../../src/main/service/client';
+import { ServiceClient } from '@main/service/client';
 
 const [url, file] = process.argv.slice(2) as [string, string];
 const client = new ServiceClient({ kind: 'local', baseUrl: url }, { apiKey: () => null });

@@ -1,9 +1,9 @@
 // The script the harness injects into the page: it builds `window.flowdeck` with the very same
 // functions the preload uses (buildFlowdeckApi) over a WebSocket transport. The functions are
 // self-contained, so their source text runs in the browser unchanged.
-import { buildFlowdeckApi } from '../../src/shared/ipc/bridge';
-import { CALL_NAMES, CORE_LINK_EVENT, EVENT_NAMES, PREVIEW_ACK_CALL, PREVIEW_EVENT, READY_CALL } from '../../src/shared/ipc/names';
-import { createSocketTransport, decodeWire, encodeWire } from '../../src/shared/ipc/wire';
+import { buildFlowdeckApi } from '@shared/ipc/bridge';
+import { CALL_NAMES, CORE_LINK_EVENT, EVENT_NAMES, PREVIEW_ACK_CALL, PREVIEW_EVENT, READY_CALL } from '@shared/ipc/names';
+import { createSocketTransport, decodeWire, encodeWire } from '@shared/ipc/wire';
 
 export const BRIDGE_PATH = '/__flowdeck/bridge.js';
 export const SOCKET_PATH = '/__flowdeck/ws';

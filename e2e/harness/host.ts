@@ -10,12 +10,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createConnectFactory } from '../../src/main/app/connect';
-import { createAppCore } from '../../src/main/app/core';
-import { createDemoStarter } from '../../src/main/app/demo';
-import { ConfSettingsStore } from '../../src/main/config/conf-settings';
-import { resolveDataDir } from '../../src/main/config/data-dir';
-import { KeytarSecretStore, SessionSecretStore } from '../../src/main/config/secrets';
+import { createConnectFactory } from '@main/app/connect';
+import { createAppCore } from '@main/app/core';
+import { createDemoStarter } from '@main/app/demo';
+import { ConfSettingsStore } from '@main/config/conf-settings';
+import { resolveDataDir } from '@main/config/data-dir';
+import { KeytarSecretStore, SessionSecretStore } from '@main/config/secrets';
 import { DemoService } from '../../src/main/demo';
 import { startHarnessServer } from './server';
 

@@ -13,14 +13,14 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { pipeline } from 'node:stream/promises';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { READY_CALL } from '../../src/shared/ipc/names';
-import { decodeWire, encodeWire, type WireReply } from '../../src/shared/ipc/wire';
-import type { AppCore } from '../../src/main/app/core';
-import { contentSecurityPolicy, securityHeaders, staticContentType } from '../../src/main/app/csp';
-import { eventKey, type AppEvent } from '../../src/main/app/event-hub';
-import { ReadyGate } from '../../src/main/app/ready-gate';
-import { resolveStaticFile } from '../../src/main/app/static-files';
-import { HARNESS_MEDIA_BASE } from '../../src/shared/library-media';
+import { READY_CALL } from '@shared/ipc/names';
+import { decodeWire, encodeWire, type WireReply } from '@shared/ipc/wire';
+import type { AppCore } from '@main/app/core';
+import { contentSecurityPolicy, securityHeaders, staticContentType } from '@main/app/csp';
+import { eventKey, type AppEvent } from '@main/app/event-hub';
+import { ReadyGate } from '@main/app/ready-gate';
+import { resolveStaticFile } from '@main/app/static-files';
+import { HARNESS_MEDIA_BASE } from '@shared/library-media';
 import { BRIDGE_PATH, SOCKET_PATH, bridgeScript } from './bridge-script';
 
 export interface HarnessServerOptions {

@@ -2,15 +2,15 @@
 // of the shared settings, else the cloud service. The key comes from FLOWDECK_API_KEY first,
 // then from the OS keychain entry of the matching profile.
 import { randomUUID } from 'node:crypto';
-import { ConfSettingsStore } from '../main/config/conf-settings';
-import { resolveDataDir } from '../main/config/data-dir';
-import { KeytarSecretStore, SecretStoreUnavailableError, type SecretStore } from '../main/config/secrets';
-import { profileConnection, type ProfileConnection } from '../main/service/profile-server';
-import { DEFAULT_CLOUD_URL, DEFAULT_LOCAL_URL, normaliseBaseUrl, type Profile, type SettingsStore } from '../main/config/settings';
-import { ServiceClient } from '../main/service/client';
-import type { NodeDefinitions } from '../main/service/object-info';
-import type { ServerProfile } from '../main/service/types';
-import { capabilitiesFor } from '../main/service/capabilities';
+import { ConfSettingsStore } from '@main/config/conf-settings';
+import { resolveDataDir } from '@main/config/data-dir';
+import { KeytarSecretStore, SecretStoreUnavailableError, type SecretStore } from '@main/config/secrets';
+import { profileConnection, type ProfileConnection } from '@main/service/profile-server';
+import { DEFAULT_CLOUD_URL, DEFAULT_LOCAL_URL, normaliseBaseUrl, type Profile, type SettingsStore } from '@main/config/settings';
+import { ServiceClient } from '@main/service/client';
+import type { NodeDefinitions } from '@main/service/object-info';
+import type { ServerProfile } from '@main/service/types';
+import { capabilitiesFor } from '@main/service/capabilities';
 import { MissingKeyError, UsageError } from './errors';
 
 export interface ConnectionFlags {

@@ -1,8 +1,8 @@
 // Exit codes of the CLI and how failures map to them. Every message says what happened and what to do.
-import { ServiceError } from '../main/service/errors';
-import { SecretStoreUnavailableError } from '../main/config/secrets';
-import { WorkflowEditError } from '../main/workflow/edit';
-import { StoreError } from '../main/store/store';
+import { ServiceError } from '@main/service/errors';
+import { SecretStoreUnavailableError } from '@main/config/secrets';
+import { WorkflowEditError } from '@main/workflow/edit';
+import { StoreError } from '@main/store/store';
 
 export const ExitCode = {
   ok: 0,

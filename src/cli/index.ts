@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The flowdeck command: the same core as the app, headless.
-import { StoreError } from '../main/store/store';
-import { redactSecret } from '../main/service/errors';
+import { StoreError } from '@main/store/store';
+import { redactSecret } from '@main/service/errors';
 import { defaultEnvironment } from './connection';
 import { exitCodeFor, ExitCode, messageFor, UsageError } from './errors';
 import { convertCommand, CONVERT_USAGE } from './commands/convert';

@@ -3,21 +3,21 @@
 // (FLOWDECK_API_KEY for all, else each server's keychain entry). A server without a key, or whose
 // node definitions cannot be read, is left out with a warning and the others go on; a pool with
 // the same server twice, or in which no server can be used, is refused before anything is sent.
-import { normaliseBaseUrl } from '../main/config/settings';
-import type { JobStore } from '../main/jobs/job-store';
-import type { JobOrigin } from '../main/jobs/types';
-import { JobTracker } from '../main/jobs/tracker';
-import { ServiceClient } from '../main/service/client';
-import { ServiceError } from '../main/service/errors';
-import { EventsSocket } from '../main/service/events-socket';
-import type { EventStream, ServiceApi } from '../main/service/ports';
-import { connectService, type ConnectedService } from '../main/service/v2/connect';
-import { resendUnanswered } from '../main/jobs/submit-v2';
-import { poolTiming } from '../main/pool/pool-timing';
-import { answersNow, ServerPool, type PoolServer } from '../main/pool/server-pool';
-import { trackerFollower } from '../main/jobs/job-follower';
+import { normaliseBaseUrl } from '@main/config/settings';
+import type { JobStore } from '@main/jobs/job-store';
+import type { JobOrigin } from '@main/jobs/types';
+import { JobTracker } from '@main/jobs/tracker';
+import { ServiceClient } from '@main/service/client';
+import { ServiceError } from '@main/service/errors';
+import { EventsSocket } from '@main/service/events-socket';
+import type { EventStream, ServiceApi } from '@main/service/ports';
+import { connectService, type ConnectedService } from '@main/service/v2/connect';
+import { resendUnanswered } from '@main/jobs/submit-v2';
+import { poolTiming } from '@main/pool/pool-timing';
+import { answersNow, ServerPool, type PoolServer } from '@main/pool/server-pool';
+import { trackerFollower } from '@main/jobs/job-follower';
 import { lookupKey, resolveServer, type CliEnvironment, type ResolvedServer } from './connection';
-import { capabilitiesFor } from '../main/service/capabilities';
+import { capabilitiesFor } from '@main/service/capabilities';
 import { MissingKeyError, UsageError } from './errors';
 
 export interface PoolConnections {

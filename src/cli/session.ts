@@ -1,20 +1,20 @@
 // One CLI connection to a server: the REST client, the events socket, the job tracker and the job
 // journal in the data folder, opened together and closed together.
-import { heldUnconfirmedSends } from '../main/watch/journal';
+import { heldUnconfirmedSends } from '@main/watch/journal';
 import { mkdirSync } from 'node:fs';
-import { JobStore } from '../main/jobs/job-store';
-import { submitJob } from '../main/jobs/submit-job';
-import { describeJobFailure } from '../main/jobs/failure-text';
-import type { Store } from '../main/store/store';
-import { JobTimeoutError, JobTracker, ServerUnreachableError } from '../main/jobs/tracker';
+import { JobStore } from '@main/jobs/job-store';
+import { submitJob } from '@main/jobs/submit-job';
+import { describeJobFailure } from '@main/jobs/failure-text';
+import type { Store } from '@main/store/store';
+import { JobTimeoutError, JobTracker, ServerUnreachableError } from '@main/jobs/tracker';
 import { Library, resolveLibraryDir } from '../main/library';
-import type { JobSnapshot } from '../main/jobs/types';
-import type { ServiceApi } from '../main/service/ports';
-import { connectService } from '../main/service/v2/connect';
-import { resendUnanswered } from '../main/jobs/submit-v2';
-import { safeBaseName } from '../main/service/filenames';
-import type { ImageMime, JobPhase, OutputFile, ServerProfile, Workflow } from '../main/service/types';
-import type { JsonObject } from '../shared/json';
+import type { JobSnapshot } from '@main/jobs/types';
+import type { ServiceApi } from '@main/service/ports';
+import { connectService } from '@main/service/v2/connect';
+import { resendUnanswered } from '@main/jobs/submit-v2';
+import { safeBaseName } from '@main/service/filenames';
+import type { ImageMime, JobPhase, OutputFile, ServerProfile, Workflow } from '@main/service/types';
+import type { JsonObject } from '@shared/json';
 import { openCliStore } from './open-store';
 import type { ProgressView } from './progress';
 

@@ -3,13 +3,13 @@
 // definitions; an output image by its embedded `prompt` (exactly what ran), else its embedded
 // `workflow`. Unreadable or unconvertible input is a usage error (exit 2).
 import { readFile } from 'node:fs/promises';
-import type { JsonObject } from '../shared/json';
-import type { NodeDefinitions } from '../main/service/object-info';
-import type { Workflow } from '../main/service/types';
-import { checkUploadFile, LocalFileError } from '../main/files/local-input';
-import { UiConversionError } from '../main/workflow/convert-ui';
-import { UI_FORMAT_EXPLANATION } from '../main/workflow/parse';
-import { readWorkflowBytes, type WorkflowSource } from '../main/workflow/workflow-reading';
+import type { JsonObject } from '@shared/json';
+import type { NodeDefinitions } from '@main/service/object-info';
+import type { Workflow } from '@main/service/types';
+import { checkUploadFile, LocalFileError } from '@main/files/local-input';
+import { UiConversionError } from '@main/workflow/convert-ui';
+import { UI_FORMAT_EXPLANATION } from '@main/workflow/parse';
+import { readWorkflowBytes, type WorkflowSource } from '@main/workflow/workflow-reading';
 import { UsageError } from './errors';
 
 export interface WorkflowFile {

@@ -2,8 +2,8 @@
 // nothing else (no raw ipcRenderer, no Node). It runs sandboxed, so it imports no npm package at
 // runtime: only the contract's name list and the shared bridge builder, both bundled in.
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
-import { buildFlowdeckApi, type BridgeTransport } from '../shared/ipc/bridge';
-import { CALL_NAMES, EVENT_NAMES, PREVIEW_ACK_CALL, PREVIEW_EVENT, callChannel, eventChannel, isCallName, isEventName } from '../shared/ipc/names';
+import { buildFlowdeckApi, type BridgeTransport } from '@shared/ipc/bridge';
+import { CALL_NAMES, EVENT_NAMES, PREVIEW_ACK_CALL, PREVIEW_EVENT, callChannel, eventChannel, isCallName, isEventName } from '@shared/ipc/names';
 
 const transport: BridgeTransport = {
   invoke(name, input) {

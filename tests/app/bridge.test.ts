@@ -1,9 +1,9 @@
 // The bridge that becomes window.flowdeck (on both transports) and the harness's wire codec.
 import { describe, expect, it, vi } from 'vitest';
-import { buildFlowdeckApi, type BridgeTransport } from '../../src/shared/ipc/bridge';
-import { CALL_NAMES, EVENT_NAMES, PREVIEW_ACK_CALL, PREVIEW_EVENT } from '../../src/shared/ipc/names';
-import { decodeWire, encodeWire } from '../../src/shared/ipc/wire';
-import { compareExact, fromExactNumber, toExactNumber } from '../../src/shared/ipc/exact';
+import { buildFlowdeckApi, type BridgeTransport } from '@shared/ipc/bridge';
+import { CALL_NAMES, EVENT_NAMES, PREVIEW_ACK_CALL, PREVIEW_EVENT } from '@shared/ipc/names';
+import { decodeWire, encodeWire } from '@shared/ipc/wire';
+import { compareExact, fromExactNumber, toExactNumber } from '@shared/ipc/exact';
 
 const names = { calls: CALL_NAMES, events: EVENT_NAMES, previewEvent: PREVIEW_EVENT, previewAck: PREVIEW_ACK_CALL };
 

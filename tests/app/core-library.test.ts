@@ -3,8 +3,8 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import type { EventPayload } from '../../src/shared/ipc/contract';
-import { Store } from '../../src/main/store/store';
+import type { EventPayload } from '@shared/ipc/contract';
+import { Store } from '@main/store/store';
 import { Library } from '../../src/main/library';
 import { demoCoreInTemp, type DemoCore } from '../support/demo-core';
 

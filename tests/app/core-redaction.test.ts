@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { JobSnapshotView } from '../../src/shared/ipc/contract';
+import type { JobSnapshotView } from '@shared/ipc/contract';
 import { demoCoreInTemp, ok, type DemoCore } from '../support/demo-core';
 import { startErrorEchoServer } from '../support/error-echo-server';
 import { filesUnder } from '../support/files';

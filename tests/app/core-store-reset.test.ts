@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AppEvent } from '../../src/main/app/event-hub';
+import type { AppEvent } from '@main/app/event-hub';
 import { demoCoreInTemp, type DemoCore } from '../support/demo-core';
 
 let demo: DemoCore | null = null;

@@ -4,7 +4,7 @@
 // the job settles it.
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { JobSnapshotView } from '../../src/shared/ipc/contract';
+import type { JobSnapshotView } from '@shared/ipc/contract';
 import { CLI } from '../support/cli';
 import { demoCoreInTemp, ok, type DemoCore } from '../support/demo-core';
 import { slowWorkflow, startDemoProcess, type DemoProcess } from '../support/demo-process';

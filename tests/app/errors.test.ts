@@ -1,11 +1,11 @@
 // How failures cross the boundary: typed codes, rejection details, and no key in any text.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ipcErrorSchema } from '../../src/shared/ipc/contract';
-import { AppFailure, toIpcError } from '../../src/main/app/errors';
-import { KeyVault } from '../../src/main/app/keys';
-import { SecretStoreUnavailableError, SessionSecretStore } from '../../src/main/config/secrets';
-import { ServiceError, WorkflowRejectedError } from '../../src/main/service/errors';
+import { ipcErrorSchema } from '@shared/ipc/contract';
+import { AppFailure, toIpcError } from '@main/app/errors';
+import { KeyVault } from '@main/app/keys';
+import { SecretStoreUnavailableError, SessionSecretStore } from '@main/config/secrets';
+import { ServiceError, WorkflowRejectedError } from '@main/service/errors';
 
 const KEY = 'sk-live-0123456789abcdef0123';
 

@@ -3,14 +3,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfSettingsStore } from '../../src/main/config/conf-settings';
-import { SessionSecretStore } from '../../src/main/config/secrets';
-import { createAppCore, type AppCore, type AppCoreDeps } from '../../src/main/app/core';
-import type { ConnectFactory } from '../../src/main/app/session';
-import type { NodeDefinitions } from '../../src/main/service/object-info';
-import type { ConnectionState, EventStream, ServiceApi } from '../../src/main/service/ports';
-import type { ServerEvent, ServerProfile } from '../../src/main/service/types';
-import { capabilitiesFor } from '../../src/main/service/capabilities';
+import { ConfSettingsStore } from '@main/config/conf-settings';
+import { SessionSecretStore } from '@main/config/secrets';
+import { createAppCore, type AppCore, type AppCoreDeps } from '@main/app/core';
+import type { ConnectFactory } from '@main/app/session';
+import type { NodeDefinitions } from '@main/service/object-info';
+import type { ConnectionState, EventStream, ServiceApi } from '@main/service/ports';
+import type { ServerEvent, ServerProfile } from '@main/service/types';
+import { capabilitiesFor } from '@main/service/capabilities';
 
 function unused(name: string): never {
   throw new Error(`${name} is not used by this test`);

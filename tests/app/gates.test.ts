@@ -1,8 +1,8 @@
 // Latest-wins preview back-pressure and the ready gate that holds events until the renderer is up.
 import { describe, expect, it } from 'vitest';
-import type { PreviewView } from '../../src/shared/ipc/contract';
-import { PreviewGate } from '../../src/main/app/preview-gate';
-import { ReadyGate } from '../../src/main/app/ready-gate';
+import type { PreviewView } from '@shared/ipc/contract';
+import { PreviewGate } from '@main/app/preview-gate';
+import { ReadyGate } from '@main/app/ready-gate';
 
 const frame = (promptId: string, n: number) => ({ promptId, nodeId: '3', mime: 'image/jpeg' as const, bytes: new Uint8Array([n]) });
 

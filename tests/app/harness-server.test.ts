@@ -6,10 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import type { FlowdeckApi } from '../../src/shared/ipc/contract';
+import type { FlowdeckApi } from '@shared/ipc/contract';
 import { startHarnessServer, type HarnessServer } from '../../e2e/harness/server';
-import { createConnectFactory } from '../../src/main/app/connect';
-import { createDemoStarter } from '../../src/main/app/demo';
+import { createConnectFactory } from '@main/app/connect';
+import { createDemoStarter } from '@main/app/demo';
 import { tempCore, type TempCore } from './fakes';
 
 interface Answer {

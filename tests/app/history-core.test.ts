@@ -4,10 +4,10 @@
 // included (origin "other"), 64-bit seeds exact, times, errors, a job still running, paging, and
 // output.fetch of a job only the server knows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EventPayload, HistoryEntryView } from '../../src/shared/ipc/contract';
-import { parseJsonExact } from '../../src/shared/json';
-import type { AppCore } from '../../src/main/app/core';
-import type { AppEvent } from '../../src/main/app/event-hub';
+import type { EventPayload, HistoryEntryView } from '@shared/ipc/contract';
+import { parseJsonExact } from '@shared/json';
+import type { AppCore } from '@main/app/core';
+import type { AppEvent } from '@main/app/event-hub';
 import { DemoService } from '../../src/main/demo';
 import { demosOfBothFlavours } from '../support/both-flavours';
 import { demoCoreInTemp, failure, ok, type DemoCore } from '../support/demo-core';

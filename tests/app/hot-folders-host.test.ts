@@ -1,9 +1,9 @@
 // The hot-folder host's views: a running job's share done, and the per-key event throttle. (Which
 // jobs skip the library is decided by the job journal's origin: tests/app/output-route.test.ts.)
 import { expect, it } from 'vitest';
-import { LatestWins } from '../../src/main/app/hot-folder-throttle';
-import { jobProgress } from '../../src/main/app/hot-folder-views';
-import type { JobSnapshot } from '../../src/main/jobs/types';
+import { LatestWins } from '@main/app/hot-folder-throttle';
+import { jobProgress } from '@main/app/hot-folder-views';
+import type { JobSnapshot } from '@main/jobs/types';
 import { until } from '../watch/helpers';
 
 it('reports a running job\'s overall share done: finished nodes plus the current node\'s steps', () => {

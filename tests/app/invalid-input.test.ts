@@ -1,8 +1,8 @@
 // Every handler validates its input with the contract and answers `invalid_input` (as an
 // envelope, never a throw) when it does not fit; nothing reaches a handler unvalidated.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CallName } from '../../src/shared/ipc/contract';
-import { CALL_NAMES } from '../../src/shared/ipc/names';
+import type { CallName } from '@shared/ipc/contract';
+import { CALL_NAMES } from '@shared/ipc/names';
 import { tempCore, type TempCore } from './fakes';
 
 /** One wrong input per call; the Record type makes forgetting a call a compile error. */

@@ -1,8 +1,8 @@
 // The job.update gate: updates that change nothing on screen are dropped, progress-only changes are
 // spaced out (latest wins), anything else and a job's end go out at once, and nothing is left behind.
 import { describe, expect, it } from 'vitest';
-import type { JobSnapshotView } from '../../src/shared/ipc/contract';
-import { JobUpdateGate, type GateTimers } from '../../src/main/app/job-update-gate';
+import type { JobSnapshotView } from '@shared/ipc/contract';
+import { JobUpdateGate, type GateTimers } from '@main/app/job-update-gate';
 
 /** A clock the test moves by hand; timers fire when it passes their time. */
 class ManualTimers implements GateTimers {

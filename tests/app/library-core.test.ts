@@ -8,13 +8,13 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CallName, CallResult, EventPayload, IpcError } from '../../src/shared/ipc/contract';
-import { parseJsonExact } from '../../src/shared/json';
-import { createConnectFactory } from '../../src/main/app/connect';
-import { createAppCore, type AppCore } from '../../src/main/app/core';
-import type { MediaResponse } from '../../src/main/app/library-media-server';
-import { ConfSettingsStore } from '../../src/main/config/conf-settings';
-import { SessionSecretStore } from '../../src/main/config/secrets';
+import type { CallName, CallResult, EventPayload, IpcError } from '@shared/ipc/contract';
+import { parseJsonExact } from '@shared/json';
+import { createConnectFactory } from '@main/app/connect';
+import { createAppCore, type AppCore } from '@main/app/core';
+import type { MediaResponse } from '@main/app/library-media-server';
+import { ConfSettingsStore } from '@main/config/conf-settings';
+import { SessionSecretStore } from '@main/config/secrets';
 import { DemoService } from '../../src/main/demo';
 
 const IMAGE_WORKFLOW = `{

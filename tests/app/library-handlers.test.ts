@@ -6,18 +6,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { LibraryChangedView } from '../../src/shared/ipc/library-contract';
-import { createAppCore, type AppCore } from '../../src/main/app/core';
-import { AppFailure } from '../../src/main/app/errors';
-import { SessionSecretStore } from '../../src/main/config/secrets';
+import type { LibraryChangedView } from '@shared/ipc/library-contract';
+import { createAppCore, type AppCore } from '@main/app/core';
+import { AppFailure } from '@main/app/errors';
+import { SessionSecretStore } from '@main/config/secrets';
 import { idleConnect } from './fakes';
-import { parseByteRange } from '../../src/main/app/byte-range';
-import type { DesktopActions } from '../../src/main/app/desktop';
-import { forwardLibraryChanges } from '../../src/main/app/library-events';
-import { createLibraryHandlers } from '../../src/main/app/library-handlers';
-import { serveLibraryMedia } from '../../src/main/app/library-media-server';
-import { ConfSettingsStore } from '../../src/main/config/conf-settings';
-import { Store } from '../../src/main/store/store';
+import { parseByteRange } from '@main/app/byte-range';
+import type { DesktopActions } from '@main/app/desktop';
+import { forwardLibraryChanges } from '@main/app/library-events';
+import { createLibraryHandlers } from '@main/app/library-handlers';
+import { serveLibraryMedia } from '@main/app/library-media-server';
+import { ConfSettingsStore } from '@main/config/conf-settings';
+import { Store } from '@main/store/store';
 import { Library, type LibraryItem, type LibraryServer } from '../../src/main/library';
 import { QUICK_RETRY, quickClient } from '../library/support/helpers';
 import { startViewServer, type ViewServer } from '../library/support/view-server';
@@ -277,7 +277,7 @@ describe('Range headers', () => {
 
 describe('the CSP for library media', () => {
   it('lets images, video and audio come from the media scheme in Electron, and only from the page in the harness', async () => {
-    const { contentSecurityPolicy } = await import('../../src/main/app/csp');
+    const { contentSecurityPolicy } = await import('@main/app/csp');
     const electron = contentSecurityPolicy({ mediaSrc: 'flowdeck-media:' }).split('; ');
     expect(electron).toContain("img-src 'self' blob: data: flowdeck-media:");
     expect(electron).toContain("media-src 'self' blob: flowdeck-media:");

@@ -7,12 +7,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CallInput, CallName, CallResult, Envelope, JobSnapshotView, WorkflowParseView } from '../../src/shared/ipc/contract';
-import { parseJsonExact, stringifyJsonExact, type JsonObject } from '../../src/shared/json';
-import type { AppCore } from '../../src/main/app/core';
+import type { CallInput, CallName, CallResult, Envelope, JobSnapshotView, WorkflowParseView } from '@shared/ipc/contract';
+import { parseJsonExact, stringifyJsonExact, type JsonObject } from '@shared/json';
+import type { AppCore } from '@main/app/core';
 import { DemoService } from '../../src/main/demo';
-import { encodePng } from '../../src/main/demo/nodes/image-codec';
-import { readEmbeddedWorkflow } from '../../src/main/workflow/embedded-workflow';
+import { encodePng } from '@main/demo/nodes/image-codec';
+import { readEmbeddedWorkflow } from '@main/workflow/embedded-workflow';
 import { demoAppCore } from '../support/demo-core';
 
 const UI_FILE = resolve(import.meta.dirname, '../fixtures/ui-demo-sampler.json');

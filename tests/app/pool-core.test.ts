@@ -8,10 +8,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { poolStatusSchema, type EventName, type EventPayload, type HotFileView, type HotFolderView, type ProfileView } from '../../src/shared/ipc/contract';
-import type { AppCore } from '../../src/main/app/core';
+import { poolStatusSchema, type EventName, type EventPayload, type HotFileView, type HotFolderView, type ProfileView } from '@shared/ipc/contract';
+import type { AppCore } from '@main/app/core';
 import { DemoService } from '../../src/main/demo';
-import { Store } from '../../src/main/store/store';
+import { Store } from '@main/store/store';
 import { Library } from '../../src/main/library';
 import { invertWorkflow, makePng, totalSubmissions, until } from '../watch/helpers';
 import { failure, ok } from '../support/demo-core';

@@ -8,11 +8,11 @@ import { readdirSync, writeFileSync } from 'node:fs';
 
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { EventPayload, ProfileView } from '../../src/shared/ipc/contract';
-import type { AppCore } from '../../src/main/app/core';
+import type { EventPayload, ProfileView } from '@shared/ipc/contract';
+import type { AppCore } from '@main/app/core';
 
-import { Store } from '../../src/main/store/store';
-import { JobStore } from '../../src/main/jobs/job-store';
+import { Store } from '@main/store/store';
+import { JobStore } from '@main/jobs/job-store';
 import { Library } from '../../src/main/library';
 import { invertWorkflow, makePng, totalSubmissions, until } from '../watch/helpers';
 import { failure, ok } from '../support/demo-core';

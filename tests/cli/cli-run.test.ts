@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DemoService } from '../../src/main/demo';
-import { parseJsonExact } from '../../src/shared/json';
+import { parseJsonExact } from '@shared/json';
 import { CLI, runCli } from '../support/cli';
 
 const SEED_MAX = '18446744073709551615';

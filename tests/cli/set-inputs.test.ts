@@ -1,9 +1,9 @@
 // --set NODE.INPUT=VALUE: only a node's own inputs, never an object's prototype, and an input the
 // node's class lacks is named with the inputs it has.
 import { describe, expect, it } from 'vitest';
-import { parseAssignment, setInput, unknownInputProblem, WorkflowEditError } from '../../src/main/workflow/edit';
-import { parseNodeDefinitions } from '../../src/main/service/object-info';
-import type { Workflow } from '../../src/main/service/types';
+import { parseAssignment, setInput, unknownInputProblem, WorkflowEditError } from '@main/workflow/edit';
+import { parseNodeDefinitions } from '@main/service/object-info';
+import type { Workflow } from '@main/service/types';
 
 function workflow(): Workflow {
   return { '3': { class_type: 'KSampler', inputs: { seed: 1, steps: 20 } } };

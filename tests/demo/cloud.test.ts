@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { api, postJson, startDemo, submit, TestSocket, waitForHistory, type Frame } from './helpers';
 import { loopWorkflow } from './trace-nodes';
-import { classifyStatusWord } from '../../src/main/service/status-words';
+import { classifyStatusWord } from '@main/service/status-words';
 
 async function upgradeStatus(url: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {

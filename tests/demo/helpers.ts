@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import WebSocket from 'ws';
 import { DemoService, type DemoServiceOptions } from '../../src/main/demo';
-import type { RgbaImage } from '../../src/main/demo/node-api';
+import type { RgbaImage } from '@main/demo/node-api';
 import { encodePngImage, solidImage, traceNodes } from './trace-nodes';
 
 const cleanups: Array<() => Promise<void>> = [];

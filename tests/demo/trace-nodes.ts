@@ -3,8 +3,8 @@
 // server's answers can be compared with the real server's recordings, independently of the app's
 // own demo node library.
 import { PNG } from 'pngjs';
-import type { JsonObject } from '../../src/shared/json';
-import { NodeExecutionError, type DemoNode, type RgbaImage } from '../../src/main/demo/node-api';
+import type { JsonObject } from '@shared/json';
+import { NodeExecutionError, type DemoNode, type RgbaImage } from '@main/demo/node-api';
 
 function def(name: string, input: JsonObject, order: JsonObject, output: string[], outputNode: boolean, extra: JsonObject = {}): JsonObject {
   return {

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import jpeg from 'jpeg-js';
 import { describe, expect, it } from 'vitest';
 import type { DemoService } from '../../src/main/demo';
-import type { RgbaImage } from '../../src/main/demo/node-api';
+import type { RgbaImage } from '@main/demo/node-api';
 import { api, readTrace, startDemo, uploadFile, uploadPng } from './helpers';
 import { decodePngImage, encodePngImage, solidImage } from './trace-nodes';
 

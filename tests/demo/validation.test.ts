@@ -3,7 +3,7 @@
 // exactly; client-chosen prompt ids.
 import { describe, expect, it } from 'vitest';
 import { api, postJson, readTrace, startDemo, submit, uploadPng, waitForHistory } from './helpers';
-import type { DemoNode } from '../../src/main/demo/node-api';
+import type { DemoNode } from '@main/demo/node-api';
 import { loopWorkflow, SIMPLE_WORKFLOW, traceNodes } from './trace-nodes';
 
 interface Recorded {

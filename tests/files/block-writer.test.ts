@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { BLOCK_BYTES, BlockWriter, DIRECT_MIN_BYTES } from '../../src/main/files/block-writer';
+import { BLOCK_BYTES, BlockWriter, DIRECT_MIN_BYTES } from '@main/files/block-writer';
 
 let dirs: string[] = [];
 

@@ -19,7 +19,7 @@ vi.mock('node:fs/promises', async (importOriginal) => {
   };
 });
 
-const { syncDirectory } = await import('../../src/main/files/publish');
+const { syncDirectory } = await import('@main/files/publish');
 
 let dir = '';
 beforeEach(async () => {

@@ -6,8 +6,8 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync }
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkUploadFile, LocalFileError, uploadNameProblem } from '../../src/main/files/local-input';
-import { systemFolderReason } from '../../src/main/files/system-folders';
+import { checkUploadFile, LocalFileError, uploadNameProblem } from '@main/files/local-input';
+import { systemFolderReason } from '@main/files/system-folders';
 
 let work: string;
 

@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isOwnPartialName, partialPathFor, sweepStalePartials } from '../../src/main/files/partial-files';
+import { isOwnPartialName, partialPathFor, sweepStalePartials } from '@main/files/partial-files';
 
 let work: string;
 let deadPid: number;

@@ -4,9 +4,9 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { partialPathFor, publishFile, writeFileAtomically } from '../../src/main/files/publish';
-import { isOwnPartialName } from '../../src/main/files/partial-files';
-import { canReflink, reflinkCopy } from '../../src/main/files/reflink';
+import { partialPathFor, publishFile, writeFileAtomically } from '@main/files/publish';
+import { isOwnPartialName } from '@main/files/partial-files';
+import { canReflink, reflinkCopy } from '@main/files/reflink';
 
 let dir: string;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { explainError, toJobError } from '../../src/main/jobs/error-explanations';
+import { explainError, toJobError } from '@main/jobs/error-explanations';
 
 const CLOUD_TYPES = [
   'ValidationError',

@@ -1,7 +1,7 @@
 // Test doubles for the tracker: a manual clock, an EventStream the test drives, and a ServiceApi
 // whose status/history/queue answers the test sets. Not a test file itself (no .test.ts).
-import type { NodeDefinitions } from '../../src/main/service/object-info';
-import type { ConnectionState, DownloadResult, EventStream, JobHistory, ServiceApi } from '../../src/main/service/ports';
+import type { NodeDefinitions } from '@main/service/object-info';
+import type { ConnectionState, DownloadResult, EventStream, JobHistory, ServiceApi } from '@main/service/ports';
 import type {
   JobStatusReading,
   OutputFile,
@@ -11,11 +11,11 @@ import type {
   ServerProfile,
   SubmitResult,
   UploadResult,
-} from '../../src/main/service/types';
-import type { TrackerClock } from '../../src/main/jobs/tracker';
-import { capabilitiesFor, type ServerCapabilities, type ServerFeatures } from '../../src/main/service/capabilities';
-import type { JobDetail, JobPage } from '../../src/main/service/job-list';
-import type { CancelResult, StopOutcome } from '../../src/main/service/ports';
+} from '@main/service/types';
+import type { TrackerClock } from '@main/jobs/tracker';
+import { capabilitiesFor, type ServerCapabilities, type ServerFeatures } from '@main/service/capabilities';
+import type { JobDetail, JobPage } from '@main/service/job-list';
+import type { CancelResult, StopOutcome } from '@main/service/ports';
 
 /** Lets promise chains (and sqlite callbacks) run. */
 export async function flush(rounds = 5): Promise<void> {

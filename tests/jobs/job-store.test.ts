@@ -2,12 +2,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseJsonExact } from '../../src/shared/json';
-import { JobJournal } from '../../src/main/jobs/job-journal';
-import { JobState } from '../../src/main/jobs/job-state';
-import { JobStore } from '../../src/main/jobs/job-store';
-import { Store } from '../../src/main/store/store';
-import type { Workflow } from '../../src/main/service/types';
+import { parseJsonExact } from '@shared/json';
+import { JobJournal } from '@main/jobs/job-journal';
+import { JobState } from '@main/jobs/job-state';
+import { JobStore } from '@main/jobs/job-store';
+import { Store } from '@main/store/store';
+import type { Workflow } from '@main/service/types';
 
 let dir: string;
 let store: Store | null = null;
@@ -176,7 +176,7 @@ describe('JobStore origin', () => {
   it('keeps where each job was started, and reads rows journaled before as unknown', async () => {
     store = await Store.open(join(dir, 'old.db'));
     // A journal written before the origin column existed.
-    await store.migrate('jobs', (await import('../../src/main/jobs/job-store')).JOBS_MIGRATIONS.slice(0, 1));
+    await store.migrate('jobs', (await import('@main/jobs/job-store')).JOBS_MIGRATIONS.slice(0, 1));
     await store.run(
       `INSERT INTO jobs (prompt_id, server_kind, base_url, phase, created_at, updated_at) VALUES ('old', 'local', 'http://x', 'succeeded', 1, 1)`,
     );

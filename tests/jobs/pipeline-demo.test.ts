@@ -4,16 +4,16 @@
 // and the one verdict on a doubtful job (ended, in flight, unknown, unreachable).
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { JobStore } from '../../src/main/jobs/job-store';
-import { askServer, type Verdict } from '../../src/main/jobs/server-verdict';
-import { Store } from '../../src/main/store/store';
-import { submitJob } from '../../src/main/jobs/submit-job';
-import { JobTracker } from '../../src/main/jobs/tracker';
-import { WorkflowRejectedError } from '../../src/main/service/errors';
-import { ServiceClient } from '../../src/main/service/client';
-import { EventsSocket } from '../../src/main/service/events-socket';
-import type { ServiceApi } from '../../src/main/service/ports';
-import type { ServerProfile, Workflow } from '../../src/main/service/types';
+import { JobStore } from '@main/jobs/job-store';
+import { askServer, type Verdict } from '@main/jobs/server-verdict';
+import { Store } from '@main/store/store';
+import { submitJob } from '@main/jobs/submit-job';
+import { JobTracker } from '@main/jobs/tracker';
+import { WorkflowRejectedError } from '@main/service/errors';
+import { ServiceClient } from '@main/service/client';
+import { EventsSocket } from '@main/service/events-socket';
+import type { ServiceApi } from '@main/service/ports';
+import type { ServerProfile, Workflow } from '@main/service/types';
 import { closedPort } from '../support/closed-port';
 import { demosOfBothFlavours } from '../support/both-flavours';
 

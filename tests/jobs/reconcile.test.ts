@@ -1,12 +1,12 @@
 // Restart reconciliation: the journal says some jobs were in flight when the app stopped; the
 // tracker asks the server about each one and settles it. Real SQLite (in memory), fake server.
 import { afterEach, describe, expect, it } from 'vitest';
-import { JobStore, type NewJob } from '../../src/main/jobs/job-store';
-import { Store } from '../../src/main/store/store';
-import { JobTracker } from '../../src/main/jobs/tracker';
-import { discoveredEntry, heldUnconfirmedSends, WatchJournal, type EntryRecord } from '../../src/main/watch/journal';
-import { ServiceError } from '../../src/main/service/errors';
-import type { ServerKind } from '../../src/main/service/types';
+import { JobStore, type NewJob } from '@main/jobs/job-store';
+import { Store } from '@main/store/store';
+import { JobTracker } from '@main/jobs/tracker';
+import { discoveredEntry, heldUnconfirmedSends, WatchJournal, type EntryRecord } from '@main/watch/journal';
+import { ServiceError } from '@main/service/errors';
+import type { ServerKind } from '@main/service/types';
 import { FakeApi, FakeClock, FakeEvents, file, reading } from './fakes';
 
 const stores: Store[] = [];

@@ -5,8 +5,8 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { JobStore } from '../../src/main/jobs/job-store';
-import { Store } from '../../src/main/store/store';
+import { JobStore } from '@main/jobs/job-store';
+import { Store } from '@main/store/store';
 
 let dir: string;
 

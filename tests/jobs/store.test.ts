@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Store, StoreError } from '../../src/main/store/store';
+import { Store, StoreError } from '@main/store/store';
 
 let dir: string;
 const opened: Store[] = [];

@@ -3,12 +3,12 @@
 // (The CLI tests cover the whole `flowdeck run`; these stay on what the tracker does.)
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { JobStore } from '../../src/main/jobs/job-store';
-import { Store } from '../../src/main/store/store';
-import { JobTracker } from '../../src/main/jobs/tracker';
-import { ServiceClient } from '../../src/main/service/client';
-import { EventsSocket } from '../../src/main/service/events-socket';
-import type { ServerProfile, Workflow } from '../../src/main/service/types';
+import { JobStore } from '@main/jobs/job-store';
+import { Store } from '@main/store/store';
+import { JobTracker } from '@main/jobs/tracker';
+import { ServiceClient } from '@main/service/client';
+import { EventsSocket } from '@main/service/events-socket';
+import type { ServerProfile, Workflow } from '@main/service/types';
 import { demosOfBothFlavours } from '../support/both-flavours';
 
 function samplerWorkflow(extra: Record<string, number> = {}): Workflow {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { JobTimeoutError, JobTracker, type JobTrackerDeps } from '../../src/main/jobs/tracker';
-import type { JobSnapshot } from '../../src/main/jobs/types';
-import type { ServerEvent, Workflow } from '../../src/main/service/types';
+import { JobTimeoutError, JobTracker, type JobTrackerDeps } from '@main/jobs/tracker';
+import type { JobSnapshot } from '@main/jobs/types';
+import type { ServerEvent, Workflow } from '@main/service/types';
 import { FakeApi, FakeClock, FakeEvents, deferred, file, flush, reading } from './fakes';
 
 const P = 'aaaaaaaa-0000-4000-8000-000000000001';

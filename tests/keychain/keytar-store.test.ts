@@ -1,7 +1,7 @@
 // The keychain store against a real Secret Service (gnome-keyring under a private D-Bus session).
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { KeytarSecretStore } from '../../src/main/config/secrets';
+import { KeytarSecretStore } from '@main/config/secrets';
 
 describe('KeytarSecretStore with a real keyring', () => {
   it('has a D-Bus session (run through scripts/with-keyring.sh)', () => {

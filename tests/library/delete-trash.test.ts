@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Store } from '../../src/main/store/store';
+import { Store } from '@main/store/store';
 import { Library, type LibraryChange, type LibraryServer, type TrashFunction } from '../../src/main/library';
 import { filesUnder, QUICK_RETRY, quickClient } from './support/helpers';
 import { startViewServer, type ViewServer } from './support/view-server';

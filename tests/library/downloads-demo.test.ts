@@ -8,14 +8,14 @@ import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DemoService } from '../../src/main/demo';
-import { sineWav } from '../../src/main/demo/nodes/wav';
-import { JobStore } from '../../src/main/jobs/job-store';
-import { Store } from '../../src/main/store/store';
-import { JobTracker } from '../../src/main/jobs/tracker';
+import { sineWav } from '@main/demo/nodes/wav';
+import { JobStore } from '@main/jobs/job-store';
+import { Store } from '@main/store/store';
+import { JobTracker } from '@main/jobs/tracker';
 import { Library, type LibraryChange, type LibraryItem, type LibraryServer } from '../../src/main/library';
-import { EventsSocket } from '../../src/main/service/events-socket';
-import type { ServiceClient } from '../../src/main/service/client';
-import type { OutputFile, Workflow } from '../../src/main/service/types';
+import { EventsSocket } from '@main/service/events-socket';
+import type { ServiceClient } from '@main/service/client';
+import type { OutputFile, Workflow } from '@main/service/types';
 import { dateFolder, filesUnder, QUICK_RETRY, quickClient } from './support/helpers';
 
 const services = {

@@ -5,11 +5,11 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Store } from '../../src/main/store/store';
+import { Store } from '@main/store/store';
 import { Library, type DownloadSource, type LibraryItem, type LibraryServer } from '../../src/main/library';
-import { ServiceClient } from '../../src/main/service/client';
-import { DEFAULT_LIMITS } from '../../src/main/service/limits';
-import type { OutputFile } from '../../src/main/service/types';
+import { ServiceClient } from '@main/service/client';
+import { DEFAULT_LIMITS } from '@main/service/limits';
+import type { OutputFile } from '@main/service/types';
 import { dateFolder, filesUnder, QUICK_RETRY, quickClient } from './support/helpers';
 import { startViewServer, type ViewServer } from './support/view-server';
 

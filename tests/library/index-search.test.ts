@@ -5,10 +5,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Store } from '../../src/main/store/store';
-import { LibraryIndex, type NewItemRow } from '../../src/main/library/library-index';
+import { Store } from '@main/store/store';
+import { LibraryIndex, type NewItemRow } from '@main/library/library-index';
 import { LIBRARY_MIGRATIONS, Library, ftsQuery, type LibraryChange, type LibraryServer } from '../../src/main/library';
-import type { OutputFile, Workflow } from '../../src/main/service/types';
+import type { OutputFile, Workflow } from '@main/service/types';
 
 const SERVER: LibraryServer = { profileId: 'p-local', kind: 'local', baseUrl: 'http://127.0.0.1:8188/' };
 const CLOUD: LibraryServer = { profileId: 'p-cloud', kind: 'cloud', baseUrl: 'https://cloud.example' };

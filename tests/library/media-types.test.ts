@@ -1,7 +1,7 @@
 // The one extension <-> MIME table (src/shared/media-types.ts) and the library file names built on it.
 import { expect, it } from 'vitest';
-import { libraryFileName } from '../../src/main/library/publish-staged';
-import { UNKNOWN_MIME, extensionForMime, extensionOf, mimeForFileName } from '../../src/shared/media-types';
+import { libraryFileName } from '@main/library/publish-staged';
+import { UNKNOWN_MIME, extensionForMime, extensionOf, mimeForFileName } from '@shared/media-types';
 
 it('names the type of a file from its extension, in any case, and nothing for an unknown one', () => {
   expect(mimeForFileName('a.PNG')).toBe('image/png');

@@ -5,8 +5,8 @@ import { resolve } from 'node:path';
 import jpeg from 'jpeg-js';
 import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
-import { sineWav } from '../../src/main/demo/nodes/wav';
-import { guessKind, probeMedia } from '../../src/main/library/media-info';
+import { sineWav } from '@main/demo/nodes/wav';
+import { guessKind, probeMedia } from '@main/library/media-info';
 
 function png(width: number, height: number): Buffer {
   return PNG.sync.write(new PNG({ width, height }));

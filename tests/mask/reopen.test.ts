@@ -4,7 +4,7 @@
 import { encode as fastPngEncode } from 'fast-png';
 import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
-import { composeMask, decodeImage, encodePng } from '../../src/main/images/mask-compose';
+import { composeMask, decodeImage, encodePng } from '@main/images/mask-compose';
 import { MaskModel } from '../../src/renderer/src/lib/mask/model';
 import {
   coverageFromAlpha,

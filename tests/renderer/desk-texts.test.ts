@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { deleteMessage } from '../../src/renderer/src/lib/library/delete-message';
 import { healthOf } from '../../src/renderer/src/lib/ui/connection-health';
 import { meanProgress, windowTitle } from '../../src/renderer/src/lib/ui/title';
-import type { ConnectionProblem } from '../../src/shared/ipc/contract';
+import type { ConnectionProblem } from '@shared/ipc/contract';
 
 describe('window title', () => {
   it('carries running jobs and their progress, else pending ones, else only the name', () => {

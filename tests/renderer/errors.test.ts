@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { Api, CallError } from '../../src/renderer/src/lib/api';
 import { routeError } from '../../src/renderer/src/lib/errors';
 import { interpretParse, OpenDocument } from '../../src/renderer/src/lib/stores/workflow.svelte';
-import type { FlowdeckApi } from '../../src/shared/ipc/contract';
+import type { FlowdeckApi } from '@shared/ipc/contract';
 
 describe('routeError', () => {
   it('sends a rejected key to the key field with the message', () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { parseJsonExact, stringifyJsonExact, type JsonObject } from '../../src/shared/json';
+import { parseJsonExact, stringifyJsonExact, type JsonObject } from '@shared/json';
 import { buildForm } from '../../src/renderer/src/lib/workflow/form-model';
 import { applyDrafts, checkDraft, fieldKey, initialDraft, type Draft } from '../../src/renderer/src/lib/workflow/drafts';
 import { fieldSpecOf } from '../../src/renderer/src/lib/workflow/input-spec';
-import type { NodeClassView, NodeInputView } from '../../src/shared/ipc/contract';
+import type { NodeClassView, NodeInputView } from '@shared/ipc/contract';
 import { randomBigIntInRange } from '../../src/renderer/src/lib/workflow/exact';
 
 function nodeClass(name: string, displayName: string, inputs: NodeInputView[]): NodeClassView {

@@ -1,8 +1,8 @@
 // The hot folders view's plain-data parts: merging file rows from listings and events, the error
 // column, the status words, and the add/edit form's checks and save input.
 import { describe, expect, it } from 'vitest';
-import type { HotFileView, HotFolderView } from '../../src/shared/ipc/hot-folders-contract';
-import { hotFolderSaveSchema } from '../../src/shared/ipc/hot-folders-contract';
+import type { HotFileView, HotFolderView } from '@shared/ipc/hot-folders-contract';
+import { hotFolderSaveSchema } from '@shared/ipc/hot-folders-contract';
 import { baseName, describeFileProblem, isActive, mergeFileRow, sortedFileRows } from '../../src/renderer/src/lib/hotfolders/file-rows';
 import { drainedText, pauseText, removeQuestion } from '../../src/renderer/src/lib/hotfolders/folder-text';
 import { DEFAULT_OUTPUT_NAME, draftOf, newDraft, problemsFromIssues, standingProblems, toSaveInput } from '../../src/renderer/src/lib/hotfolders/folder-form';

@@ -3,8 +3,8 @@
 // first words and the seed, repeated runs as one group with the running one first, durations
 // that say waiting and running apart, and overall progress that moves with the running node's steps.
 import { describe, expect, it } from 'vitest';
-import type { JobSnapshotView } from '../../src/shared/ipc/contract';
-import { parseJsonExact, type JsonObject } from '../../src/shared/json';
+import type { JobSnapshotView } from '@shared/ipc/contract';
+import { parseJsonExact, type JsonObject } from '@shared/json';
 import { groupSummary, jobEntries } from '../../src/renderer/src/lib/jobs/job-groups';
 import { firstWords, jobName, jobParams } from '../../src/renderer/src/lib/jobs/job-params';
 import { overallProgress, waitAndRun } from '../../src/renderer/src/lib/jobs/job-words';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LibraryItemView } from '../../src/shared/ipc/library-contract';
+import type { LibraryItemView } from '@shared/ipc/library-contract';
 import { dateRangeProblem, matchesFilter, NO_FILTERS, startOfLocalDay, toListFilter } from '../../src/renderer/src/lib/library/filters';
 
 function item(overrides: Partial<LibraryItemView> = {}): LibraryItemView {

@@ -2,7 +2,7 @@
 // (newest first, filtered by type, paged by offset), with fetches that can be held back to
 // reproduce events arriving while a page is on its way.
 import { describe, expect, it } from 'vitest';
-import type { LibraryFilterView, LibraryItemView } from '../../src/shared/ipc/library-contract';
+import type { LibraryFilterView, LibraryItemView } from '@shared/ipc/library-contract';
 import { LibraryResults } from '../../src/renderer/src/lib/library/results';
 
 function item(id: number, overrides: Partial<LibraryItemView> = {}): LibraryItemView {

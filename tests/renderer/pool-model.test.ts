@@ -1,7 +1,7 @@
 // The pool as the renderer edits and shows it: adding a profile once, moving within bounds,
 // concurrency checks, what changed, and the status line's words.
 import { describe, expect, it } from 'vitest';
-import type { PoolStatusView, ProfileView } from '../../src/shared/ipc/contract';
+import type { PoolStatusView, ProfileView } from '@shared/ipc/contract';
 import { addToPool, addableProfiles, concurrencyProblem, draftOfPool, movePoolEntry, poolChanged, removeFromPool } from '../../src/renderer/src/lib/pool/pool-draft';
 import { poolStatusLine } from '../../src/renderer/src/lib/pool/pool-status';
 

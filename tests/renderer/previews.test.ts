@@ -2,7 +2,7 @@
 // releases main's next frame), a frame counts as painted when the visible image loaded it, the
 // URLs before it are revoked then, and nothing is left behind.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { PreviewView } from '../../src/shared/ipc/contract';
+import type { PreviewView } from '@shared/ipc/contract';
 import { PreviewStore } from '../../src/renderer/src/lib/stores/previews.svelte';
 
 const live = new Set<string>();

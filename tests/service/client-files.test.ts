@@ -6,8 +6,8 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ServiceClient } from '../../src/main/service/client';
-import type { ServerKind } from '../../src/main/service/types';
+import { ServiceClient } from '@main/service/client';
+import type { ServerKind } from '@main/service/types';
 import { TestServer, type Seen } from './support/http-server';
 
 const KEY = 'sk-files-KEY-42';

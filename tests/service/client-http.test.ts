@@ -3,10 +3,10 @@
 // 429, a plain submit), where the key goes, how a submit with a client-chosen prompt_id recovers
 // from a lost answer, and how answers of both server kinds are read.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { submitJob } from '../../src/main/jobs/submit-job';
-import { ServiceClient } from '../../src/main/service/client';
-import { ServiceError, WorkflowRejectedError } from '../../src/main/service/errors';
-import type { ServerKind } from '../../src/main/service/types';
+import { submitJob } from '@main/jobs/submit-job';
+import { ServiceClient } from '@main/service/client';
+import { ServiceError, WorkflowRejectedError } from '@main/service/errors';
+import type { ServerKind } from '@main/service/types';
 import { hangUp, TestServer } from './support/http-server';
 
 const KEY = 'sk-test-KEY-0123456789';

@@ -8,11 +8,11 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DemoService } from '../../src/main/demo';
-import { capabilitiesFor, uploadedInputValue } from '../../src/main/service/capabilities';
-import { uploadLimitProblem, CLOUD_UPLOAD_LIMITS } from '../../src/main/images/upload-limits';
-import { ServiceClient } from '../../src/main/service/client';
-import { ServiceError } from '../../src/main/service/errors';
-import type { ServerKind } from '../../src/main/service/types';
+import { capabilitiesFor, uploadedInputValue } from '@main/service/capabilities';
+import { uploadLimitProblem, CLOUD_UPLOAD_LIMITS } from '@main/images/upload-limits';
+import { ServiceClient } from '@main/service/client';
+import { ServiceError } from '@main/service/errors';
+import type { ServerKind } from '@main/service/types';
 import { pairFor, samplerWorkflow, type Pair } from './support/demo-jobs';
 
 /** A PNG signature and IHDR claiming `width` x `height` (enough for a header check). */

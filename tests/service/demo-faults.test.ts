@@ -3,9 +3,9 @@
 // malformed binary frames counted and survived.
 import { afterEach, describe, expect, it } from 'vitest';
 import { DemoService } from '../../src/main/demo';
-import { ServiceClient } from '../../src/main/service/client';
-import { EventsSocket } from '../../src/main/service/events-socket';
-import type { ConnectionState, ServerKind } from '../../src/main/service/types';
+import { ServiceClient } from '@main/service/client';
+import { EventsSocket } from '@main/service/events-socket';
+import type { ConnectionState, ServerKind } from '@main/service/types';
 import { pairFor, samplerWorkflow, terminalEvent, waitFor, type Pair } from './support/demo-jobs';
 
 const demos: DemoService[] = [];

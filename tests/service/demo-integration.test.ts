@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DemoService } from '../../src/main/demo';
-import { WorkflowRejectedError } from '../../src/main/service/errors';
-import { collectNodeOutputs } from '../../src/main/service/outputs';
-import type { OutputFile, ServerKind } from '../../src/main/service/types';
+import { WorkflowRejectedError } from '@main/service/errors';
+import { collectNodeOutputs } from '@main/service/outputs';
+import type { OutputFile, ServerKind } from '@main/service/types';
 import { pairFor, samplerWorkflow, terminalEvent, waitFor, type Pair } from './support/demo-jobs';
 
 const RESOURCES = path.resolve(__dirname, '../../resources/demo');
@@ -86,7 +86,7 @@ describe.each(['cloud', 'local'] as ServerKind[])('against the %s demo service',
     // Expire the URLs handed out so far at the moment the client goes to the storage host.
     let expired = false;
     const storage = kind === 'cloud' ? new URL(demo.storageUrl).origin : null;
-    const { ServiceClient } = await import('../../src/main/service/client');
+    const { ServiceClient } = await import('@main/service/client');
     const client = new ServiceClient(
       { kind, baseUrl: demo.url },
       {

@@ -5,8 +5,8 @@ import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { EventsSocket, type EventsSocketOptions } from '../../src/main/service/events-socket';
-import type { ConnectionState, ServerEvent, ServerKind } from '../../src/main/service/types';
+import { EventsSocket, type EventsSocketOptions } from '@main/service/events-socket';
+import type { ConnectionState, ServerEvent, ServerKind } from '@main/service/types';
 
 const KEY = 'sk-socket-KEY/+= 9';
 

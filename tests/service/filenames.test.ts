@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { safeBaseName } from '../../src/main/service/filenames';
+import { safeBaseName } from '@main/service/filenames';
 
 describe('safeBaseName', () => {
   it('keeps ordinary names', () => {

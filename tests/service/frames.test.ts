@@ -2,7 +2,7 @@
 // heads recorded from a local server (traces/previews.json), rebuilt into whole frames.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { decodeBinaryFrame, isDroppedFrame, sniffImageMime } from '../../src/main/service/frames';
+import { decodeBinaryFrame, isDroppedFrame, sniffImageMime } from '@main/service/frames';
 
 const JPEG = Uint8Array.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46]);
 const PNG = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);

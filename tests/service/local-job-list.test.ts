@@ -4,10 +4,10 @@
 // at MAX_LOCAL_HISTORY_DEPTH says so. Against the local demo, every request the client sends recorded.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DemoService } from '../../src/main/demo';
-import { ServiceClient } from '../../src/main/service/client';
-import { localHistoryDepth, localJobPage, MAX_LOCAL_HISTORY_DEPTH } from '../../src/main/service/job-list';
-import type { Workflow } from '../../src/main/service/types';
-import { parseJsonExact } from '../../src/shared/json';
+import { ServiceClient } from '@main/service/client';
+import { localHistoryDepth, localJobPage, MAX_LOCAL_HISTORY_DEPTH } from '@main/service/job-list';
+import type { Workflow } from '@main/service/types';
+import { parseJsonExact } from '@shared/json';
 
 const MAX_SEED = '18446744073709551615';
 

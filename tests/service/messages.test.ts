@@ -2,7 +2,7 @@
 // is accepted; malformed frames are rejected with a counted reason, never thrown.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { MessageDecoder, parseServerMessage } from '../../src/main/service/messages';
+import { MessageDecoder, parseServerMessage } from '@main/service/messages';
 
 const TRACES = new URL('../demo/traces', import.meta.url).pathname;
 

@@ -2,8 +2,8 @@
 // exact numbers so that the seed's INT max 2^64-1 survives.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { isJsonObject, parseJsonExact, stringifyJsonExact, type JsonObject } from '../../src/shared/json';
-import { parseNodeDefinitions, parseNodeDefinitionsReport, type InputSpec } from '../../src/main/service/object-info';
+import { isJsonObject, parseJsonExact, stringifyJsonExact, type JsonObject } from '@shared/json';
+import { parseNodeDefinitions, parseNodeDefinitionsReport, type InputSpec } from '@main/service/object-info';
 
 const traceText = readFileSync(new URL('../demo/traces/object_info.json', import.meta.url), 'utf8');
 

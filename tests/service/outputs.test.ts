@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { collectHistoryOutputs, collectNodeOutputs } from '../../src/main/service/outputs';
+import { collectHistoryOutputs, collectNodeOutputs } from '@main/service/outputs';
 
 describe('collectNodeOutputs', () => {
   it('takes file arrays under any key: images, video, videos, audio, gifs, 3d and custom ones', () => {

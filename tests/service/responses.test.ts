@@ -3,7 +3,7 @@
 // entries of both shapes yield ids only; history entries give outputs, errors and phases.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ServiceError, WorkflowRejectedError } from '../../src/main/service/errors';
+import { ServiceError, WorkflowRejectedError } from '@main/service/errors';
 import {
   historyEntryFor,
   isDuplicatePromptId,
@@ -13,7 +13,7 @@ import {
   parseSubmitAnswer,
   parseUploadAnswer,
   rejectionFromBody,
-} from '../../src/main/service/responses';
+} from '@main/service/responses';
 
 const TRACES = new URL('../demo/traces', import.meta.url).pathname;
 const invalid = JSON.parse(readFileSync(`${TRACES}/invalid_prompts.json`, 'utf8')) as Record<string, { status: number; json?: unknown; text?: string }>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyStatusWord, isTerminalPhase, KNOWN_STATUS_WORDS } from '../../src/main/service/status-words';
+import { classifyStatusWord, isTerminalPhase, KNOWN_STATUS_WORDS } from '@main/service/status-words';
 
 // Every word of PROTOCOL.md "Job status vocabulary", with the phase it must map to.
 // /api/job/{id}/status's raw states and /api/jobs' plain words are in the last section ("The

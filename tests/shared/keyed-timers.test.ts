@@ -1,7 +1,7 @@
 // The keyed timer queue hot folders and the library schedule with: one pending task per key,
 // replaced, cancelled by key or all at once.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { KeyedTimers } from '../../src/shared/keyed-timers';
+import { KeyedTimers } from '@shared/keyed-timers';
 
 describe('KeyedTimers', () => {
   beforeEach(() => vi.useFakeTimers());

@@ -3,8 +3,8 @@
 // measures the client, not the demo generating the bytes. Used by tests/cli/cli-killed-tee.test.ts
 // and bench/support/demo-child.ts.
 import { DemoService, type DemoFlavour, type DemoServiceOptions } from '../../src/main/demo';
-import { DataDirs } from '../../src/main/demo/files';
-import { createNodeLibrary } from '../../src/main/demo/nodes';
+import { DataDirs } from '@main/demo/files';
+import { createNodeLibrary } from '@main/demo/nodes';
 
 export const BIG_OUTPUT_CLASS = 'BigOutput';
 

@@ -4,13 +4,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CallInput, CallName, CallResult, IpcError } from '../../src/shared/ipc/contract';
-import { createConnectFactory } from '../../src/main/app/connect';
-import { createAppCore, type AppCore, type AppCoreDeps } from '../../src/main/app/core';
-import { createDemoStarter } from '../../src/main/app/demo';
-import type { AppEvent } from '../../src/main/app/event-hub';
-import { ConfSettingsStore } from '../../src/main/config/conf-settings';
-import { SessionSecretStore } from '../../src/main/config/secrets';
+import type { CallInput, CallName, CallResult, IpcError } from '@shared/ipc/contract';
+import { createConnectFactory } from '@main/app/connect';
+import { createAppCore, type AppCore, type AppCoreDeps } from '@main/app/core';
+import { createDemoStarter } from '@main/app/demo';
+import type { AppEvent } from '@main/app/event-hub';
+import { ConfSettingsStore } from '@main/config/conf-settings';
+import { SessionSecretStore } from '@main/config/secrets';
 
 export function demoAppCore(dataDir: string, overrides: Partial<AppCoreDeps> = {}): AppCore {
   return createAppCore({

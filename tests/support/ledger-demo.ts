@@ -10,11 +10,11 @@
 // Used by bench/support/demo-child.ts (bench/pool.ts) and, through it, tests/pool.
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { DemoService, type DemoFlavour, type DemoServiceOptions } from '../../src/main/demo';
-import type { DemoNode } from '../../src/main/demo/node-api';
-import { DataDirs } from '../../src/main/demo/files';
-import { createNodeLibrary } from '../../src/main/demo/nodes';
-import { buildDefinition, readNodeInputs } from '../../src/main/demo/nodes/define';
-import { imageInput, intInput } from '../../src/main/demo/nodes/input-specs';
+import type { DemoNode } from '@main/demo/node-api';
+import { DataDirs } from '@main/demo/files';
+import { createNodeLibrary } from '@main/demo/nodes';
+import { buildDefinition, readNodeInputs } from '@main/demo/nodes/define';
+import { imageInput, intInput } from '@main/demo/nodes/input-specs';
 
 export const FIXED_DELAY_CLASS = 'FixedDelay';
 

@@ -4,9 +4,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
-import type { AppCore } from '../../src/main/app/core';
+import type { AppCore } from '@main/app/core';
 import { DemoService } from '../../src/main/demo';
-import type { EventName, EventPayload } from '../../src/shared/ipc/contract';
+import type { EventName, EventPayload } from '@shared/ipc/contract';
 import { demoAppCore } from './demo-core';
 
 export interface PoolApp {

@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DemoService } from '../../src/main/demo';
 import { startDemo } from './support';
-import { encodePng } from '../../src/main/images/mask-compose';
-import { JobStore } from '../../src/main/jobs/job-store';
-import { Store } from '../../src/main/store/store';
+import { encodePng } from '@main/images/mask-compose';
+import { JobStore } from '@main/jobs/job-store';
+import { Store } from '@main/store/store';
 import { CLI, runCli } from '../support/cli';
 
 let work: string;

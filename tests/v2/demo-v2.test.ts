@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import type { DemoService } from '../../src/main/demo';
 import { startDemo } from './support';
-import { blake3OfBytes } from '../../src/main/service/v2/blake3';
-import { encodePng } from '../../src/main/images/mask-compose';
+import { blake3OfBytes } from '@main/service/v2/blake3';
+import { encodePng } from '@main/images/mask-compose';
 
 const surfaces = {
   cloud: () => startDemo({ flavour: 'cloud', v2: 'beside' }),

@@ -7,9 +7,9 @@ import type { ServerResponse } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ServiceError } from '../../src/main/service/errors';
-import { V2Client } from '../../src/main/service/v2/client';
-import { readSse } from '../../src/main/service/v2/sse';
+import { ServiceError } from '@main/service/errors';
+import { V2Client } from '@main/service/v2/client';
+import { readSse } from '@main/service/v2/sse';
 import { startHostileServer, type HostileServer } from '../support/hostile-server';
 
 const servers: HostileServer[] = [];

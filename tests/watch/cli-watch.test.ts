@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DemoService } from '../../src/main/demo';
-import { Store } from '../../src/main/store/store';
+import { Store } from '@main/store/store';
 import { Library } from '../../src/main/library';
 import { CLI, runCli } from '../support/cli';
-import { withTextChunks } from '../../src/main/demo/nodes/png-text';
+import { withTextChunks } from '@main/demo/nodes/png-text';
 import { graph, node } from '../workflow/ui-fixtures';
 import { invertWorkflow, makePng, until } from './helpers';
 

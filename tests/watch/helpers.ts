@@ -5,13 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import { type DemoService } from '../../src/main/demo';
-import { Store } from '../../src/main/store/store';
-import { JobTracker } from '../../src/main/jobs/tracker';
-import { ServiceClient } from '../../src/main/service/client';
-import { EventsSocket } from '../../src/main/service/events-socket';
-import type { ServerProfile, Workflow } from '../../src/main/service/types';
+import { Store } from '@main/store/store';
+import { JobTracker } from '@main/jobs/tracker';
+import { ServiceClient } from '@main/service/client';
+import { EventsSocket } from '@main/service/events-socket';
+import type { ServerProfile, Workflow } from '@main/service/types';
 import { HotFolderService, trackerFollower, type FinishedOutput, type HotFolderEvent, type HotFolderInput, type OutputSink } from '../../src/main/watch';
-import { discoveredEntry, type EntryRecord } from '../../src/main/watch/journal';
+import { discoveredEntry, type EntryRecord } from '@main/watch/journal';
 
 /** A PNG whose pixels depend on `seed`, so different seeds give different content. */
 export function makePng(seed: number, width = 8, height = 6): Buffer {

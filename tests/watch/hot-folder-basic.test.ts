@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DemoService } from '../../src/main/demo';
-import { parseJsonExact } from '../../src/shared/json';
+import { parseJsonExact } from '@shared/json';
 import { folderInput, invertWorkflow, makeMask, makePng, openHarness, totalSubmissions, until, type Harness } from './helpers';
 
 let demo: DemoService;

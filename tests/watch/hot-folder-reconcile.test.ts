@@ -8,11 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DemoService } from '../../src/main/demo';
-import { JobStore } from '../../src/main/jobs/job-store';
-import { Store } from '../../src/main/store/store';
-import { ServiceClient } from '../../src/main/service/client';
-import { stringifyJsonExact } from '../../src/shared/json';
-import { discoveredEntry, WatchJournal, type EntryRecord, type JournalState } from '../../src/main/watch/journal';
+import { JobStore } from '@main/jobs/job-store';
+import { Store } from '@main/store/store';
+import { ServiceClient } from '@main/service/client';
+import { stringifyJsonExact } from '@shared/json';
+import { discoveredEntry, WatchJournal, type EntryRecord, type JournalState } from '@main/watch/journal';
 import { folderInput, invertWorkflow, makePng, openHarness, until, type Harness } from './helpers';
 
 let demo: DemoService;

@@ -4,13 +4,13 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import { canReflink } from '../../src/main/files/reflink';
+import { canReflink } from '@main/files/reflink';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { Store } from '../../src/main/store/store';
+import { Store } from '@main/store/store';
 import { Library, type LibraryChange } from '../../src/main/library';
-import type { ImportFileRequest } from '../../src/main/library/import-file';
+import type { ImportFileRequest } from '@main/library/import-file';
 import { importRequestOf } from '../../src/main/watch';
 import type { FinishedOutput } from '../../src/main/watch';
 import { invertWorkflow, makePng } from './helpers';

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { acquireFolderLock, FolderLockedError } from '../../src/main/watch/lock';
+import { acquireFolderLock, FolderLockedError } from '@main/watch/lock';
 
 const RACER = join(import.meta.dirname, 'fixtures', 'lock-racer.ts');
 const ROUNDS = 300;

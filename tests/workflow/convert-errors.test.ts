@@ -1,7 +1,7 @@
 // Classes the server lacks, and graphs no server could run: clear errors naming the node.
 import { describe, expect, it } from 'vitest';
-import { convertUiWorkflow, UiConversionError } from '../../src/main/workflow/convert-ui';
-import type { JsonObject } from '../../src/shared/json';
+import { convertUiWorkflow, UiConversionError } from '@main/workflow/convert-ui';
+import type { JsonObject } from '@shared/json';
 import { definitions, graph, node, type LinkRow } from './ui-fixtures';
 
 const defs = definitions();

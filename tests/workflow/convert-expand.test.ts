@@ -1,8 +1,8 @@
 // Subgraphs (nested, promoted widgets) and legacy group nodes expand into inner nodes with
 // `PARENT:INNER` ids.
 import { describe, expect, it } from 'vitest';
-import { convertUiWorkflow, UiConversionError } from '../../src/main/workflow/convert-ui';
-import type { JsonObject, JsonValue } from '../../src/shared/json';
+import { convertUiWorkflow, UiConversionError } from '@main/workflow/convert-ui';
+import type { JsonObject, JsonValue } from '@shared/json';
 import { definitions, graph, graphV1, linkObjects, node } from './ui-fixtures';
 
 const defs = definitions();

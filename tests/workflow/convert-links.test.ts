@@ -1,7 +1,7 @@
 // Links past what the server never sees: Reroutes, PrimitiveNodes, notes, muted and bypassed nodes.
 import { describe, expect, it } from 'vitest';
-import { convertUiWorkflow } from '../../src/main/workflow/convert-ui';
-import type { JsonObject } from '../../src/shared/json';
+import { convertUiWorkflow } from '@main/workflow/convert-ui';
+import type { JsonObject } from '@shared/json';
 import { basicGraph, definitions, graph, graphV1, node } from './ui-fixtures';
 
 const defs = definitions();

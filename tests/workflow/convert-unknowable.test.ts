@@ -2,8 +2,8 @@
 // scene picture) is named in a warning while the rest of the node converts exactly, and a graph with
 // nothing to run converts to an empty prompt with the reason.
 import { describe, expect, it } from 'vitest';
-import { convertUiWorkflow } from '../../src/main/workflow/convert-ui';
-import type { JsonObject } from '../../src/shared/json';
+import { convertUiWorkflow } from '@main/workflow/convert-ui';
+import type { JsonObject } from '@shared/json';
 import { definitions, graph, node } from './ui-fixtures';
 
 /** A 3D loader as the server defines it: the model file, the viewer's picture, its size. */

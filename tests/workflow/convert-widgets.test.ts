@@ -1,8 +1,8 @@
 // Widget values -> input names, as the editor maps them.
 import { describe, expect, it } from 'vitest';
-import { convertUiWorkflow } from '../../src/main/workflow/convert-ui';
-import { expandDynamicPrompt } from '../../src/main/workflow/ui-convert/dynamic-prompts';
-import { parseJsonExact, stringifyJsonExact, type JsonObject } from '../../src/shared/json';
+import { convertUiWorkflow } from '@main/workflow/convert-ui';
+import { expandDynamicPrompt } from '@main/workflow/ui-convert/dynamic-prompts';
+import { parseJsonExact, stringifyJsonExact, type JsonObject } from '@shared/json';
 import { basicGraph, definitions, graph, node } from './ui-fixtures';
 
 const defs = definitions();

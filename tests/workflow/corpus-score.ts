@@ -4,8 +4,8 @@
 // older corpus test and the modern one.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseNodeDefinitions, type NodeDefinitions } from '../../src/main/service/object-info';
-import { isJsonObject, parseJsonExact, type JsonObject, type JsonValue } from '../../src/shared/json';
+import { parseNodeDefinitions, type NodeDefinitions } from '@main/service/object-info';
+import { isJsonObject, parseJsonExact, type JsonObject, type JsonValue } from '@shared/json';
 
 export interface Corpus {
   /** object_info as JSON (to list a class's inputs), and parsed (to convert with). */

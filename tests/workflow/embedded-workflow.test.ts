@@ -3,7 +3,7 @@
 import { deflateSync, crc32 } from 'node:zlib';
 import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
-import { EmbeddedWorkflowError, imageFormatOf, readEmbeddedWorkflow } from '../../src/main/workflow/embedded-workflow';
+import { EmbeddedWorkflowError, imageFormatOf, readEmbeddedWorkflow } from '@main/workflow/embedded-workflow';
 
 const PROMPT = '{"3":{"class_type":"KSampler","inputs":{"seed":18446744073709551615,"model":["4",0]}}}';
 const WORKFLOW = '{"nodes":[{"id":3,"type":"KSampler"}],"links":[],"version":0.4}';

@@ -7,8 +7,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { convertUiWorkflow, type UiConversion } from '../../src/main/workflow/convert-ui';
-import { parseJsonExact, type JsonObject } from '../../src/shared/json';
+import { convertUiWorkflow, type UiConversion } from '@main/workflow/convert-ui';
+import { parseJsonExact, type JsonObject } from '@shared/json';
 import { differences, readCorpus, readExpected, scoreable as isScoreable } from './corpus-score';
 
 // FLOWDECK_UI_CORPUS_MODERN points elsewhere (a checkout whose ../shared is not the corpus).

@@ -1,8 +1,8 @@
 // Small hand-written UI graphs and node definitions for the converter's unit tests, written from
 // the file formats (schema 0.4 link arrays, schema 1 link objects, subgraph definitions, legacy
 // group nodes), not copied from any corpus.
-import { parseNodeDefinitions, type NodeDefinitions } from '../../src/main/service/object-info';
-import type { JsonObject, JsonValue } from '../../src/shared/json';
+import { parseNodeDefinitions, type NodeDefinitions } from '@main/service/object-info';
+import type { JsonObject, JsonValue } from '@shared/json';
 
 const SEED_MAX = 18446744073709551615n;
 

@@ -1,9 +1,9 @@
 // The editor graph kept with a run's outputs carries the values that ran: each value edited in the
 // form is written back where the editor reads it, and the graph then converts to what ran.
 import { describe, expect, it } from 'vitest';
-import { convertUiWorkflow } from '../../src/main/workflow/convert-ui';
-import { editorGraphForRun, graphWithValuesThatRan } from '../../src/main/workflow/values-that-ran';
-import type { JsonObject } from '../../src/shared/json';
+import { convertUiWorkflow } from '@main/workflow/convert-ui';
+import { editorGraphForRun, graphWithValuesThatRan } from '@main/workflow/values-that-ran';
+import type { JsonObject } from '@shared/json';
 import { basicGraph, definitions, graph, linkObjects, node } from './ui-fixtures';
 
 const defs = definitions();

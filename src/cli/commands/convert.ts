@@ -3,16 +3,16 @@
 // profile) or of an object_info file. An API-format file or an image's `prompt` passes as is.
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { parseNodeDefinitionsReport, type NodeDefinitions } from '../../main/service/object-info';
-import { ServiceError } from '../../main/service/errors';
-import { writeFileAtomically } from '../../main/files/publish';
-import { stringifyJsonExact } from '../../shared/json';
+import { parseNodeDefinitionsReport, type NodeDefinitions } from '@main/service/object-info';
+import { ServiceError } from '@main/service/errors';
+import { writeFileAtomically } from '@main/files/publish';
+import { stringifyJsonExact } from '@shared/json';
 import { parseCommandArgs } from '../args';
 import { fetchNodeDefinitions, resolveServer, type CliEnvironment } from '../connection';
 import { ExitCode, UsageError } from '../errors';
 import { readWorkflowFile } from '../workflow-file';
 import type { CliIo } from './run';
-import type { WorkflowSource } from '../../main/workflow/workflow-reading';
+import type { WorkflowSource } from '@main/workflow/workflow-reading';
 
 export const CONVERT_USAGE = `flowdeck convert FILE [--server URL | --object-info FILE] [--local] [--json] [--out FILE]`;
 

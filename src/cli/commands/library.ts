@@ -1,6 +1,6 @@
 // flowdeck library list|search: the outputs library from the command line (the same index the app
 // shows). Read-only: it downloads nothing, so it needs no server and no key.
-import { stringifyJsonExact } from '../../shared/json';
+import { stringifyJsonExact } from '@shared/json';
 import { Library, MEDIA_KINDS, resolveLibraryDir, type LibraryItem, type ListFilter, type MediaKind } from '../../main/library';
 import { parseCommandArgs } from '../args';
 import { openCliStore } from '../open-store';

@@ -1,9 +1,9 @@
 // flowdeck login / logout: store or remove the API key in the OS keychain, one entry per server.
 import { createInterface } from 'node:readline';
-import { ServiceClient } from '../../main/service/client';
-import { ServiceError } from '../../main/service/errors';
-import { capabilitiesFor } from '../../main/service/capabilities';
-import { keyHint } from '../../main/config/secrets';
+import { ServiceClient } from '@main/service/client';
+import { ServiceError } from '@main/service/errors';
+import { capabilitiesFor } from '@main/service/capabilities';
+import { keyHint } from '@main/config/secrets';
 import { parseCommandArgs } from '../args';
 import { ensureProfile, resolveServer, type CliEnvironment } from '../connection';
 import { ExitCode, UsageError } from '../errors';

@@ -1,9 +1,9 @@
 // flowdeck queue / cancel / interrupt: the server's queue, as jobs you can act on.
-import { ServiceClient } from '../../main/service/client';
+import { ServiceClient } from '@main/service/client';
 import { parseCommandArgs } from '../args';
 import { lookupKey, missingKeyError, resolveServer, type CliEnvironment } from '../connection';
-import type { ServiceApi } from '../../main/service/ports';
-import { connectService } from '../../main/service/v2/connect';
+import type { ServiceApi } from '@main/service/ports';
+import { connectService } from '@main/service/v2/connect';
 import { ExitCode, UsageError } from '../errors';
 import type { CliIo } from './run';
 

@@ -4,11 +4,11 @@
 import { existsSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { extname, join } from 'node:path';
-import { partialPathFor, publishFile, syncDirectory } from '../../main/files/publish';
-import { outputKey } from '../../main/jobs/types';
+import { partialPathFor, publishFile, syncDirectory } from '@main/files/publish';
+import { outputKey } from '@main/jobs/types';
 import { copyOutOfLibrary, type LibraryItem } from '../../main/library';
-import type { ServiceApi } from '../../main/service/ports';
-import type { OutputFile, ServerProfile, Workflow } from '../../main/service/types';
+import type { ServiceApi } from '@main/service/ports';
+import type { OutputFile, ServerProfile, Workflow } from '@main/service/types';
 import type { CliSession } from '../session';
 
 export interface CliIo {

@@ -6,20 +6,20 @@
 // collected from it if it comes back, and otherwise runs on another server, the late one being
 // cancelled there should it come back with it. Each run prints its own result line (--json: one
 // object per run, with the server that ran it).
-import { heldUnconfirmedSends } from '../../main/watch/journal';
+import { heldUnconfirmedSends } from '@main/watch/journal';
 import { basename } from 'node:path';
-import { JobStore } from '../../main/jobs/job-store';
+import { JobStore } from '@main/jobs/job-store';
 import { Library, resolveLibraryDir } from '../../main/library';
-import type { PoolMember, ServerPool } from '../../main/pool/server-pool';
-import type { Workflow } from '../../main/service/types';
-import type { InputRef } from '../../main/workflow/edit';
-import type { JsonObject } from '../../shared/json';
+import type { PoolMember, ServerPool } from '@main/pool/server-pool';
+import type { Workflow } from '@main/service/types';
+import type { InputRef } from '@main/workflow/edit';
+import type { JsonObject } from '@shared/json';
 import type { CliEnvironment, ResolvedServer } from '../connection';
 import { ExitCode } from '../errors';
 import { openCliStore } from '../open-store';
 import { openPool } from '../pool-connections';
-import { RepeatDispatcher, type RunOutcome } from '../../main/pool/repeat-dispatch';
-import { safeBaseName } from '../../main/service/filenames';
+import { RepeatDispatcher, type RunOutcome } from '@main/pool/repeat-dispatch';
+import { safeBaseName } from '@main/service/filenames';
 import { downloadOutputs, type CliIo, type RunResultJson } from './run-outputs';
 
 export interface RepeatRequest {

@@ -2,17 +2,17 @@
 // progress on stderr, download every output into --out, print the paths (or one JSON object).
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, extname, join, resolve } from 'node:path';
-import { checkUploadFile, LocalFileError } from '../../main/files/local-input';
-import { sweepStalePartials } from '../../main/files/partial-files';
-import { MaskFileError } from '../../main/images/mask-file';
-import { uploadInput } from '../../main/jobs/upload-input';
-import type { ServiceApi } from '../../main/service/ports';
-import type { NodeDefinitions } from '../../main/service/object-info';
+import { checkUploadFile, LocalFileError } from '@main/files/local-input';
+import { sweepStalePartials } from '@main/files/partial-files';
+import { MaskFileError } from '@main/images/mask-file';
+import { uploadInput } from '@main/jobs/upload-input';
+import type { ServiceApi } from '@main/service/ports';
+import type { NodeDefinitions } from '@main/service/object-info';
 import { resolveLibraryDir } from '../../main/library';
-import { extensionForMime } from '../../shared/media-types';
-import type { Workflow } from '../../main/service/types';
-import { parseAssignment, parseCliValue, setInput, unknownInputProblem, type InputRef } from '../../main/workflow/edit';
-import { editorGraphForRun } from '../../main/workflow/values-that-ran';
+import { extensionForMime } from '@shared/media-types';
+import type { Workflow } from '@main/service/types';
+import { parseAssignment, parseCliValue, setInput, unknownInputProblem, type InputRef } from '@main/workflow/edit';
+import { editorGraphForRun } from '@main/workflow/values-that-ran';
 import { parseCommandArgs, parsePositiveNumber, parseWholeNumber } from '../args';
 import { fetchNodeDefinitions, lookupKey, missingKeyError, resolveServer, type CliEnvironment } from '../connection';
 import { ExitCode, JobFailedError, UsageError } from '../errors';

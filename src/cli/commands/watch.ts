@@ -4,34 +4,34 @@
 // restart (even after kill -9) settles what was in flight and runs nothing twice.
 // --once processes what is there and exits 0 when every file succeeded, 1 when any failed.
 // Without it the command runs until Ctrl+C, which lets uploads under way finish, then exits.
-import { heldUnconfirmedSends } from '../../main/watch/journal';
+import { heldUnconfirmedSends } from '@main/watch/journal';
 import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { JobStore } from '../../main/jobs/job-store';
-import type { Store } from '../../main/store/store';
-import { JobTracker } from '../../main/jobs/tracker';
+import { JobStore } from '@main/jobs/job-store';
+import type { Store } from '@main/store/store';
+import { JobTracker } from '@main/jobs/tracker';
 import { Library, resolveLibraryDir } from '../../main/library';
-import { ServiceClient } from '../../main/service/client';
-import { EventsSocket } from '../../main/service/events-socket';
+import { ServiceClient } from '@main/service/client';
+import { EventsSocket } from '@main/service/events-socket';
 import { HotFolderConfigError, HotFolderService, librarySink, trackerFollower, type HotFileRow, type HotFolderConfig, type HotFolderEvent, type PauseKind } from '../../main/watch';
-import { systemFolderReason } from '../../main/files/system-folders';
-import { isInside } from '../../main/watch/config';
-import { acquireFolderLock, FolderLockedError } from '../../main/watch/lock';
+import { systemFolderReason } from '@main/files/system-folders';
+import { isInside } from '@main/watch/config';
+import { acquireFolderLock, FolderLockedError } from '@main/watch/lock';
 import { parseCommandArgs, parseWholeNumber } from '../args';
 import { openCliStore } from '../open-store';
 import { fetchNodeDefinitions, lookupKey, missingKeyError, resolveServer, type CliEnvironment } from '../connection';
-import type { EventStream, ServiceApi } from '../../main/service/ports';
-import { connectService } from '../../main/service/v2/connect';
-import { answersNow } from '../../main/pool/server-pool';
+import type { EventStream, ServiceApi } from '@main/service/ports';
+import { connectService } from '@main/service/v2/connect';
+import { answersNow } from '@main/pool/server-pool';
 import { openPool, resolvePoolServers, type PoolConnections } from '../pool-connections';
-import type { NodeDefinitions } from '../../main/service/object-info';
+import type { NodeDefinitions } from '@main/service/object-info';
 import { ExitCode, UsageError } from '../errors';
 import { removeStalePartials, type CliIo } from './run';
 import { readWorkflowFile } from '../workflow-file';
-import { stringifyJsonExact } from '../../shared/json';
-import type { Workflow } from '../../main/service/types';
-import { parseInputRef, unknownInputProblem } from '../../main/workflow/edit';
+import { stringifyJsonExact } from '@shared/json';
+import type { Workflow } from '@main/service/types';
+import { parseInputRef, unknownInputProblem } from '@main/workflow/edit';
 
 export const WATCH_USAGE = `flowdeck watch DIR --workflow WF.json --bind NODE.INPUT [--server URL]... [--local] [--out DIR]
              [--concurrency N] [--once] [--json] [--recursive] [--move] [--name RULE]

@@ -2,14 +2,14 @@
 // profile at a time, with the pool and the hot folders moved along with it; the connection state
 // the indicator shows (with what is known to be wrong: ConnectionProblems); and the ways calls reach
 // a server's REST client (the session's, an open pool server's, or a short-lived one).
-import type { ConnectionStateView, Envelope, EventName, EventPayload } from '../../shared/ipc/contract';
-import { describeError } from '../../shared/describe-error';
-import type { Profile, SettingsStore } from '../config/settings';
-import type { JobStore } from '../jobs/job-store';
-import type { JobSnapshot } from '../jobs/types';
+import type { ConnectionStateView, Envelope, EventName, EventPayload } from '@shared/ipc/contract';
+import { describeError } from '@shared/describe-error';
+import type { Profile, SettingsStore } from '@main/config/settings';
+import type { JobStore } from '@main/jobs/job-store';
+import type { JobSnapshot } from '@main/jobs/types';
 import type { Library } from '../library';
-import type { ServiceApi } from '../service/ports';
-import type { ServerKind, ServerProfile } from '../service/types';
+import type { ServiceApi } from '@main/service/ports';
+import type { ServerKind, ServerProfile } from '@main/service/types';
 import { ConnectionProblems } from './connection-problem';
 import { AppFailure } from './errors';
 import type { HotFoldersHost } from './hot-folders-host';

@@ -1,7 +1,7 @@
 // The connection calls: connection.test (what works with this profile's server and key, asked
 // without side effects) and nodes.definitions (the server's node classes for the form).
-import type { CallHandlers } from '../../shared/ipc/contract';
-import { ServiceError } from '../service/errors';
+import type { CallHandlers } from '@shared/ipc/contract';
+import { ServiceError } from '@main/service/errors';
 import type { ActiveServer } from './active-server';
 import { problemOfServiceError, testWithoutKey } from './connection-problem';
 import { nodeDefinitionsView } from './node-definitions';

@@ -1,9 +1,9 @@
 // What stops the active server from running workflows, learnt from the answers of calls made on
 // it and from "Test connection". Kept per profile (a problem belongs to one server) until an
 // answer shows it is gone, so the indicator can name it instead of a bare "connected".
-import type { ConnectionProblem, ConnectionTest, Envelope } from '../../shared/ipc/contract';
-import { ServiceError } from '../service/errors';
-import type { ServiceApi } from '../service/ports';
+import type { ConnectionProblem, ConnectionTest, Envelope } from '@shared/ipc/contract';
+import { ServiceError } from '@main/service/errors';
+import type { ServiceApi } from '@main/service/ports';
 
 /** The calls whose answers say something about the active server. */
 const ACTIVE_SERVER_CALLS = new Set(['run.submit', 'nodes.definitions', 'upload.image', 'upload.mask', 'connection.test']);

@@ -6,17 +6,17 @@
 // outputs go (output-recording.ts).
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CallHandlers, EventPayload, JobSnapshotView } from '../../shared/ipc/contract';
-import { HARNESS_MEDIA_BASE } from '../../shared/library-media';
-import { describeError } from '../../shared/describe-error';
-import { dataPaths } from '../config/data-dir';
-import { JobStore } from '../jobs/job-store';
-import type { JobSnapshot } from '../jobs/types';
-import { Store } from '../store/store';
-import { storeResetNotice } from '../store/store-reset';
-import { heldUnconfirmedSends } from '../watch/journal';
+import type { CallHandlers, EventPayload, JobSnapshotView } from '@shared/ipc/contract';
+import { HARNESS_MEDIA_BASE } from '@shared/library-media';
+import { describeError } from '@shared/describe-error';
+import { dataPaths } from '@main/config/data-dir';
+import { JobStore } from '@main/jobs/job-store';
+import type { JobSnapshot } from '@main/jobs/types';
+import { Store } from '@main/store/store';
+import { storeResetNotice } from '@main/store/store-reset';
+import { heldUnconfirmedSends } from '@main/watch/journal';
 import { Library, resolveLibraryDir } from '../library';
-import type { ServerProfile } from '../service/types';
+import type { ServerProfile } from '@main/service/types';
 import { ActiveServer } from './active-server';
 import { createConnectionHandlers } from './connection-handlers';
 import { createInvoke } from './envelope';

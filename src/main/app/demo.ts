@@ -1,9 +1,9 @@
 // Starts the built-in demo service (cloud flavour) on 127.0.0.1 with a free port and the key the
 // core made up for it, for the demo profile; and settles the demo's jobs left from an earlier run.
-import type { SettingsStore } from '../config/settings';
+import type { SettingsStore } from '@main/config/settings';
 import { DemoService } from '../demo';
-import { clientSideError } from '../jobs/error-explanations';
-import type { JobStore } from '../jobs/job-store';
+import { clientSideError } from '@main/jobs/error-explanations';
+import type { JobStore } from '@main/jobs/job-store';
 import type { StartDemo } from './ports';
 
 export function createDemoStarter(options: { timeScale?: number } = {}): StartDemo {

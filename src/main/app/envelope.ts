@@ -1,8 +1,8 @@
 // The envelope around every call: the name and input are checked against the contract before a
 // handler runs, the answer is checked (and stripped of unmeant fields) after, and every failure
 // becomes `{ ok: false, error }` with known keys removed. Never throws.
-import { calls, type CallHandlers, type Envelope } from '../../shared/ipc/contract';
-import { isCallName } from '../../shared/ipc/names';
+import { calls, type CallHandlers, type Envelope } from '@shared/ipc/contract';
+import { isCallName } from '@shared/ipc/names';
 import type { LogLevel } from './ports';
 import { toIpcError } from './errors';
 

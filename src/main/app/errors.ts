@@ -2,9 +2,9 @@
 // thrown Error with a stack, never the API key. Typed failures (service, keychain, validation)
 // keep their meaning; anything else becomes `internal` with a plain message.
 import { ZodError } from 'zod';
-import type { IpcError, IpcErrorCode, RejectionDetails } from '../../shared/ipc/contract';
-import { SecretStoreUnavailableError } from '../config/secrets';
-import { ServiceError, WorkflowRejectedError, type ServiceErrorKind } from '../service/errors';
+import type { IpcError, IpcErrorCode, RejectionDetails } from '@shared/ipc/contract';
+import { SecretStoreUnavailableError } from '@main/config/secrets';
+import { ServiceError, WorkflowRejectedError, type ServiceErrorKind } from '@main/service/errors';
 
 /** A failure the core raises on purpose, already in contract terms. */
 export class AppFailure extends Error {

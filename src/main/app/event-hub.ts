@@ -1,7 +1,7 @@
 // The core's outgoing events, typed by the contract. Transports subscribe; every payload is
 // checked against the contract's schema before it leaves, which also drops any field a producer
 // did not mean to send.
-import { events, type EventName, type EventPayload } from '../../shared/ipc/contract';
+import { events, type EventName, type EventPayload } from '@shared/ipc/contract';
 
 export type AppEvent = { [E in EventName]: { name: E; payload: EventPayload<E> } }[EventName];
 export type AppEventListener = (event: AppEvent) => void;

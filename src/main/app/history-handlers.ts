@@ -4,10 +4,10 @@
 // - "server": the active server's own jobs, whoever sent them, read a page at a time with
 //   ServiceApi.listJobs (the cloud's GET /api/jobs; a local server's queue and history in the same
 //   shape), each with its workflow and outputs for "Open in Run".
-import type { CallHandlers, HistoryEntryView, HistoryPageView } from '../../shared/ipc/contract';
-import { stringifyJsonExact } from '../../shared/json';
-import type { JobRecord, JobStore } from '../jobs/job-store';
-import type { JobDetail } from '../service/job-list';
+import type { CallHandlers, HistoryEntryView, HistoryPageView } from '@shared/ipc/contract';
+import { stringifyJsonExact } from '@shared/json';
+import type { JobRecord, JobStore } from '@main/jobs/job-store';
+import type { JobDetail } from '@main/service/job-list';
 import type { ProfileSession } from './session';
 
 export interface HistoryHandlerContext {

@@ -1,6 +1,6 @@
 // The hot folders' contract calls (hotFolders.*, dialog.pickFolder) as the core registers them
 // before its start: each is answered by the host once the store is open.
-import type { CallHandlers } from '../../shared/ipc/contract';
+import type { CallHandlers } from '@shared/ipc/contract';
 import { AppFailure } from './errors';
 import type { HotFolderCallName, HotFoldersHost } from './hot-folders-host';
 

@@ -2,14 +2,14 @@
 // exact JSON in API format, and the bound input is the file input of a LoadImage-like node (by the
 // server's node definitions when they are known: `image_upload`; by the class name otherwise).
 import { randomUUID } from 'node:crypto';
-import type { HotFolderSaveInput } from '../../shared/ipc/hot-folders-contract';
-import { isJsonObject, parseJsonExact } from '../../shared/json';
-import type { NodeDefinitions } from '../service/object-info';
-import type { Workflow } from '../service/types';
+import type { HotFolderSaveInput } from '@shared/ipc/hot-folders-contract';
+import { isJsonObject, parseJsonExact } from '@shared/json';
+import type { NodeDefinitions } from '@main/service/object-info';
+import type { Workflow } from '@main/service/types';
 import { resolveHotFolderConfig, type HotFolderConfig, type HotFolderInput } from '../watch';
-import { isInside } from '../watch/config';
-import { parseInputRef } from '../workflow/edit';
-import { interpretWorkflow, isLink } from '../workflow/parse';
+import { isInside } from '@main/watch/config';
+import { parseInputRef } from '@main/workflow/edit';
+import { interpretWorkflow, isLink } from '@main/workflow/parse';
 import { AppFailure } from './errors';
 
 /** The workflow of a save, parsed exactly (a 64-bit seed stays exact); invalid_input says why not. */

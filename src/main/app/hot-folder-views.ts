@@ -1,11 +1,11 @@
 // Hot folders as the renderer sees them: a folder's configuration and status, and a file's row,
 // shaped to the contract (hot-folders-contract.ts). Folders of an app with no server connected
 // are shown from their saved configuration and journal, paused with the reason.
-import type { HotFileView, HotFolderCountersView, HotFolderView } from '../../shared/ipc/hot-folders-contract';
-import { stringifyJsonExact } from '../../shared/json';
-import type { JobSnapshot } from '../jobs/types';
+import type { HotFileView, HotFolderCountersView, HotFolderView } from '@shared/ipc/hot-folders-contract';
+import { stringifyJsonExact } from '@shared/json';
+import type { JobSnapshot } from '@main/jobs/types';
 import type { HotFileRow, HotFileState, HotFolderConfig, HotFolderCounters, HotFolderStatus } from '../watch';
-import type { EntryRecord, JournalState } from '../watch/journal';
+import type { EntryRecord, JournalState } from '@main/watch/journal';
 
 export const NO_SERVER_REASON = 'No server is connected: the folder runs again once a server profile is connected.';
 

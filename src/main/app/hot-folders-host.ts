@@ -6,9 +6,9 @@
 // in the store, which the next service starts.
 import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
-import type { CallHandlers, EventName, EventPayload } from '../../shared/ipc/contract';
-import type { HotFileView, HotFolderSaveInput, HotFolderView, hotFolderCalls } from '../../shared/ipc/hot-folders-contract';
-import type { Store } from '../store/store';
+import type { CallHandlers, EventName, EventPayload } from '@shared/ipc/contract';
+import type { HotFileView, HotFolderSaveInput, HotFolderView, hotFolderCalls } from '@shared/ipc/hot-folders-contract';
+import type { Store } from '@main/store/store';
 import type { Library } from '../library';
 import {
   HotFolderConfigError,
@@ -21,10 +21,10 @@ import {
   type HotFolderEvent,
   type OutputSink,
 } from '../watch';
-import type { JobTracker } from '../jobs/tracker';
-import type { ServerPool } from '../pool/server-pool';
-import { WatchJournal } from '../watch/journal';
-import { storedConfigText, type UnusablePool } from '../watch/service';
+import type { JobTracker } from '@main/jobs/tracker';
+import type { ServerPool } from '@main/pool/server-pool';
+import { WatchJournal } from '@main/watch/journal';
+import { storedConfigText, type UnusablePool } from '@main/watch/service';
 import type { FileDialogs, LogLevel } from './ports';
 import type { DesktopActions } from './desktop';
 import { AppFailure } from './errors';
@@ -35,7 +35,7 @@ import { countersOfStates, drainedText, entryRow, fileView, folderView, jobProgr
 import type { ProfileSession } from './session';
 import type { LivePool } from './live-pool';
 import type { PoolHost } from './pool-host';
-import { describeError } from '../../shared/describe-error';
+import { describeError } from '@shared/describe-error';
 
 export type HotFolderCallName = keyof typeof hotFolderCalls;
 

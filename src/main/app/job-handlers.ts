@@ -2,24 +2,24 @@
 // server, or over the pool: pool-run.ts), jobs.list (the journal merged with what the live
 // trackers know, the pool servers' too), jobs.cancel and jobs.checkAgain (on the job's own
 // server), queue.*, and the files of jobs (output.fetch, only files a job really produced; input.fetch).
-import type { CallHandlers, JobSnapshotView } from '../../shared/ipc/contract';
-import { isJsonObject, parseJsonExact, type JsonObject } from '../../shared/json';
-import type { JobRecord, JobStore } from '../jobs/job-store';
-import { submitJob } from '../jobs/submit-job';
-import { isTerminalPhase } from '../jobs/types';
-import { ServiceError } from '../service/errors';
-import type { ServiceApi } from '../service/ports';
-import type { ServerProfile } from '../service/types';
-import { interpretWorkflow } from '../workflow/parse';
-import { editorGraphForRun } from '../workflow/values-that-ran';
+import type { CallHandlers, JobSnapshotView } from '@shared/ipc/contract';
+import { isJsonObject, parseJsonExact, type JsonObject } from '@shared/json';
+import type { JobRecord, JobStore } from '@main/jobs/job-store';
+import { submitJob } from '@main/jobs/submit-job';
+import { isTerminalPhase } from '@main/jobs/types';
+import { ServiceError } from '@main/service/errors';
+import type { ServiceApi } from '@main/service/ports';
+import type { ServerProfile } from '@main/service/types';
+import { interpretWorkflow } from '@main/workflow/parse';
+import { editorGraphForRun } from '@main/workflow/values-that-ran';
 import type { LogLevel } from './ports';
 import { AppFailure } from './errors';
 import type { LivePool } from './live-pool';
 import type { OutputCache } from './output-cache';
 import { submitToPool } from './pool-run';
 import { errorView, jobView, type ProfileSession } from './session';
-import type { JobSnapshot } from '../jobs/types';
-import { describeError } from '../../shared/describe-error';
+import type { JobSnapshot } from '@main/jobs/types';
+import { describeError } from '@shared/describe-error';
 
 export type JobCallName =
   | 'run.submit'

@@ -8,7 +8,7 @@
 // - holds progress-only changes so that a job sends at most one every `intervalMs`: the latest
 //   held view goes out when the interval has passed (latest wins; nothing is queued).
 // A job that ends sends its last view at once and leaves no state or timer behind.
-import type { JobSnapshotView } from '../../shared/ipc/contract';
+import type { JobSnapshotView } from '@shared/ipc/contract';
 
 /** A job's step counter moves at most this often on screen (4 times a second). */
 export const JOB_PROGRESS_INTERVAL_MS = 250;

@@ -2,8 +2,8 @@
 // this process's memory when the user chose "this session only" or when no keychain exists.
 // Callers get the key itself only through `get` (for the service client); everything that goes
 // back to the renderer is a KeyStatus, which never contains it.
-import type { KeyStatus } from '../../shared/ipc/contract';
-import { SecretStoreUnavailableError, type SecretStore } from '../config/secrets';
+import type { KeyStatus } from '@shared/ipc/contract';
+import { SecretStoreUnavailableError, type SecretStore } from '@main/config/secrets';
 import { AppFailure } from './errors';
 
 interface HeldKey {

@@ -2,7 +2,7 @@
 // several updates per item within milliseconds (downloading, done) and a finished job adds its
 // outputs one by one: they are coalesced into one event per window, with the latest state of
 // each item, so the grid re-renders once instead of once per change.
-import type { LibraryChangedView, LibraryItemView } from '../../shared/ipc/library-contract';
+import type { LibraryChangedView, LibraryItemView } from '@shared/ipc/library-contract';
 import type { Library, LibraryChange } from '../library';
 import { libraryItemView } from './library-views';
 

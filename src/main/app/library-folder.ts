@@ -5,10 +5,10 @@
 import { constants as fsConstants } from 'node:fs';
 import { access, mkdir, stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
-import type { SettingsStore } from '../config/settings';
+import type { SettingsStore } from '@main/config/settings';
 import { resolveLibraryDir } from '../library';
 import { AppFailure } from './errors';
-import { systemFolderReason } from '../files/system-folders';
+import { systemFolderReason } from '@main/files/system-folders';
 
 export interface LibraryFolderContext {
   dataDir: string;

@@ -1,14 +1,14 @@
 // The outputs library's contract calls (library.*), over the Library of src/main/library.
 import { constants as fsConstants } from 'node:fs';
 import { open } from 'node:fs/promises';
-import type { CallHandlers } from '../../shared/ipc/contract';
-import type { libraryCalls, LibraryFilterView } from '../../shared/ipc/library-contract';
+import type { CallHandlers } from '@shared/ipc/contract';
+import type { libraryCalls, LibraryFilterView } from '@shared/ipc/library-contract';
 import type { Library, LibraryItem, ListFilter } from '../library';
 import type { DesktopActions } from './desktop';
 import { AppFailure } from './errors';
 import { chooseLibraryFolder, libraryDirFromEnvironment, nextLibraryDir, type LibraryFolderContext } from './library-folder';
 import { libraryDetailView, libraryItemView } from './library-views';
-import { describeError } from '../../shared/describe-error';
+import { describeError } from '@shared/describe-error';
 
 export type LibraryCallName = keyof typeof libraryCalls;
 

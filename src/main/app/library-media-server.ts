@@ -5,7 +5,7 @@
 import { constants as fsConstants } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import { parseLibraryMediaPath } from '../../shared/library-media';
+import { parseLibraryMediaPath } from '@shared/library-media';
 import { containedRealPath, type Library } from '../library';
 import { parseByteRange } from './byte-range';
 

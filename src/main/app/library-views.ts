@@ -1,9 +1,9 @@
 // Library items as the renderer sees them (library-contract.ts): the grid's tile view and the
 // detail panel's view. The server's file reference is shown, never used as a path.
-import type { LibraryDetailView, LibraryItemView } from '../../shared/ipc/library-contract';
-import { stringifyJsonExact } from '../../shared/json';
+import type { LibraryDetailView, LibraryItemView } from '@shared/ipc/library-contract';
+import { stringifyJsonExact } from '@shared/json';
 import type { LibraryItem } from '../library';
-import type { Workflow } from '../service/types';
+import type { Workflow } from '@main/service/types';
 
 export function libraryItemView(item: LibraryItem): LibraryItemView {
   return {

@@ -5,21 +5,21 @@
 // folder needs it, or when a run is sent to the pool; disposed with the hot folders (profile
 // switch, pool settings changed). Servers that cannot be used (no key, the same
 // server twice) are left out and shown out of rotation with the reason; the others run.
-import type { JobSnapshotView } from '../../shared/ipc/contract';
-import type { PoolMemberStatusView, PoolStatusView } from '../../shared/ipc/pool-contract';
-import type { PoolEntry, Profile } from '../config/settings';
-import type { JobStore } from '../jobs/job-store';
-import type { JobTracker } from '../jobs/tracker';
-import type { JobSnapshot } from '../jobs/types';
-import { DuplicateServersError, ServerPool, type PoolServer } from '../pool/server-pool';
-import { poolTiming } from '../pool/pool-timing';
-import type { ServerProfile } from '../service/types';
-import { trackerFollower } from '../jobs/job-follower';
-import type { UnusablePool } from '../watch/service';
+import type { JobSnapshotView } from '@shared/ipc/contract';
+import type { PoolMemberStatusView, PoolStatusView } from '@shared/ipc/pool-contract';
+import type { PoolEntry, Profile } from '@main/config/settings';
+import type { JobStore } from '@main/jobs/job-store';
+import type { JobTracker } from '@main/jobs/tracker';
+import type { JobSnapshot } from '@main/jobs/types';
+import { DuplicateServersError, ServerPool, type PoolServer } from '@main/pool/server-pool';
+import { poolTiming } from '@main/pool/pool-timing';
+import type { ServerProfile } from '@main/service/types';
+import { trackerFollower } from '@main/jobs/job-follower';
+import type { UnusablePool } from '@main/watch/service';
 import { checkPoolEntries, type PoolProfiles } from './pool-settings';
 import type { PreviewGate } from './preview-gate';
 import { ProfileSession, type ConnectFactory } from './session';
-import { describeError } from '../../shared/describe-error';
+import { describeError } from '@shared/describe-error';
 
 export interface LivePoolDeps extends PoolProfiles {
   entries: readonly PoolEntry[];

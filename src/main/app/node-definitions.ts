@@ -1,9 +1,9 @@
 // The service client's node definitions (exact: seed maxima are bigint) in the contract's
 // serialisable form: numbers beyond 2^53 become {bigint}, hidden inputs (PROMPT, UNIQUE_ID, ...)
 // are left out because no one edits them.
-import type { NodeClassView, NodeInputView } from '../../shared/ipc/contract';
-import { toExactNumber } from '../../shared/ipc/exact';
-import type { InputSpec, NodeDefinition, NodeDefinitions } from '../service/object-info';
+import type { NodeClassView, NodeInputView } from '@shared/ipc/contract';
+import { toExactNumber } from '@shared/ipc/exact';
+import type { InputSpec, NodeDefinition, NodeDefinitions } from '@main/service/object-info';
 
 function inputView(spec: InputSpec): NodeInputView {
   const base = {

@@ -5,10 +5,10 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { UNKNOWN_MIME, mimeForFileName } from '../../shared/media-types';
-import { safeBaseName } from '../service/filenames';
-import type { ServiceApi } from '../service/ports';
-import type { FileRef } from '../service/types';
+import { UNKNOWN_MIME, mimeForFileName } from '@shared/media-types';
+import { safeBaseName } from '@main/service/filenames';
+import type { ServiceApi } from '@main/service/ports';
+import type { FileRef } from '@main/service/types';
 import { AppFailure } from './errors';
 
 /** Larger files are not sent through IPC in one piece. */

@@ -2,12 +2,12 @@
 // creation time from the job journal as provenance, unless its origin routes them elsewhere (a hot
 // folder's jobs reach the library through the folder, with their input file). A removed hot
 // folder's jobs are handed over to this route.
-import { describeError } from '../../shared/describe-error';
-import type { JobRecord, JobStore } from '../jobs/job-store';
-import { outputRouteOf } from '../jobs/output-route';
-import type { JobSnapshot } from '../jobs/types';
+import { describeError } from '@shared/describe-error';
+import type { JobRecord, JobStore } from '@main/jobs/job-store';
+import { outputRouteOf } from '@main/jobs/output-route';
+import type { JobSnapshot } from '@main/jobs/types';
 import type { Library, LibraryServer, RecordContext } from '../library';
-import type { ServerProfile } from '../service/types';
+import type { ServerProfile } from '@main/service/types';
 import type { LogLevel } from './ports';
 
 export interface OutputRecordingDeps {

@@ -1,7 +1,7 @@
 // The pool's contract calls: its settings (read, replaced after checking), every pool server's
 // queue, and the running pool's status.
-import type { CallHandlers, EventName, EventPayload, PoolQueueView, QueueView } from '../../shared/ipc/contract';
-import type { Profile, SettingsStore } from '../config/settings';
+import type { CallHandlers, EventName, EventPayload, PoolQueueView, QueueView } from '@shared/ipc/contract';
+import type { Profile, SettingsStore } from '@main/config/settings';
 import { AppFailure } from './errors';
 import { checkPoolEntries, poolSettingsView, type PoolProfiles } from './pool-settings';
 import type { PoolHost } from './pool-host';

@@ -2,9 +2,9 @@
 // hot folder set to "Run on: Pool", a run from the Run view), on the active session's connection,
 // and closed when that session goes or the pool's settings change. Hot folders and the Run view
 // both use it, so neither depends on the other to run on the pool.
-import type { PoolStatusView } from '../../shared/ipc/contract';
-import { describeError } from '../../shared/describe-error';
-import type { UnusablePool } from '../watch/service';
+import type { PoolStatusView } from '@shared/ipc/contract';
+import { describeError } from '@shared/describe-error';
+import type { UnusablePool } from '@main/watch/service';
 import { LatestWins } from './hot-folder-throttle';
 import { NO_POOL_STATUS, type LivePool } from './live-pool';
 import type { ProfileSession } from './session';

@@ -4,13 +4,13 @@
 // workflow copy for it names the new file.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isJsonObject } from '../../shared/json';
-import type { PoolMember } from '../pool/server-pool';
-import { uploadedInputValue } from '../service/capabilities';
-import type { NodeDefinitions } from '../service/object-info';
-import type { ServiceApi } from '../service/ports';
-import type { Workflow } from '../service/types';
-import type { InputRef } from '../workflow/edit';
+import { isJsonObject } from '@shared/json';
+import type { PoolMember } from '@main/pool/server-pool';
+import { uploadedInputValue } from '@main/service/capabilities';
+import type { NodeDefinitions } from '@main/service/object-info';
+import type { ServiceApi } from '@main/service/ports';
+import type { Workflow } from '@main/service/types';
+import type { InputRef } from '@main/workflow/edit';
 
 /** The inputs of `workflow` that take an uploaded image (LoadImage's `image`) and name one. */
 export function uploadedImageRefs(workflow: Workflow, definitions: NodeDefinitions): InputRef[] {

@@ -6,16 +6,16 @@
 // appear through job.update), or when none could be sent (the first refusal is thrown, so a
 // server's rejection still marks the form's inputs).
 import { mkdirSync } from 'node:fs';
-import type { JobStore } from '../jobs/job-store';
-import { RepeatDispatcher, type RunOutcome } from '../pool/repeat-dispatch';
-import type { Workflow } from '../service/types';
-import { trackerFollower } from '../jobs/job-follower';
-import type { JsonObject } from '../../shared/json';
+import type { JobStore } from '@main/jobs/job-store';
+import { RepeatDispatcher, type RunOutcome } from '@main/pool/repeat-dispatch';
+import type { Workflow } from '@main/service/types';
+import { trackerFollower } from '@main/jobs/job-follower';
+import type { JsonObject } from '@shared/json';
 import { AppFailure } from './errors';
 import type { LivePool } from './live-pool';
 import { copyInputsTo, uploadedImageRefs } from './pool-inputs';
 import type { ProfileSession } from './session';
-import { describeError } from '../../shared/describe-error';
+import { describeError } from '@shared/describe-error';
 
 /** How long the active server's definitions are waited for, to tell which inputs are uploaded images. */
 const DEFINITIONS_WAIT_MS = 5_000;

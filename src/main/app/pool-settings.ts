@@ -2,8 +2,8 @@
 // profiles at one address are one server), and a key for every server that needs one. A save with
 // problems is refused naming each of them; a running pool leaves such servers out with the reason
 // and keeps the others going.
-import type { PoolServerView } from '../../shared/ipc/pool-contract';
-import { normaliseBaseUrl, type PoolEntry, type Profile } from '../config/settings';
+import type { PoolServerView } from '@shared/ipc/pool-contract';
+import { normaliseBaseUrl, type PoolEntry, type Profile } from '@main/config/settings';
 
 export interface PoolProfiles {
   profiles: readonly Profile[];

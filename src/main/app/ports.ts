@@ -1,9 +1,9 @@
 // The app core's ports: what it needs from outside (AppCoreDeps: settings, secrets, the demo
 // service, dialogs, the clock...) and what it offers its transports (AppCore). The handler files
 // and the Electron shell take these types from here, so nothing imports the composition root back.
-import type { CallHandlers, Envelope } from '../../shared/ipc/contract';
-import type { SecretStore } from '../config/secrets';
-import type { SettingsStore } from '../config/settings';
+import type { CallHandlers, Envelope } from '@shared/ipc/contract';
+import type { SecretStore } from '@main/config/secrets';
+import type { SettingsStore } from '@main/config/settings';
 import type { TrashFunction } from '../library';
 import type { DesktopActions } from './desktop';
 import type { AppEventListener } from './event-hub';

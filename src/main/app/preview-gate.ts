@@ -2,7 +2,7 @@
 // decodes them; queueing them would grow memory and show stale images late. Per job, at most one
 // frame is in flight (sent, not yet acknowledged by the renderer) and at most one waits: a new
 // frame replaces the waiting one. The acknowledgement releases the waiting frame.
-import type { PreviewView } from '../../shared/ipc/contract';
+import type { PreviewView } from '@shared/ipc/contract';
 
 export type PreviewFrame = Omit<PreviewView, 'seq'>;
 

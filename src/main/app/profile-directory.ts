@@ -2,11 +2,11 @@
 // its server address (the built-in demo service started on first need), its key (the keychain's,
 // or the demo's own, random per run and held in main's memory only), and whether it needs one.
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { ProfileView, ProfilesState } from '../../shared/ipc/contract';
-import { normaliseBaseUrl, type Profile, type SettingsStore } from '../config/settings';
-import { capabilitiesFor } from '../service/capabilities';
-import { serverKindOfProfile } from '../service/profile-server';
-import type { ServerKind, ServerProfile } from '../service/types';
+import type { ProfileView, ProfilesState } from '@shared/ipc/contract';
+import { normaliseBaseUrl, type Profile, type SettingsStore } from '@main/config/settings';
+import { capabilitiesFor } from '@main/service/capabilities';
+import { serverKindOfProfile } from '@main/service/profile-server';
+import type { ServerKind, ServerProfile } from '@main/service/types';
 import { AppFailure } from './errors';
 import type { KeyVault } from './keys';
 import type { DemoHandle, LogLevel, StartDemo } from './ports';

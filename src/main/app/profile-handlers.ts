@@ -2,9 +2,9 @@
 // change that concerns the active server switches it afresh; one that concerns a pool server
 // restarts the hot folders and the pool on the new settings.
 import { randomUUID } from 'node:crypto';
-import type { CallHandlers, EventName, EventPayload, KeyStatus } from '../../shared/ipc/contract';
-import { describeError } from '../../shared/describe-error';
-import { normaliseBaseUrl, type Profile, type SettingsStore } from '../config/settings';
+import type { CallHandlers, EventName, EventPayload, KeyStatus } from '@shared/ipc/contract';
+import { describeError } from '@shared/describe-error';
+import { normaliseBaseUrl, type Profile, type SettingsStore } from '@main/config/settings';
 import type { ActiveServer } from './active-server';
 import { AppFailure } from './errors';
 import type { HotFoldersHost } from './hot-folders-host';

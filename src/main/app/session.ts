@@ -1,17 +1,17 @@
 // One connection to the active profile's server: REST client, events socket and job tracker,
 // started together and disposed together. It turns what they report into contract events
 // (connection.state, job.update, job.preview through the latest-wins gate, queue.changed).
-import type { ConnectionStateView, JobSnapshotView, QueueView } from '../../shared/ipc/contract';
-import type { JobStore } from '../jobs/job-store';
-import { JobTracker } from '../jobs/tracker';
-import { isTerminalPhase, type JobErrorInfo, type JobSnapshot } from '../jobs/types';
-import type { NodeDefinitions } from '../service/object-info';
-import type { ApiKeyProvider, EventStream, ServiceApi } from '../service/ports';
-import type { ConnectionState, QueueSnapshot, ServerProfile } from '../service/types';
-import type { ServerCapabilities } from '../service/capabilities';
+import type { ConnectionStateView, JobSnapshotView, QueueView } from '@shared/ipc/contract';
+import type { JobStore } from '@main/jobs/job-store';
+import { JobTracker } from '@main/jobs/tracker';
+import { isTerminalPhase, type JobErrorInfo, type JobSnapshot } from '@main/jobs/types';
+import type { NodeDefinitions } from '@main/service/object-info';
+import type { ApiKeyProvider, EventStream, ServiceApi } from '@main/service/ports';
+import type { ConnectionState, QueueSnapshot, ServerProfile } from '@main/service/types';
+import type { ServerCapabilities } from '@main/service/capabilities';
 import type { PreviewGate } from './preview-gate';
 import { JobUpdateGate } from './job-update-gate';
-import { describeError } from '../../shared/describe-error';
+import { describeError } from '@shared/describe-error';
 
 /** Builds the REST client and the events socket for a server (swappable in tests). */
 export type ConnectFactory = (server: ServerProfile, apiKey: ApiKeyProvider) => { api: ServiceApi; events: EventStream };

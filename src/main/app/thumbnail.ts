@@ -3,7 +3,7 @@
 // decode, or that is too large to decode safely, gets no thumbnail rather than an error: the upload
 // itself has succeeded.
 import { PNG } from 'pngjs';
-import { decodeForThumbnail, downscale } from '../library/thumbnails';
+import { decodeForThumbnail, downscale } from '@main/library/thumbnails';
 
 export function thumbnailDataUrl(bytes: Uint8Array, maxEdge = 192): string | null {
   try {

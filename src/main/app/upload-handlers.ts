@@ -3,15 +3,15 @@
 import { mkdirSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { CallHandlers, UploadView } from '../../shared/ipc/contract';
+import type { CallHandlers, UploadView } from '@shared/ipc/contract';
 import type { Library } from '../library';
-import type { UploadResult } from '../service/types';
-import { uploadedInputValue, type ServerCapabilities } from '../service/capabilities';
+import type { UploadResult } from '@main/service/types';
+import { uploadedInputValue, type ServerCapabilities } from '@main/service/capabilities';
 import type { FileDialogs } from './ports';
 import { AppFailure } from './errors';
 import type { ProfileSession } from './session';
 import { thumbnailDataUrl } from './thumbnail';
-import { checkUploadFile, LocalFileError, uploadNameProblem } from '../files/local-input';
+import { checkUploadFile, LocalFileError, uploadNameProblem } from '@main/files/local-input';
 
 export interface UploadHandlerContext {
   requireSession(): Promise<ProfileSession>;

@@ -5,12 +5,12 @@
 // and an image without a workflow says so. The recent list lives in settings.
 import { stat, readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
-import { MAX_WORKFLOW_FILE_BYTES, type WorkflowParseView } from '../../shared/ipc/contract';
-import { stringifyJsonExact, type JsonValue } from '../../shared/json';
-import type { SettingsStore } from '../config/settings';
-import { UiConversionError } from '../workflow/convert-ui';
-import { unknownClasses } from '../workflow/parse';
-import { readWorkflowBytes, readWorkflowText, readWorkflowValue, type DefinitionsSource, type WorkflowReading, type WorkflowSource } from '../workflow/workflow-reading';
+import { MAX_WORKFLOW_FILE_BYTES, type WorkflowParseView } from '@shared/ipc/contract';
+import { stringifyJsonExact, type JsonValue } from '@shared/json';
+import type { SettingsStore } from '@main/config/settings';
+import { UiConversionError } from '@main/workflow/convert-ui';
+import { unknownClasses } from '@main/workflow/parse';
+import { readWorkflowBytes, readWorkflowText, readWorkflowValue, type DefinitionsSource, type WorkflowReading, type WorkflowSource } from '@main/workflow/workflow-reading';
 
 import { AppFailure } from './errors';
 

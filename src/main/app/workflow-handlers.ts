@@ -1,13 +1,13 @@
 // workflow.open / parse / recent: reading a workflow (dialog, recent list, dropped file, a library
 // item, or any path in the harness) and saying what it is: API JSON, UI JSON (converted with the
 // active server's definitions) or an image carrying its workflow, with the classes the server lacks.
-import type { CallHandlers, WorkflowParseView } from '../../shared/ipc/contract';
-import type { SettingsStore } from '../config/settings';
-import type { Library } from '../library/library';
+import type { CallHandlers, WorkflowParseView } from '@shared/ipc/contract';
+import type { SettingsStore } from '@main/config/settings';
+import type { Library } from '@main/library/library';
 import type { FileDialogs } from './ports';
 import { AppFailure } from './errors';
 import type { ProfileSession } from './session';
-import { fixedDefinitions, type DefinitionsSource } from '../workflow/workflow-reading';
+import { fixedDefinitions, type DefinitionsSource } from '@main/workflow/workflow-reading';
 import {
   isRecentWorkflow,
   readWorkflowFile,

@@ -8,7 +8,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, WebSocket } from 'ws';
-import { stringifyJsonExact } from '../../shared/json';
+import { stringifyJsonExact } from '@shared/json';
 import type { FaultState } from './faults';
 import { encodePreviewImage, encodePreviewWithMetadata, encodeText, IMAGE_FORMAT_JPEG } from './frames-encode';
 import { pyJsonDumps } from './py-json';

@@ -1,6 +1,6 @@
 // The execution plan of a validated workflow: which nodes run (the outputs to execute and their
 // ancestors) and in which order (every node after the nodes it takes links from).
-import { isJsonObject, type JsonObject, type JsonValue } from '../../shared/json';
+import { isJsonObject, type JsonObject, type JsonValue } from '@shared/json';
 
 export interface Link {
   node: string;

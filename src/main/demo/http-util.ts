@@ -3,7 +3,7 @@
 // `application/octet-stream`, and failures as aiohttp's plain-text pages; the cloud answers errors
 // as `{code, message}`.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { stringifyJsonExact, parseJsonExact, type JsonValue } from '../../shared/json';
+import { stringifyJsonExact, parseJsonExact, type JsonValue } from '@shared/json';
 import { pyJsonDumps } from './py-json';
 import type { DemoFlavour } from './types';
 

@@ -1,6 +1,6 @@
 // The contract between the demo service's executor (executor.ts) and its node library (nodes/).
 // A node is a plain object: its object_info definition and a `run` function that does real work.
-import type { JsonObject } from '../../shared/json';
+import type { JsonObject } from '@shared/json';
 
 /** An image in memory: 8-bit RGBA, row-major. */
 export interface RgbaImage {

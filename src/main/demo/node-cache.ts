@@ -4,7 +4,7 @@
 // upload combos (LoadImage's image) count by size and modification time, as their content hash
 // does on the real server.
 import { createHash } from 'node:crypto';
-import { stringifyJsonExact, type JsonObject } from '../../shared/json';
+import { stringifyJsonExact, type JsonObject } from '@shared/json';
 import { asLink, classTypeOf, nodeInputs } from './graph';
 import type { DemoNode, NodeResult } from './node-api';
 import { inputSpecs, isUploadCombo } from './node-defs';

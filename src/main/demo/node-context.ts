@@ -1,7 +1,7 @@
 // The DemoNodeContext a node runs with: progress, previews and text go out through the job's
 // emitter; sleeps are scaled by timeScale and end early (InterruptedError) when the job is
 // interrupted; files are read and written in the service's data folders.
-import type { JsonObject } from '../../shared/json';
+import type { JsonObject } from '@shared/json';
 import type { FileArea, DataDirs } from './files';
 import type { JobEmitter } from './job-emitter';
 import { InterruptedError, type DemoNodeContext, type RgbaImage, type SavedFile } from './node-api';

@@ -1,6 +1,6 @@
 // Reading a node's object_info definition (input specs, return types, output flag), and the
 // definition as served: upload combos list the files in the input folder, as on the real server.
-import { isJsonObject, type JsonObject, type JsonValue } from '../../shared/json';
+import { isJsonObject, type JsonObject, type JsonValue } from '@shared/json';
 
 export interface InputSpec {
   name: string;

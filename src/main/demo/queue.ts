@@ -1,7 +1,7 @@
 // Jobs, the queue they wait in, and the history of finished ones.
 // Numbers are handed out like the local server's: a counter per submit, negated for `front`, and
 // pending jobs run lowest number first (so a front job runs next).
-import type { JsonObject } from '../../shared/json';
+import type { JsonObject } from '@shared/json';
 import type { JobAudience } from './events-hub';
 
 const MAX_HISTORY = 10_000;

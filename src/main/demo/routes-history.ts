@@ -2,7 +2,7 @@
 // queued or running (or unknown). The cloud keeps /api/history/{id} for compatibility, limited
 // to the caller's own jobs.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isJsonObject } from '../../shared/json';
+import { isJsonObject } from '@shared/json';
 import { ownerScope, type DemoCore, type RequestInfo } from './core';
 import { pyTruthy } from './py-format';
 import { parseJsonBody, readBody, sendEmpty, sendJson, sendServerError } from './http-util';

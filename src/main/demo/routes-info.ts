@@ -2,7 +2,7 @@
 // local server also answers (embeddings, extensions, models) and the front page.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { freemem, totalmem } from 'node:os';
-import type { JsonObject } from '../../shared/json';
+import type { JsonObject } from '@shared/json';
 import type { DemoCore, RequestInfo } from './core';
 import { sendJson, sendText } from './http-util';
 import { servedDefinition } from './node-defs';

@@ -4,7 +4,7 @@
 // show, and a rejected workflow answers 400 {error, node_errors}.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isJsonObject, type JsonObject } from '../../shared/json';
+import { isJsonObject, type JsonObject } from '@shared/json';
 import { ownerScope, type DemoCore, type RequestInfo } from './core';
 import { BodyTooLargeError, parseJsonBody, readBody, sendCloudError, sendJson, sendServerError, sendText } from './http-util';
 import { pyTruthy } from './py-format';

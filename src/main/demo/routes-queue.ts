@@ -4,7 +4,7 @@
 // only its own jobs; delete cancels pending jobs only and answers {deleted, cleared}; interrupt
 // stops ALL of the caller's running jobs, whatever its body says.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isJsonObject, type JsonValue } from '../../shared/json';
+import { isJsonObject, type JsonValue } from '@shared/json';
 import { ownerScope, type DemoCore, type RequestInfo } from './core';
 import { parseJsonBody, readBody, sendCloudError, sendEmpty, sendJson, sendServerError } from './http-util';
 import { pyTruthy } from './py-format';

@@ -10,7 +10,7 @@ import { PNG } from 'pngjs';
 import type { DemoCore, RequestInfo } from './core';
 import { contentTypeFor, isFileArea, type FileArea } from './files';
 import { sendCloudError, sendEmpty, sendServerError } from './http-util';
-import { decodeImage, encodePng } from '../images/mask-compose';
+import { decodeImage, encodePng } from '@main/images/mask-compose';
 import { regularFileSize, sendFile } from './send-file';
 
 /** "name.png [input]" names its folder itself, as the real server accepts. */

@@ -2,7 +2,7 @@
 // with its error types, messages, details and node_errors structure (traces/invalid_prompts.json).
 // Where the real server would crash with a Python TypeError (a prompt that is a string, a node
 // that is a number) the result is `crash`, which the route answers with its 500 page.
-import { isJsonObject, type JsonObject, type JsonValue } from '../../shared/json';
+import { isJsonObject, type JsonObject, type JsonValue } from '@shared/json';
 import type { DemoNode } from './node-api';
 import { comboOptions, inputSpecs, isOutputNode, isUploadCombo, outputTypes, type InputSpec } from './node-defs';
 import { pyRepr, pyStr } from './py-format';

@@ -1,7 +1,7 @@
 // The desktop around the app (DesktopActions of src/main/app/desktop.ts) through Electron's shell
 // and notifications: open a file with its default app, show it in the file manager, notify.
 import { Notification, shell } from 'electron';
-import type { DesktopActions } from '../app/desktop';
+import type { DesktopActions } from '@main/app/desktop';
 
 export function createDesktopActions(): DesktopActions {
   return {

@@ -1,6 +1,6 @@
 // Native file dialogs for workflow.open, upload.image and the hot folders' folder pickers.
 import { dialog, type BrowserWindow } from 'electron';
-import type { FileDialogs } from '../app/ports';
+import type { FileDialogs } from '@main/app/ports';
 
 export function createFileDialogs(getWindow: () => BrowserWindow | null): FileDialogs {
   const show = async (options: Electron.OpenDialogOptions): Promise<string | null> => {

@@ -3,10 +3,10 @@
 // is ready. Messages from any frame other than the app window's own main frame showing the app's
 // own page are refused.
 import { ipcMain, type BrowserWindow, type IpcMainInvokeEvent } from 'electron';
-import { CALL_NAMES, READY_CALL, callChannel, eventChannel } from '../../shared/ipc/names';
-import type { AppCore } from '../app/ports';
-import { eventKey, type AppEvent } from '../app/event-hub';
-import { ReadyGate } from '../app/ready-gate';
+import { CALL_NAMES, READY_CALL, callChannel, eventChannel } from '@shared/ipc/names';
+import type { AppCore } from '@main/app/ports';
+import { eventKey, type AppEvent } from '@main/app/event-hub';
+import { ReadyGate } from '@main/app/ready-gate';
 import { isAppUrl } from './protocol';
 
 export function installIpcTransport(core: AppCore, win: BrowserWindow, options: { devUrl?: string | null } = {}): () => void {

@@ -1,8 +1,8 @@
 // Job state shown outside the window: the taskbar/dock progress bar while jobs run, and a native
 // notification when a job succeeds or fails while the window is not focused.
 import { Notification, type BrowserWindow } from 'electron';
-import type { JobSnapshotView } from '../../shared/ipc/contract';
-import type { AppCore } from '../app/ports';
+import type { JobSnapshotView } from '@shared/ipc/contract';
+import type { AppCore } from '@main/app/ports';
 
 export function attachJobIndicators(core: AppCore, win: BrowserWindow): () => void {
   const active = new Map<string, JobSnapshotView>();

@@ -5,8 +5,8 @@
 // gigabytes and a seek (Range request) cancels the rest of the previous read.
 import { protocol } from 'electron';
 import { Readable } from 'node:stream';
-import type { AppCore } from '../app/ports';
-import { ELECTRON_MEDIA_BASE, LIBRARY_MEDIA_SCHEME } from '../../shared/library-media';
+import type { AppCore } from '@main/app/ports';
+import { ELECTRON_MEDIA_BASE, LIBRARY_MEDIA_SCHEME } from '@shared/library-media';
 
 const MEDIA_HOST = new URL(ELECTRON_MEDIA_BASE).host;
 

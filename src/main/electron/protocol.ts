@@ -3,9 +3,9 @@
 // every path is checked to stay inside the built renderer folder.
 import { protocol, session } from 'electron';
 import { readFile } from 'node:fs/promises';
-import { contentSecurityPolicy, securityHeaders, staticContentType } from '../app/csp';
-import { resolveStaticFile } from '../app/static-files';
-import { LIBRARY_MEDIA_SCHEME } from '../../shared/library-media';
+import { contentSecurityPolicy, securityHeaders, staticContentType } from '@main/app/csp';
+import { resolveStaticFile } from '@main/app/static-files';
+import { LIBRARY_MEDIA_SCHEME } from '@shared/library-media';
 
 export const APP_SCHEME = 'app';
 export const APP_HOST = 'flowdeck';

@@ -4,7 +4,7 @@
 import ElectronStore from 'electron-store';
 import { copyFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { defaultSettings, settingsSchema, type SettingsData, type SettingsStore } from '../config/settings';
+import { defaultSettings, settingsSchema, type SettingsData, type SettingsStore } from '@main/config/settings';
 
 type RawSettings = Record<string, unknown>;
 

@@ -2,7 +2,7 @@
 // windows, no navigation away from the app, no permissions), with its size and position kept in
 // settings between runs.
 import { BrowserWindow, screen, session, shell } from 'electron';
-import type { SettingsStore } from '../config/settings';
+import type { SettingsStore } from '@main/config/settings';
 
 export interface MainWindowOptions {
   preload: string;

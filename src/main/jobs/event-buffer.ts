@@ -2,7 +2,7 @@
 // the submit and the caller calling track() (a job served from cache can even finish in that
 // window); keeping the last few of them lets track() replay what it would otherwise have missed.
 // Bounded on both axes so events of other users' jobs (the cloud broadcasts them) cannot pile up.
-import type { ServerEvent } from '../service/types';
+import type { ServerEvent } from '@main/service/types';
 
 export class PendingEventBuffer {
   private readonly byPrompt = new Map<string, ServerEvent[]>();

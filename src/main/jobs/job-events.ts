@@ -2,7 +2,7 @@
 // of jobs not tracked yet are kept for track() to replay), progress and outputs journaled as they
 // come, live previews handed to listeners, and a job's terminal event passed to the tracker to end
 // it. Polling, and ending a job, are not done here (see job-polling.ts and the tracker).
-import type { PreviewEvent, ServerEvent } from '../service/types';
+import type { PreviewEvent, ServerEvent } from '@main/service/types';
 import { toJobError } from './error-explanations';
 import { PendingEventBuffer } from './event-buffer';
 import type { JobState } from './job-state';

@@ -1,7 +1,7 @@
 // Following an accepted job to its end, for whoever sent it (a hot folder, a pool, a repeated
 // run): the JobTracker as a JobFollower, events when the socket carries them, polling when it does
 // not (or for a job sent by an earlier process, whose events went to another socket).
-import type { JobPhase, OutputFile, Workflow } from '../service/types';
+import type { JobPhase, OutputFile, Workflow } from '@main/service/types';
 import { describeJobFailure } from './failure-text';
 import type { TrackMeta, TrackedJob } from './tracker';
 import type { JobOrigin } from './types';

@@ -1,12 +1,12 @@
 // What a job's end recovers from the server's history: the outputs and error detail that a socket
 // gap (or a status-only ending) may have hidden. The history is read a few times, since a local
 // server may write it a moment after the job's last event.
-import type { JobHistory } from '../service/ports';
-import type { JobPhase } from '../service/types';
+import type { JobHistory } from '@main/service/ports';
+import type { JobPhase } from '@main/service/types';
 import { toJobError } from './error-explanations';
 import type { JobJournal } from './job-journal';
 import type { JobState } from './job-state';
-import { describeError } from '../../shared/describe-error';
+import { describeError } from '@shared/describe-error';
 import type { TrackerHost } from './tracker-host';
 
 const HISTORY_ATTEMPTS = 3;

@@ -5,10 +5,10 @@
 // The outputs each job's writes have recorded are remembered, so the end of a job whose outputs
 // are all on disk already (written when they were announced) is one statement, not a transaction
 // that reads the list back to merge nothing into it.
-import type { OutputFile } from '../service/types';
+import type { OutputFile } from '@main/service/types';
 import type { JobStore } from './job-store';
 import type { JobState } from './job-state';
-import { describeError } from '../../shared/describe-error';
+import { describeError } from '@shared/describe-error';
 import { outputKey, type JobErrorInfo, type StoredPhase } from './types';
 
 /** How long an announced phase waits to be written (see writePhaseSoon). */

@@ -2,10 +2,10 @@
 // endpoint about the jobs the socket cannot vouch for (socket not connected, job gone quiet, or a
 // job whose events go to another client's socket). A terminal status ends the job through the
 // tracker; a status the server cannot place leads to a direct check of whether it still knows it.
-import type { JobStatusReading } from '../service/types';
+import type { JobStatusReading } from '@main/service/types';
 import type { JobState } from './job-state';
 import { askServer, isNotFound } from './server-verdict';
-import { describeError } from '../../shared/describe-error';
+import { describeError } from '@shared/describe-error';
 import type { TrackerHost } from './tracker-host';
 import { isTerminalPhase } from './types';
 

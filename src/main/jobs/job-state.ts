@@ -1,6 +1,6 @@
 // The state of one followed job and the rules that fold server events into it. Kept apart from
 // the tracker (which decides when to poll, end and persist) so these rules stay small and plain.
-import type { JobPhase, OutputFile, ServerEvent, Workflow } from '../service/types';
+import type { JobPhase, OutputFile, ServerEvent, Workflow } from '@main/service/types';
 import { mergeOutputs, type JobErrorInfo, type JobOrigin, type JobPreview, type JobSnapshot, type NodeState, type ProgressSummary } from './types';
 
 export class JobState {

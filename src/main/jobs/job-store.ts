@@ -2,9 +2,9 @@
 // each one again and settle it with the server's real outcome. Workflows are written with
 // stringifyJsonExact so a 64-bit seed comes back exactly as it went in.
 import { z } from 'zod';
-import { isJsonObject, parseJsonExact, stringifyJsonExact } from '../../shared/json';
-import type { OutputFile, ServerKind, Workflow } from '../service/types';
-import type { Queryable, SqlValue, Store } from '../store/store';
+import { isJsonObject, parseJsonExact, stringifyJsonExact } from '@shared/json';
+import type { OutputFile, ServerKind, Workflow } from '@main/service/types';
+import type { Queryable, SqlValue, Store } from '@main/store/store';
 import { isTerminalPhase, type JobErrorInfo, type JobOrigin, type ProgressSummary, type StoredPhase } from './types';
 
 export const JOBS_MIGRATIONS: readonly string[] = [

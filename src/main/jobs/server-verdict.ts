@@ -8,10 +8,10 @@
 //   ended job's history is read for its outputs and error (null when it cannot be read yet);
 // - queue and history (local, no status endpoint): the queue first, then the history, so a job
 //   leaving the queue meanwhile is in the history by the time the history is read.
-import { ServiceError } from '../service/errors';
-import type { JobHistory, ServiceApi } from '../service/ports';
-import type { JobStatusReading } from '../service/types';
-import { describeError } from '../../shared/describe-error';
+import { ServiceError } from '@main/service/errors';
+import type { JobHistory, ServiceApi } from '@main/service/ports';
+import type { JobStatusReading } from '@main/service/types';
+import { describeError } from '@shared/describe-error';
 import { isTerminalPhase } from './types';
 
 export type Verdict =

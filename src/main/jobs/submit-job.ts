@@ -8,11 +8,11 @@
 // again under the same id only when the server does not have it; a resend refused because the id
 // exists is accepted when the server has the job.
 import { randomUUID } from 'node:crypto';
-import { backoffDelay, DEFAULT_RETRY_POLICY } from '../service/backoff';
-import type { ServiceApi, SubmitOptions } from '../service/ports';
-import type { Workflow } from '../service/types';
-import { ServiceError, WorkflowRejectedError } from '../service/errors';
-import { isDuplicatePromptId } from '../service/responses';
+import { backoffDelay, DEFAULT_RETRY_POLICY } from '@main/service/backoff';
+import type { ServiceApi, SubmitOptions } from '@main/service/ports';
+import type { Workflow } from '@main/service/types';
+import { ServiceError, WorkflowRejectedError } from '@main/service/errors';
+import { isDuplicatePromptId } from '@main/service/responses';
 import { askServer } from './server-verdict';
 import type { JobIntent, SubmitTarget, Submitted } from './submit-types';
 import { submitJobV2 } from './submit-v2';

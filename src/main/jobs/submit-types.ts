@@ -1,9 +1,9 @@
 // What a send is made of: where it goes and is journaled (SubmitTarget), what is sent and why
 // (JobIntent), and what the server answered (Submitted). Shared by the v1 and v2 submit paths and
 // their journal helpers, so none of them imports another's module for its types.
-import type { JsonObject } from '../../shared/json';
-import type { ServiceApi } from '../service/ports';
-import type { Workflow } from '../service/types';
+import type { JsonObject } from '@shared/json';
+import type { ServiceApi } from '@main/service/ports';
+import type { Workflow } from '@main/service/types';
 import type { JobStore } from './job-store';
 import type { JobOrigin } from './types';
 

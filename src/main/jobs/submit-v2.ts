@@ -10,8 +10,8 @@
 //   looked for by its key and, when it cannot be found, the row ends saying plainly that a run
 //   may exist and what to check. A key is never sent as a new job under another key.
 import { randomUUID } from 'node:crypto';
-import { ServiceError } from '../service/errors';
-import { SendMayHaveRunError } from '../service/v2/submit';
+import { ServiceError } from '@main/service/errors';
+import { SendMayHaveRunError } from '@main/service/v2/submit';
 import type { JobStore, JobRecord } from './job-store';
 import type { JobIntent, SubmitTarget, Submitted } from './submit-types';
 import { journalFields, recordAccepted } from './submit-journal';

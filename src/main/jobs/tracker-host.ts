@@ -2,8 +2,8 @@
 // server, its followed jobs, its journal and settings, and the reactions that stay the tracker's
 // own (telling listeners, ending a job, acting on a verdict). Each collaborator takes only the
 // part it needs (a Pick of this), so what it depends on shows in its own file.
-import type { EventStream, JobHistory, ServiceApi } from '../service/ports';
-import type { JobPhase, JobStatusReading, OutputFile } from '../service/types';
+import type { EventStream, JobHistory, ServiceApi } from '@main/service/ports';
+import type { JobPhase, JobStatusReading, OutputFile } from '@main/service/types';
 import type { JobJournal } from './job-journal';
 import type { JobState } from './job-state';
 import type { Verdict } from './server-verdict';

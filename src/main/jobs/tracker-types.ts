@@ -1,8 +1,8 @@
 // The job tracker's public shapes: what it is built from, what a caller passes to track(), and
 // what it hands back (a followed job's handle, a live preview). Re-exported by tracker.ts, which
 // is where the rest of the app imports them from.
-import type { EventStream, ServiceApi } from '../service/ports';
-import type { ImageMime, OutputFile, Workflow } from '../service/types';
+import type { EventStream, ServiceApi } from '@main/service/ports';
+import type { ImageMime, OutputFile, Workflow } from '@main/service/types';
 import type { JobStore } from './job-store';
 import type { TrackerClock } from './tracker-clock';
 import type { JobOrigin, JobSnapshot } from './types';

@@ -10,9 +10,9 @@
 // server about a doubtful job, job-history.ts recovers what an end's history adds, job-journal.ts
 // orders the journal writes, end-waiters.ts holds the waitForEnd callers.
 import { sameBaseUrl } from './same-base-url';
-import { collectNodeOutputs } from '../service/outputs';
-import type { ConnectionState, EventStream, JobHistory, ServiceApi } from '../service/ports';
-import type { JobPhase, JobStatusReading, OutputFile } from '../service/types';
+import { collectNodeOutputs } from '@main/service/outputs';
+import type { ConnectionState, EventStream, JobHistory, ServiceApi } from '@main/service/ports';
+import type { JobPhase, JobStatusReading, OutputFile } from '@main/service/types';
 import { EndWaiters } from './end-waiters';
 import { clientSideError, toJobError } from './error-explanations';
 import { JobEventRouter } from './job-events';
@@ -24,8 +24,8 @@ import { JobState } from './job-state';
 import { askServer, type Verdict } from './server-verdict';
 import { CancellableSleeps, systemClock, type TrackerClock } from './tracker-clock';
 import { ServerUnreachableError, TrackerDisposedError } from './tracker-errors';
-import { describeError } from '../../shared/describe-error';
-import { serviceLimits } from '../service/limits';
+import { describeError } from '@shared/describe-error';
+import { serviceLimits } from '@main/service/limits';
 import type { TrackerHost } from './tracker-host';
 import type { JobTrackerDeps, PreviewUpdate, TrackedJob, TrackMeta, WaitOptions } from './tracker-types';
 import type { JobErrorInfo, JobSnapshot } from './types';

@@ -1,5 +1,5 @@
 // What the job tracker tells the rest of the app about a job, and what the job journal keeps.
-import type { ImageMime, JobPhase, OutputFile } from '../service/types';
+import type { ImageMime, JobPhase, OutputFile } from '@main/service/types';
 
 /** A failed job, explained for a person; technical details kept for those who want them. */
 export interface JobErrorInfo {

@@ -6,9 +6,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { prepareMaskPng } from '../images/mask-file';
-import { uploadedInputValue } from '../service/capabilities';
-import type { ServiceApi } from '../service/ports';
+import { prepareMaskPng } from '@main/images/mask-file';
+import { uploadedInputValue } from '@main/service/capabilities';
+import type { ServiceApi } from '@main/service/ports';
 
 export interface InputUpload {
   image: string;

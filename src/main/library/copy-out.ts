@@ -4,8 +4,8 @@
 import { constants as fsConstants } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { partialPathFor, publishFile } from '../files/publish';
-import { safeBaseName } from '../service/filenames';
+import { partialPathFor, publishFile } from '@main/files/publish';
+import { safeBaseName } from '@main/service/filenames';
 
 export async function copyOutOfLibrary(source: string, destDir: string, name: string): Promise<string> {
   const dir = path.resolve(destDir);

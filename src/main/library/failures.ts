@@ -1,6 +1,6 @@
 // Why a download attempt failed, in plain words, and whether trying again later can help.
 // Messages come from the service layer (which never puts the API key in them) or from fixed text.
-import { ServiceError } from '../service/errors';
+import { ServiceError } from '@main/service/errors';
 import { SourceUnavailableError } from './types';
 
 export type FailureClass =

@@ -14,9 +14,9 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { stringifyJsonExact } from '../../shared/json';
-import type { OutputFile, Workflow } from '../service/types';
-import { reflinkCopy } from '../files/reflink';
+import { stringifyJsonExact } from '@shared/json';
+import type { OutputFile, Workflow } from '@main/service/types';
+import { reflinkCopy } from '@main/files/reflink';
 import { digestFile, type FileDigest } from './file-digest';
 import type { LibraryIndex, NewItemRow } from './library-index';
 import { PROBE_BYTES, guessKind, probeMedia } from './media-info';

@@ -1,9 +1,9 @@
 // The library's index in the shared SQLite store: inserting items, listing them by type, date,
 // workflow and server, full-text search, and the download bookkeeping (status, attempts, retry
 // time). SQL lives here only; the Library class decides what to do, this says how it is stored.
-import { isJsonObject, parseJsonExact, stringifyJsonExact } from '../../shared/json';
-import type { Queryable, SqlValue, Store } from '../store/store';
-import type { Workflow } from '../service/types';
+import { isJsonObject, parseJsonExact, stringifyJsonExact } from '@shared/json';
+import type { Queryable, SqlValue, Store } from '@main/store/store';
+import type { Workflow } from '@main/service/types';
 import { ID_BLOCK_BITS, LIBRARY_MIGRATIONS, LIBRARY_MODULE } from './schema';
 import { ITEM_COLUMNS, parseItemRow, type ItemRow } from './rows';
 import type { ItemStatus, ListFilter, MediaKind } from './types';

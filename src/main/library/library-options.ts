@@ -1,7 +1,7 @@
 // What a Library is opened with (its store, folder, download source, concurrency, retry policy,
 // the types it records, the trash), its defaults, what a delete answers, and the identity of an
 // output within the library's bookkeeping.
-import type { Store } from '../store/store';
+import type { Store } from '@main/store/store';
 import type { TrashFunction, TrashPlace } from './trash';
 import type { LibraryRetryPolicy, SourceResolver } from './types';
 

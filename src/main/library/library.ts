@@ -3,17 +3,17 @@
 // their downloads; a few run at a time, failures are retried with backoff and reported per item;
 // pending downloads live in the store, so a new Library over the same store resumes them
 // (resumePending()). Plain Node: the app core, the CLI and the tests use it alike.
-import { ChangeFeed } from '../../shared/change-feed';
-import { KeyedTimers } from '../../shared/keyed-timers';
-import { Wakeups } from '../../shared/wakeups';
+import { ChangeFeed } from '@shared/change-feed';
+import { KeyedTimers } from '@shared/keyed-timers';
+import { Wakeups } from '@shared/wakeups';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { stringifyJsonExact } from '../../shared/json';
-import { backoffDelay } from '../service/backoff';
-import type { Workflow } from '../service/types';
-import { canReflink } from '../files/reflink';
-import { partialPathFor } from '../files/partial-files';
+import { stringifyJsonExact } from '@shared/json';
+import { backoffDelay } from '@main/service/backoff';
+import type { Workflow } from '@main/service/types';
+import { canReflink } from '@main/files/reflink';
+import { partialPathFor } from '@main/files/partial-files';
 import { downloadAttempt } from './download-attempt';
 import { importFile, type ImportFileRequest } from './import-file';
 import { classifyFailure } from './failures';

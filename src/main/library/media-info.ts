@@ -3,7 +3,7 @@
 // type and the file name's extension are only fallbacks (a server may label anything "image/png").
 import { ebmlInfo, flacInfo, isEbml, isFlac, isIsoMedia, isoBrand, isoInfo, isWav, wavInfo } from './media-audio-video';
 import { imageDimensions, isBmp, isGif, isJpeg, isPng, isWebp } from './media-images';
-import { mimeForFileName } from '../../shared/media-types';
+import { mimeForFileName } from '@shared/media-types';
 import type { MediaKind } from './types';
 
 /** How much of a file's start is read to probe it (JPEG EXIF blocks can push SOF past 64 KB). */

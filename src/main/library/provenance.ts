@@ -1,8 +1,8 @@
 // What a workflow tells about its outputs: the class of the node that saved a file, the literal
 // input values of the run (what a person would want to see again, or reuse), and the prompt text
 // among them. A link (["<node id>", <output index>]) is wiring, not a value, so it is left out.
-import { isJsonObject, type JsonObject, type JsonValue } from '../../shared/json';
-import type { Workflow } from '../service/types';
+import { isJsonObject, type JsonObject, type JsonValue } from '@shared/json';
+import type { Workflow } from '@main/service/types';
 
 /** Input names taken for prompt text (CLIPTextEncode "text", samplers' "prompt", "negative_prompt", ...). */
 const PROMPT_NAME = /prompt|text/i;

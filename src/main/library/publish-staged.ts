@@ -5,10 +5,10 @@
 // library's exclusive step, so two arrivals of the same bytes keep one file.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { extensionForMime, mimeForFileName } from '../../shared/media-types';
-import { safeBaseName } from '../service/filenames';
+import { extensionForMime, mimeForFileName } from '@shared/media-types';
+import { safeBaseName } from '@main/service/filenames';
 import type { FileDigest } from './file-digest';
-import { publishFile, syncDirectory } from '../files/publish';
+import { publishFile, syncDirectory } from '@main/files/publish';
 import { absolutePath, datedFolder, relativePath } from './layout';
 import type { DoneFields, LibraryIndex } from './library-index';
 import { kindOfMime, type MediaInfo } from './media-info';

@@ -1,7 +1,7 @@
 // Rows of library_items to LibraryItem and back. The database is a file on disk, so rows are
 // validated like any untrusted input; a row that does not fit is skipped, never trusted.
 import { z } from 'zod';
-import { isJsonObject, parseJsonExact, type JsonValue } from '../../shared/json';
+import { isJsonObject, parseJsonExact, type JsonValue } from '@shared/json';
 import { absolutePath } from './layout';
 import type { LibraryItem } from './types';
 

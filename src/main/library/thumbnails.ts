@@ -6,7 +6,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import jpeg from 'jpeg-js';
 import { PNG } from 'pngjs';
-import { writeFileAtomically } from '../files/publish';
+import { writeFileAtomically } from '@main/files/publish';
 import { imageDimensions, isJpeg, isPng } from './media-images';
 
 /** Larger sources are not decoded (memory): they get no thumbnail. */

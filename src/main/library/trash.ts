@@ -5,7 +5,7 @@
 // deleted outright.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { publishFile } from '../files/publish';
+import { publishFile } from '@main/files/publish';
 import { TRASH_DIR } from './layout';
 
 /** Moves one file to a trash; throws when it cannot. */

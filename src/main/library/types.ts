@@ -1,8 +1,8 @@
 // The outputs library's public shapes: what an item is, how it is asked for, what changes are
 // announced. Items are plain data (no class instances), so they cross IPC and print as JSON as is.
-import type { JsonValue } from '../../shared/json';
-import type { DownloadOptions, DownloadResult } from '../service/ports';
-import type { FileRef, OutputFile, ServerKind, Workflow } from '../service/types';
+import type { JsonValue } from '@shared/json';
+import type { DownloadOptions, DownloadResult } from '@main/service/ports';
+import type { FileRef, OutputFile, ServerKind, Workflow } from '@main/service/types';
 
 /** What kind of media a file holds, from its bytes (falling back to its name and content type). */
 export type MediaKind = 'image' | 'video' | 'audio' | 'model' | 'other';

@@ -2,10 +2,10 @@
 // every class must be installed, and every chosen value of a list input (a model, a sampler, a
 // file already on the server) must be in that server's list. A pool dispatches a job only to
 // servers that lack nothing, and a job that no server can run fails at once, naming what each lacks.
-import { isJsonObject } from '../../shared/json';
-import type { NodeDefinitions } from '../service/object-info';
-import type { Workflow } from '../service/types';
-import type { InputRef } from '../workflow/edit';
+import { isJsonObject } from '@shared/json';
+import type { NodeDefinitions } from '@main/service/object-info';
+import type { Workflow } from '@main/service/types';
+import type { InputRef } from '@main/workflow/edit';
 
 /** At most this many missing values are named per server, so a message stays readable. */
 const MAX_NAMED = 8;

@@ -1,8 +1,8 @@
 // Which failures say "this server stopped answering" (the pool takes it out of rotation and moves
 // its work) and which say "this server will not take this file" (another server may), as opposed
 // to failures of the job itself, which no other server would fix.
-import { ServiceError, WorkflowRejectedError } from '../service/errors';
-import { ServerUnreachableError } from '../jobs/tracker-errors';
+import { ServiceError, WorkflowRejectedError } from '@main/service/errors';
+import { ServerUnreachableError } from '@main/jobs/tracker-errors';
 
 export function isUnreachable(error: unknown): boolean {
   if (error instanceof ServerUnreachableError) return true;

@@ -3,7 +3,7 @@
 // queue; running on a local server: interrupted by its id). A job that already finished there is
 // left alone and its outputs are never collected. The cloud cannot stop one running job without
 // stopping all of the account's, so there a running late job is left to finish, and ignored.
-import { askServer } from '../jobs/server-verdict';
+import { askServer } from '@main/jobs/server-verdict';
 import type { PoolMember } from './server-pool';
 
 /** Cancels `promptId` on `member` if it is still queued or running there; returns a note for the user, or null. */

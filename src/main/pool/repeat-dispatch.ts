@@ -7,18 +7,18 @@
 // A run its server forgot (restarted) runs elsewhere. A run no server can run fails at once,
 // naming what each lacks. What is the caller's own is injected: how the workflow is made ready for
 // a server (uploads), how an accepted job is followed, and what a succeeded run's outputs become.
-import type { JobStore } from '../jobs/job-store';
-import { askServer } from '../jobs/server-verdict';
-import { submitJob } from '../jobs/submit-job';
-import type { JobOrigin } from '../jobs/types';
-import type { Workflow } from '../service/types';
-import { cloneWorkflow, type InputRef } from '../workflow/edit';
-import type { FollowOutcome, JobFollower } from '../jobs/job-follower';
-import type { JsonObject } from '../../shared/json';
+import type { JobStore } from '@main/jobs/job-store';
+import { askServer } from '@main/jobs/server-verdict';
+import { submitJob } from '@main/jobs/submit-job';
+import type { JobOrigin } from '@main/jobs/types';
+import type { Workflow } from '@main/service/types';
+import { cloneWorkflow, type InputRef } from '@main/workflow/edit';
+import type { FollowOutcome, JobFollower } from '@main/jobs/job-follower';
+import type { JsonObject } from '@shared/json';
 import { isForgottenJob, isUnreachable, refusedBeforeSending } from './failure-kinds';
 import { cancelLateJob } from './late-jobs';
 import type { PoolMember, ServerPool } from './server-pool';
-import { describeError } from '../../shared/describe-error';
+import { describeError } from '@shared/describe-error';
 
 export interface RepeatDispatchOptions<T> {
   pool: ServerPool;

@@ -4,15 +4,15 @@
 // answering out of rotation and probes it until it answers again, and keeps the figures the
 // status line shows. The hot folder runner asks it; a pool of one is today's single server: it
 // never checks definitions, never takes its server out of rotation and caps nothing itself.
-import type { NodeDefinitions } from '../service/object-info';
-import type { ServiceApi } from '../service/ports';
-import type { Workflow } from '../service/types';
-import type { InputRef } from '../workflow/edit';
-import type { JobFollower } from '../jobs/job-follower';
+import type { NodeDefinitions } from '@main/service/object-info';
+import type { ServiceApi } from '@main/service/ports';
+import type { Workflow } from '@main/service/types';
+import type { InputRef } from '@main/workflow/edit';
+import type { JobFollower } from '@main/jobs/job-follower';
 import { serverLacks } from './eligibility';
-import { normaliseBaseUrl } from '../config/settings';
-import { describeError } from '../../shared/describe-error';
-import { ServiceError } from '../service/errors';
+import { normaliseBaseUrl } from '@main/config/settings';
+import { describeError } from '@shared/describe-error';
+import { ServiceError } from '@main/service/errors';
 
 export interface PoolServer {
   /** Shown to the user: the profile's name, or the server's address. */

@@ -4,7 +4,7 @@
 // A future server flavour (e.g. the cloud's versioned /api/v2 with per-job cancel) is another
 // capability set, not another round of kind checks.
 import { z } from 'zod';
-import { CLOUD_UPLOAD_LIMITS, LOCAL_UPLOAD_LIMITS, type UploadLimits } from '../images/upload-limits';
+import { CLOUD_UPLOAD_LIMITS, LOCAL_UPLOAD_LIMITS, type UploadLimits } from '@main/images/upload-limits';
 import type { ServerKind, UploadResult } from './types';
 
 /** What GET /api/features says (fields a server leaves out are null). */

@@ -3,9 +3,9 @@
 // the job tracker, the CLI and the app see one behaviour. See PROTOCOL.md for the wire details.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { JsonObject } from '../../shared/json';
-import { isJsonObject } from '../../shared/json';
-import { UNKNOWN_MIME, mimeForFileName } from '../../shared/media-types';
+import type { JsonObject } from '@shared/json';
+import { isJsonObject } from '@shared/json';
+import { UNKNOWN_MIME, mimeForFileName } from '@shared/media-types';
 import type { RetryPolicy } from './backoff';
 import { multipartBody } from './multipart';
 import { downloadOutput } from './download';
@@ -13,7 +13,7 @@ import { ServiceError, WorkflowRejectedError } from './errors';
 import { exactJsonOf, HttpTransport, jsonOf, NoAnswerError, transportOptions, type HttpAnswer } from './http';
 import type { ServiceLimits } from './limits';
 import { parseNodeDefinitions, type NodeDefinitions } from './object-info';
-import { uploadLimitProblem } from '../images/upload-limits';
+import { uploadLimitProblem } from '@main/images/upload-limits';
 import { capabilitiesFor, parseFeatures, type ServerCapabilities, type ServerFeatures } from './capabilities';
 import { localHistoryDepth, localHistoryJob, localJobPage, localQueuedJob, parseCloudJobDetail, parseCloudJobPage, jobListParams, type JobDetail, type JobListQuery, type JobPage } from './job-list';
 import { readImageSize } from './upload-check';

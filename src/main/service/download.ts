@@ -14,8 +14,8 @@ import { assertHttpScheme, discardBody, nodeBodyOf } from './stream-request';
 import { readWebBodyCapped, tooLarge } from './body-read';
 import { formatBytes } from './limits';
 import type { DownloadOptions, DownloadResult, StreamDigest } from './ports';
-import { partialPathFor, publishFile, syncDirectory } from '../files/publish';
-import { BlockWriter } from '../files/block-writer';
+import { partialPathFor, publishFile, syncDirectory } from '@main/files/publish';
+import { BlockWriter } from '@main/files/block-writer';
 import type { FileRef } from './types';
 
 export interface DownloadRequestOptions extends DownloadOptions {

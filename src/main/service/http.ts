@@ -7,7 +7,7 @@ import { backoffDelay, resolveRetryPolicy, type RetryPolicy } from './backoff';
 import type { ApiKeyProvider } from './ports';
 import type { ServerProfile } from './types';
 import { serverReason } from './responses';
-import { parseJsonExact, stringifyJsonExact } from '../../shared/json';
+import { parseJsonExact, stringifyJsonExact } from '@shared/json';
 import type { MultipartBody } from './multipart';
 import { discardBody, getStreamed, sendStreamed } from './stream-request';
 import { readWebBodyCapped } from './body-read';

@@ -3,7 +3,7 @@
 // /api/queue are turned into the same shape here (filtered, sorted and paged on this side).
 // Every answer is untrusted: checked with zod, unknown fields ignored, server text redacted.
 import { z } from 'zod';
-import { isJsonObject } from '../../shared/json';
+import { isJsonObject } from '@shared/json';
 import { redactSecret } from './errors';
 import { collectHistoryOutputs } from './outputs';
 import { parseHistoryEntry } from './responses';

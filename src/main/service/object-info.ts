@@ -2,7 +2,7 @@
 // a JavaScript number) into typed input specs. The list comes from servers with arbitrary custom
 // nodes installed, so one malformed entry or input is skipped with a warning instead of failing
 // the whole list, and fields this client does not model are kept in `config`.
-import { isJsonObject, parseJsonExact, type JsonObject, type JsonValue } from '../../shared/json';
+import { isJsonObject, parseJsonExact, type JsonObject, type JsonValue } from '@shared/json';
 import { ServiceError } from './errors';
 
 export type InputSection = 'required' | 'optional' | 'hidden';

@@ -2,7 +2,7 @@
 // ServiceApi over HTTP and `EventsSocket` (events-socket.ts) implements EventStream over the
 // WebSocket; the job tracker, the CLI and the desktop app take these interfaces so they can be
 // tested and composed without knowing the transport.
-import type { JsonObject } from '../../shared/json';
+import type { JsonObject } from '@shared/json';
 import type { RetryPolicy } from './backoff';
 import type { ServerCapabilities, ServerFeatures } from './capabilities';
 import type { JobDetail, JobListQuery, JobPage } from './job-list';

@@ -4,8 +4,8 @@
 // speaks v2 at its address with the server's own API (v1) at `apiBaseUrl`, and takes a key only
 // when it answers 401. The demo profile is resolved by the app (its address is the built-in one).
 import type { ServerKind, ServerProfile } from './types';
-import type { Profile } from '../config/settings';
-import { normaliseBaseUrl } from '../config/settings';
+import type { Profile } from '@main/config/settings';
+import { normaliseBaseUrl } from '@main/config/settings';
 
 export interface ProfileConnection {
   server: ServerProfile;

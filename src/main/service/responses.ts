@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { redactSecret, ServiceError, WorkflowRejectedError } from './errors';
 import { collectHistoryOutputs } from './outputs';
 import { classifyStatusWord } from './status-words';
-import { isJsonObject } from '../../shared/json';
+import { isJsonObject } from '@shared/json';
 import type { JobStatusReading, NodeErrorDetail, OutputFile, QueueEntry, QueueSnapshot, SubmitResult, UploadResult } from './types';
 
 // ---------------------------------------------------------------- submit

@@ -1,7 +1,7 @@
 // Domain types shared by the service client, the job tracker, the CLI and the app.
 // Wire shapes are validated where they enter (see messages.ts, responses.ts); these are the
 // normalised forms the rest of the code works with.
-import type { JsonObject } from '../../shared/json';
+import type { JsonObject } from '@shared/json';
 
 /** The two kinds of server one client speaks to. */
 export type ServerKind = 'cloud' | 'local';

@@ -2,7 +2,7 @@
 // server's limits are checked before a byte is sent. A header that does not tell (WebP, BMP, a
 // JPEG whose frame marker lies beyond the first bytes) gives null, and the server decides.
 import { open } from 'node:fs/promises';
-import { sniffImage } from '../images/image-sniff';
+import { sniffImage } from '@main/images/image-sniff';
 
 /** Enough for a JPEG's metadata segments before its frame header (an EXIF thumbnail is at most 64 KiB). */
 const HEAD_BYTES = 256 * 1024;

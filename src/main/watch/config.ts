@@ -3,13 +3,13 @@
 // exists, the naming rules are usable, folders do not overlap in a harmful way).
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { z } from 'zod';
-import { isJsonObject } from '../../shared/json';
-import type { Workflow } from '../service/types';
-import { parseInputRef } from '../workflow/edit';
+import { isJsonObject } from '@shared/json';
+import type { Workflow } from '@main/service/types';
+import { parseInputRef } from '@main/workflow/edit';
 import { checkOutputNameRule } from './naming';
 import { checkMaskRule } from './mask-rule';
 import { normalisePatterns } from './patterns';
-import { systemFolderReason } from '../files/system-folders';
+import { systemFolderReason } from '@main/files/system-folders';
 
 export const DEFAULT_PATTERNS = ['*.png', '*.jpg', '*.jpeg', '*.webp'] as const;
 export const DEFAULT_MASK_RULE = '{stem}.mask.png';

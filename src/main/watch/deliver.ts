@@ -6,14 +6,14 @@
 import { existsSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
-import { stringifyJsonExact } from '../../shared/json';
-import type { ServiceApi } from '../service/ports';
-import type { OutputFile, Workflow } from '../service/types';
+import { stringifyJsonExact } from '@shared/json';
+import type { ServiceApi } from '@main/service/ports';
+import type { OutputFile, Workflow } from '@main/service/types';
 import type { HotFolderConfig } from './config';
 import type { EntryRecord } from './journal';
 import { nameValues, renderOutputName } from './naming';
 import type { FinishedOutput, OutputProvenance, OutputSink } from './types';
-import { writeFileAtomically } from '../files/publish';
+import { writeFileAtomically } from '@main/files/publish';
 
 export const SIDECAR_SUFFIX = '.json';
 

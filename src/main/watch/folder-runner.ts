@@ -13,8 +13,8 @@
 // rest: FileIntake finds and keys files, EntryBook keeps entries, paths, journal and table in step,
 // SubmitAndCollect talks to the server, PauseGate decides whether new files may go, and FolderFeed
 // publishes rows, status and warnings.
-import { KeyedTimers } from '../../shared/keyed-timers';
-import { parseInputRef, type InputRef } from '../workflow/edit';
+import { KeyedTimers } from '@shared/keyed-timers';
+import { parseInputRef, type InputRef } from '@main/workflow/edit';
 import { isInside, type HotFolderConfig } from './config';
 import { hashFile, type HashResult } from './content-hash';
 import { prepareRetry } from './retry-failed';
@@ -30,7 +30,7 @@ import { PoolFailover } from './pool-failover';
 import { SubmitAndCollect } from './submit-and-collect';
 import type { IdleReason, RunnerDeps, RunnerOptions } from './runner-deps';
 import type { HotFileRow, HotFolderStatus, PauseKind } from './types';
-import type { PoolEvent, PoolMember, ServerPool } from '../pool/server-pool';
+import type { PoolEvent, PoolMember, ServerPool } from '@main/pool/server-pool';
 
 export class FolderRunner {
   readonly config: HotFolderConfig;

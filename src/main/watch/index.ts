@@ -6,6 +6,6 @@ export {
   type HotFolderConfig,
   type HotFolderInput,
 } from './config';
-export { trackerFollower } from '../jobs/job-follower';
+export { trackerFollower } from '@main/jobs/job-follower';
 export { librarySink, importRequestOf } from './library-sink';
 export type * from './types';

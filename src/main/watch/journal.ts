@@ -10,7 +10,7 @@
 // each write's promise resolves once it has committed. A caller that must have a state on disk
 // before acting (the prompt id before a submit) awaits the write.
 import { z } from 'zod';
-import type { Queryable, SqlValue, Store } from '../store/store';
+import type { Queryable, SqlValue, Store } from '@main/store/store';
 
 export const WATCH_MIGRATIONS: readonly string[] = [
   `CREATE TABLE watch_folders (

@@ -3,9 +3,9 @@
 // provenance. The library's copy is a tee of the output's download (prepare()), or a reflink of
 // the output where the file system has them; its digest comes from the download: the output is
 // never read back. Used by the app and by `flowdeck watch` alike.
-import type { ImportFileRequest } from '../library/import-file';
+import type { ImportFileRequest } from '@main/library/import-file';
 import type { LibraryItem } from '../library';
-import { PROBE_BYTES } from '../library/media-info';
+import { PROBE_BYTES } from '@main/library/media-info';
 import type { FinishedOutput, OutputSink, StagedOutput } from './types';
 
 /** What the sink needs of the library (Library fits). */

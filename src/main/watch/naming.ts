@@ -2,7 +2,7 @@
 // from the input's name and from the server (node id, extension), so each rendered path segment is
 // reduced to a safe file name; the rule may hold "/" to sort outputs into subfolders.
 import { extname } from 'node:path';
-import { safeBaseName } from '../service/filenames';
+import { safeBaseName } from '@main/service/filenames';
 
 export const NAME_TOKENS = ['stem', 'ext', 'node', 'index', 'hash', 'job', 'date'] as const;
 export type NameToken = (typeof NAME_TOKENS)[number];

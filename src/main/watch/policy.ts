@@ -2,8 +2,8 @@
 // because every other file would fail the same way; a network failure or a server error (5xx) is
 // retried with exponential backoff up to the folder's attempt limit; anything else (the server
 // rejected the workflow, the file cannot be read) fails that file at once with its reason.
-import { backoffDelay } from '../service/backoff';
-import { ServiceError } from '../service/errors';
+import { backoffDelay } from '@main/service/backoff';
+import { ServiceError } from '@main/service/errors';
 import type { RetryPolicyConfig } from './config';
 import type { PauseKind } from './types';
 

@@ -5,11 +5,11 @@
 // it is cancelled there; if it finished, its outputs are never collected (the entry no longer
 // points at it), so one file yields the outputs of exactly one job. A file over one server's
 // upload limits tries the others.
-import { KeyedTimers } from '../../shared/keyed-timers';
-import type { JobStore } from '../jobs/job-store';
-import { cancelLateJob } from '../pool/late-jobs';
-import { isUnreachable, refusedBeforeSending } from '../pool/failure-kinds';
-import type { PoolMember } from '../pool/server-pool';
+import { KeyedTimers } from '@shared/keyed-timers';
+import type { JobStore } from '@main/jobs/job-store';
+import { cancelLateJob } from '@main/pool/late-jobs';
+import { isUnreachable, refusedBeforeSending } from '@main/pool/failure-kinds';
+import type { PoolMember } from '@main/pool/server-pool';
 import type { EntryBook } from './entry-book';
 import type { FolderFeed } from './folder-feed';
 import { JobLostError, type Entry } from './runner-entry';

@@ -1,7 +1,7 @@
 // What a folder runner is given (its journal, the job journal, the pool, where outputs go, the
 // clock) and how it runs; shared by the runner and the collaborators it hands parts of them to.
-import type { JobStore } from '../jobs/job-store';
-import type { ServerPool } from '../pool/server-pool';
+import type { JobStore } from '@main/jobs/job-store';
+import type { ServerPool } from '@main/pool/server-pool';
 import type { WatchJournal } from './journal';
 import type { HotFolderEvent, OutputSink } from './types';
 

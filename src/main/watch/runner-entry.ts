@@ -1,7 +1,7 @@
 // The hot folder runner's in-memory record of one content (an "entry", keyed by content and backed
 // by a journal record), the errors that steer how a failed run is treated, and how an entry or a
 // bare path shows in the folder's file table. Shared by the runner and its collaborators.
-import type { Workflow } from '../service/types';
+import type { Workflow } from '@main/service/types';
 import type { EntryRecord, JournalState } from './journal';
 import type { HotFileRow, HotFileState } from './types';
 

@@ -2,17 +2,17 @@
 // It keeps folder configurations in the store (unless a caller asks it not to, as the CLI does),
 // runs one FolderRunner per enabled folder, and fans their events out to listeners.
 import { randomUUID } from 'node:crypto';
-import { isJsonObject, parseJsonExact, stringifyJsonExact } from '../../shared/json';
-import type { Store } from '../store/store';
-import type { ServiceApi } from '../service/ports';
+import { isJsonObject, parseJsonExact, stringifyJsonExact } from '@shared/json';
+import type { Store } from '@main/store/store';
+import type { ServiceApi } from '@main/service/ports';
 import { resolveHotFolderConfig, type HotFolderConfig, type HotFolderInput } from './config';
 import { FolderRunner } from './folder-runner';
 import type { IdleReason } from './runner-deps';
 import { heldUnconfirmedSends, WatchJournal } from './journal';
-import { JobStore } from '../jobs/job-store';
-import type { JobFollower } from '../jobs/job-follower';
+import { JobStore } from '@main/jobs/job-store';
+import type { JobFollower } from '@main/jobs/job-follower';
 import type { HotFileRow, HotFolderCounters, HotFolderEvent, HotFolderStatus, OutputSink } from './types';
-import { ServerPool } from '../pool/server-pool';
+import { ServerPool } from '@main/pool/server-pool';
 
 export interface HotFolderServiceDeps {
   store: Store;

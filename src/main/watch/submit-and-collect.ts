@@ -4,23 +4,23 @@
 // Failures are thrown to the runner, which decides what they mean (FolderRunner.react).
 import { existsSync } from 'node:fs';
 import { basename, extname } from 'node:path';
-import { safeBaseName } from '../service/filenames';
-import type { ServiceApi } from '../service/ports';
-import type { Workflow } from '../service/types';
-import { uploadInput } from '../jobs/upload-input';
-import { cloneWorkflow, setInput, type InputRef } from '../workflow/edit';
+import { safeBaseName } from '@main/service/filenames';
+import type { ServiceApi } from '@main/service/ports';
+import type { Workflow } from '@main/service/types';
+import { uploadInput } from '@main/jobs/upload-input';
+import { cloneWorkflow, setInput, type InputRef } from '@main/workflow/edit';
 import type { HotFolderConfig } from './config';
 import { deliverOutputs } from './deliver';
 import type { EntryBook } from './entry-book';
 import type { EntryRecord, FailedPhase } from './journal';
-import { askServer, type Verdict } from '../jobs/server-verdict';
-import { recordAccepted, submitJob, type JobIntent, type SubmitTarget } from '../jobs/submit-job';
+import { askServer, type Verdict } from '@main/jobs/server-verdict';
+import { recordAccepted, submitJob, type JobIntent, type SubmitTarget } from '@main/jobs/submit-job';
 import { CollectError, FileGoneError, JobLostError, StoppedError, type ActivePhase, type Entry } from './runner-entry';
 import type { RunnerDeps } from './runner-deps';
-import type { FollowOutcome } from '../jobs/job-follower';
+import type { FollowOutcome } from '@main/jobs/job-follower';
 import type { FinishedOutput } from './types';
-import type { PoolMember } from '../pool/server-pool';
-import { isForgottenJob } from '../pool/failure-kinds';
+import type { PoolMember } from '@main/pool/server-pool';
+import { isForgottenJob } from '@main/pool/failure-kinds';
 
 /** What sending and collecting need from the runner. */
 export interface SubmitAndCollectHost {

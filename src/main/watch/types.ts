@@ -1,7 +1,7 @@
 // Public types of hot folders: what the app core, the CLI and the outputs library see.
 // The folder configuration itself (and its defaults) lives in config.ts.
-import type { StreamDigest } from '../service/ports';
-import type { OutputFile, ServerKind, Workflow } from '../service/types';
+import type { StreamDigest } from '@main/service/ports';
+import type { OutputFile, ServerKind, Workflow } from '@main/service/types';
 
 /**
  * Where a hot-folder file stands, as the per-file table shows it.

@@ -1,6 +1,6 @@
 // UI-format workflow (the editor's graph) -> API prompt, as the editor's graphToPrompt would queue it,
 // using the node definitions of the server it will run on. The work is split by step under ui-convert/.
-import type { JsonObject } from '../../shared/json';
+import type { JsonObject } from '@shared/json';
 
 export { convertUiWorkflow, type UiConversion, type UnknowableInput } from './ui-convert/convert';
 export { UiConversionError } from './ui-convert/errors';

@@ -1,6 +1,6 @@
 // Editing a workflow's inputs by "NODE.INPUT" references, as the CLI's --set/--upload/--mask do.
-import { isJsonObject, parseJsonExact, type JsonValue } from '../../shared/json';
-import type { Workflow } from '../service/types';
+import { isJsonObject, parseJsonExact, type JsonValue } from '@shared/json';
+import type { Workflow } from '@main/service/types';
 
 export interface InputRef {
   nodeId: string;

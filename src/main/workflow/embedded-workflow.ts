@@ -5,7 +5,7 @@
 // data before use and every failure names the chunk; nothing here throws anything but
 // EmbeddedWorkflowError.
 import { inflateSync } from 'node:zlib';
-import { isJsonObject, parseJsonExact, type JsonObject } from '../../shared/json';
+import { isJsonObject, parseJsonExact, type JsonObject } from '@shared/json';
 
 export type EmbeddedImageFormat = 'png' | 'webp';
 

@@ -1,7 +1,7 @@
 // Reading a workflow file: API format is accepted; a UI-format export (the editor's graph with
 // `nodes` and `links`) is recognised and explained; anything else gets a specific reason.
-import { isJsonObject, type JsonObject } from '../../shared/json';
-import type { Workflow } from '../service/types';
+import { isJsonObject, type JsonObject } from '@shared/json';
+import type { Workflow } from '@main/service/types';
 
 export type ParsedWorkflow =
   | { ok: true; workflow: Workflow; nodeCount: number }

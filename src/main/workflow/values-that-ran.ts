@@ -3,9 +3,9 @@
 // edited value is written back where the editor reads it (the node's widgets_values entry, a subgraph
 // instance's promoted widget, a PrimitiveNode's value). Found by converting a copy of the graph and
 // noting where each value of the prompt came from; the copy is what gets sent.
-import { isJsonObject, stringifyJsonExact, type JsonObject, type JsonValue } from '../../shared/json';
-import type { NodeDefinitions } from '../service/object-info';
-import type { Workflow } from '../service/types';
+import { isJsonObject, stringifyJsonExact, type JsonObject, type JsonValue } from '@shared/json';
+import type { NodeDefinitions } from '@main/service/object-info';
+import type { Workflow } from '@main/service/types';
 import { convertUiWorkflow } from './convert-ui';
 import { isLink } from './parse';
 

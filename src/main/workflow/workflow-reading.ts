@@ -4,10 +4,10 @@
 // `prompt` (exactly what ran), else its embedded `workflow` (converted when it is an editor graph;
 // some tools store the API format there). Each caller words the outcome its own way (an IPC view,
 // a CLI error with an exit code); the reading itself is done once, here.
-import { MAX_WORKFLOW_FILE_BYTES } from '../../shared/ipc/contract';
-import { parseJsonExact, type JsonObject, type JsonValue } from '../../shared/json';
-import type { NodeDefinitions } from '../service/object-info';
-import type { Workflow } from '../service/types';
+import { MAX_WORKFLOW_FILE_BYTES } from '@shared/ipc/contract';
+import { parseJsonExact, type JsonObject, type JsonValue } from '@shared/json';
+import type { NodeDefinitions } from '@main/service/object-info';
+import type { Workflow } from '@main/service/types';
 import { convertUiWorkflow, isUiWorkflow, type UnknowableInput } from './convert-ui';
 import { EmbeddedWorkflowError, imageFormatOf, readEmbeddedWorkflow } from './embedded-workflow';
 import { interpretWorkflow } from './parse';

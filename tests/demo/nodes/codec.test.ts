@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { PNG } from 'pngjs';
 import * as jpeg from 'jpeg-js';
-import { ImageDecodeError, decodeImage, decodeJpeg, decodePng, encodeJpeg, encodePng } from '../../../src/main/demo/nodes/image-codec';
-import { crc32, readTextChunks } from '../../../src/main/demo/nodes/png-text';
+import { ImageDecodeError, decodeImage, decodeJpeg, decodePng, encodeJpeg, encodePng } from '@main/demo/nodes/image-codec';
+import { crc32, readTextChunks } from '@main/demo/nodes/png-text';
 import { makeImage } from './fake-context';
 
 describe('image codecs', () => {

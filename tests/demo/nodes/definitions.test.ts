@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isJsonObject, parseJsonExact, stringifyJsonExact, type JsonObject, type JsonValue } from '../../../src/shared/json';
-import { createNodeLibrary } from '../../../src/main/demo/nodes';
+import { isJsonObject, parseJsonExact, stringifyJsonExact, type JsonObject, type JsonValue } from '@shared/json';
+import { createNodeLibrary } from '@main/demo/nodes';
 
 const library = createNodeLibrary({ listInputFiles: () => ['example.png', 'sample (1).png'] });
 

@@ -3,8 +3,8 @@
 import { mkdtemp, mkdir, readFile, rm, writeFile, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve, sep } from 'node:path';
-import type { JsonObject } from '../../../src/shared/json';
-import { InterruptedError, type DemoNodeContext, type RgbaImage, type SavedFile } from '../../../src/main/demo/node-api';
+import type { JsonObject } from '@shared/json';
+import { InterruptedError, type DemoNodeContext, type RgbaImage, type SavedFile } from '@main/demo/node-api';
 
 export interface FakeContext extends DemoNodeContext {
   readonly dir: string;

@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Mask, RgbaImage } from '../../../src/main/demo/node-api';
-import { createDemoInpaintNode } from '../../../src/main/demo/nodes/demo-inpaint';
-import { createImageBlurNode } from '../../../src/main/demo/nodes/image-blur';
-import { createImageInvertNode } from '../../../src/main/demo/nodes/image-invert';
-import { reflectIndex } from '../../../src/main/demo/nodes/image-ops';
-import { createMaskToImageNode } from '../../../src/main/demo/nodes/mask-to-image';
+import type { Mask, RgbaImage } from '@main/demo/node-api';
+import { createDemoInpaintNode } from '@main/demo/nodes/demo-inpaint';
+import { createImageBlurNode } from '@main/demo/nodes/image-blur';
+import { createImageInvertNode } from '@main/demo/nodes/image-invert';
+import { reflectIndex } from '@main/demo/nodes/image-ops';
+import { createMaskToImageNode } from '@main/demo/nodes/mask-to-image';
 import { createFakeContext, makeImage, type FakeContext } from './fake-context';
 
 let ctx: FakeContext;

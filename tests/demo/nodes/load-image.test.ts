@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { NodeExecutionError, type Mask, type RgbaImage } from '../../../src/main/demo/node-api';
-import { encodeJpeg, encodePng } from '../../../src/main/demo/nodes/image-codec';
-import { createLoadImageNode, splitInputName } from '../../../src/main/demo/nodes/load-image';
+import { NodeExecutionError, type Mask, type RgbaImage } from '@main/demo/node-api';
+import { encodeJpeg, encodePng } from '@main/demo/nodes/image-codec';
+import { createLoadImageNode, splitInputName } from '@main/demo/nodes/load-image';
 import { createFakeContext, makeImage, type FakeContext } from './fake-context';
 
 let ctx: FakeContext;

@@ -1,13 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PNG } from 'pngjs';
-import type { DemoNodeContext, RgbaImage, SavedFile } from '../../../src/main/demo/node-api';
-import { createDemoAudioNode } from '../../../src/main/demo/nodes/demo-audio';
-import { CHUNK_BYTES, IN_MEMORY_LIMIT_MB, createDemoLargeOutputNode, largeOutputChunk } from '../../../src/main/demo/nodes/demo-large-output';
-import { createDemoPartnerNode } from '../../../src/main/demo/nodes/demo-partner';
-import { createDemoVideoNode } from '../../../src/main/demo/nodes/demo-video';
-import { readTextChunks } from '../../../src/main/demo/nodes/png-text';
-import { createPreviewImageNode, createSaveImageNode } from '../../../src/main/demo/nodes/save-image';
+import type { DemoNodeContext, RgbaImage, SavedFile } from '@main/demo/node-api';
+import { createDemoAudioNode } from '@main/demo/nodes/demo-audio';
+import { CHUNK_BYTES, IN_MEMORY_LIMIT_MB, createDemoLargeOutputNode, largeOutputChunk } from '@main/demo/nodes/demo-large-output';
+import { createDemoPartnerNode } from '@main/demo/nodes/demo-partner';
+import { createDemoVideoNode } from '@main/demo/nodes/demo-video';
+import { readTextChunks } from '@main/demo/nodes/png-text';
+import { createPreviewImageNode, createSaveImageNode } from '@main/demo/nodes/save-image';
 import { createFakeContext, makeImage, type FakeContext } from './fake-context';
 
 let ctx: FakeContext;
@@ -85,7 +85,7 @@ describe('DemoVideo', () => {
   });
 
   it('finds the clip through FLOWDECK_RESOURCES_DIR too', async () => {
-    const { demoResourcePath, findProjectRoot } = await import('../../../src/main/demo/nodes/resources');
+    const { demoResourcePath, findProjectRoot } = await import('@main/demo/nodes/resources');
     const root = findProjectRoot();
     expect(root).not.toBeNull();
     expect(demoResourcePath('demo-clip.webm', { FLOWDECK_RESOURCES_DIR: `${root}/resources` })).toBe(`${root}/resources/demo/demo-clip.webm`);

@@ -1,8 +1,8 @@
 // A minimal executor for the tests: checks links against the definitions and runs a workflow's
 // nodes in dependency order with a fake context. (The demo server has its own, full executor.)
-import type { JsonObject, JsonValue } from '../../../src/shared/json';
-import { isJsonObject } from '../../../src/shared/json';
-import type { DemoNode, NodeResult, NodeValue } from '../../../src/main/demo/node-api';
+import type { JsonObject, JsonValue } from '@shared/json';
+import { isJsonObject } from '@shared/json';
+import type { DemoNode, NodeResult, NodeValue } from '@main/demo/node-api';
 import type { FakeContext } from './fake-context';
 
 function inputType(def: JsonObject, name: string): JsonValue | undefined {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { InterruptedError, NodeExecutionError, type RgbaImage } from '../../../src/main/demo/node-api';
-import { PREVIEW_MAX, createDemoSamplerNode, denoisedFraction } from '../../../src/main/demo/nodes/demo-sampler';
+import { InterruptedError, NodeExecutionError, type RgbaImage } from '@main/demo/node-api';
+import { PREVIEW_MAX, createDemoSamplerNode, denoisedFraction } from '@main/demo/nodes/demo-sampler';
 import { createFakeContext, type FakeContext } from './fake-context';
 
 let ctx: FakeContext;

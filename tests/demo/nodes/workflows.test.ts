@@ -5,11 +5,11 @@ import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PNG } from 'pngjs';
-import { isJsonObject, parseJsonExact, type JsonObject } from '../../../src/shared/json';
-import type { SavedFile } from '../../../src/main/demo/node-api';
-import { createNodeLibrary } from '../../../src/main/demo/nodes';
-import { decodePng, encodePng } from '../../../src/main/demo/nodes/image-codec';
-import { findProjectRoot } from '../../../src/main/demo/nodes/resources';
+import { isJsonObject, parseJsonExact, type JsonObject } from '@shared/json';
+import type { SavedFile } from '@main/demo/node-api';
+import { createNodeLibrary } from '@main/demo/nodes';
+import { decodePng, encodePng } from '@main/demo/nodes/image-codec';
+import { findProjectRoot } from '@main/demo/nodes/resources';
 import { createFakeContext, type FakeContext } from './fake-context';
 import { runWorkflow } from './run-workflow';
 

@@ -1,8 +1,8 @@
 // Shared pieces of the library tests: a service client with quick retries, a file walker (the one
 // in tests/support), and the expected date folder of a time (computed here independently of the
 // library's own code).
-import { ServiceClient } from '../../../src/main/service/client';
-import type { ServerKind } from '../../../src/main/service/types';
+import { ServiceClient } from '@main/service/client';
+import type { ServerKind } from '@main/service/types';
 
 export { filesUnder } from '../../support/files';
 

@@ -1,8 +1,8 @@
 // Helpers for the integration tests against the demo service: a client and socket pair for one
 // flavour, small workflows, and waiting for a job's terminal event.
-import { EventsSocket } from '../../../src/main/service/events-socket';
-import { ServiceClient } from '../../../src/main/service/client';
-import type { ServerEvent, ServerKind, Workflow } from '../../../src/main/service/types';
+import { EventsSocket } from '@main/service/events-socket';
+import { ServiceClient } from '@main/service/client';
+import type { ServerEvent, ServerKind, Workflow } from '@main/service/types';
 
 export interface Pair {
   client: ServiceClient;

@@ -1,7 +1,7 @@
 // Builds a node's object_info entry from its shape, with the keys and key order the real server
 // uses (traces/object_info.json): input, input_order, output, output_is_list, output_name, name,
 // display_name, description, python_module, category, output_node, and api_node on partner nodes.
-import type { JsonObject } from '../../../shared/json';
+import type { JsonObject } from '@shared/json';
 import { readInputs, type InputSpecs, type InputValues } from './input-specs';
 
 export interface OutputSpec {

@@ -3,7 +3,7 @@
 // the value the executor hands over into a typed value, with a clear error when it does not fit.
 // The server validates types and ranges before a job runs; the readers re-check so that a node
 // called directly (tests, a future executor) can never work on garbage.
-import type { JsonObject, JsonValue } from '../../../shared/json';
+import type { JsonObject, JsonValue } from '@shared/json';
 import { NodeExecutionError, type Mask, type RgbaImage } from '../node-api';
 
 export interface InputSpec<T> {

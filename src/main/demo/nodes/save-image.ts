@@ -4,7 +4,7 @@
 // hidden `extra_pnginfo` (the editor sends its graph as `workflow`) into a chunk of its own name, as
 // the real node does: that is what lets an output open again in the editor.
 import { randomInt } from 'node:crypto';
-import { stringifyJsonExact } from '../../../shared/json';
+import { stringifyJsonExact } from '@shared/json';
 import type { DemoNode, DemoNodeContext, RgbaImage, SavedFile } from '../node-api';
 import { NodeExecutionError } from '../node-api';
 import { buildDefinition, readNodeInputs } from './define';

@@ -2,8 +2,8 @@
 // Idempotency-Key, the graph it ran, its output assets, the latest progress snapshot and preview,
 // its failure, and the event streams following it. It watches every job's events (a HubObserver)
 // and turns them into v2's status, progress, preview and output events.
-import { collectNodeOutputs } from '../../service/outputs';
-import type { JsonObject } from '../../../shared/json';
+import { collectNodeOutputs } from '@main/service/outputs';
+import type { JsonObject } from '@shared/json';
 import type { HubObserver, JobAudience } from '../events-hub';
 import { contentTypeFor, isFileArea } from '../files';
 import type { Job, JobQueue } from '../queue';

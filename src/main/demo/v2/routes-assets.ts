@@ -3,8 +3,8 @@
 // delete. Identical bytes are stored once (a hash-named input file) whatever name they came under.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isAbsolute } from 'node:path';
-import { blake3OfFile, isBlake3Hash } from '../../service/v2/blake3';
-import { isJsonObject } from '../../../shared/json';
+import { blake3OfFile, isBlake3Hash } from '@main/service/v2/blake3';
+import { isJsonObject } from '@shared/json';
 import { contentTypeFor } from '../files';
 import { parseJsonBody, readBody } from '../http-util';
 import { discard, receiveMultipart } from '../multipart';

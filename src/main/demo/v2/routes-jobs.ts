@@ -4,7 +4,7 @@
 // cancel. Asset references in the workflow become the stored input file names before validation.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isJsonObject, type JsonObject, type JsonValue } from '../../../shared/json';
+import { isJsonObject, type JsonObject, type JsonValue } from '@shared/json';
 import { BodyTooLargeError, parseJsonBody, readBody } from '../http-util';
 import { enqueueJob } from '../routes-prompt';
 import { validatePrompt } from '../validate';

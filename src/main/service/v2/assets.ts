@@ -4,7 +4,7 @@
 // (from-hash) or, on a miss, the file is uploaded, streamed from disk, with expected_hash so the
 // server verifies what it got. The asset of each hash is remembered per client (per server).
 import { stat } from 'node:fs/promises';
-import { UNKNOWN_MIME, mimeForFileName } from '../../../shared/media-types';
+import { UNKNOWN_MIME, mimeForFileName } from '@shared/media-types';
 import { ServiceError } from '../errors';
 import { jsonOf, type HttpTransport } from '../http';
 import { multipartBody } from '../multipart';

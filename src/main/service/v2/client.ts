@@ -7,10 +7,10 @@
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import type { JsonObject } from '../../../shared/json';
-import { isJsonObject } from '../../../shared/json';
+import type { JsonObject } from '@shared/json';
+import { isJsonObject } from '@shared/json';
 import { sleep as realSleep } from '../backoff';
-import { uploadLimitProblem } from '../../images/upload-limits';
+import { uploadLimitProblem } from '@main/images/upload-limits';
 import { v2CapabilitiesFor, type ServerCapabilities, type ServerFeatures } from '../capabilities';
 import { downloadOutput } from '../download';
 import { ServiceError, WorkflowRejectedError } from '../errors';
@@ -26,7 +26,7 @@ import { v2ErrorFor } from './errors';
 import { ASSET_INPUT_PREFIX, assetIdOf, detailOf, historyOf, isTerminalStatus, readingOf } from './job-mapping';
 import { submitV2 } from './submit';
 import { assetReference, jobSchema, workflowAnswerSchema, type V2Job } from './wire';
-import { composeMask, decodeImage, encodePng } from '../../images/mask-compose';
+import { composeMask, decodeImage, encodePng } from '@main/images/mask-compose';
 import { randomUUID } from 'node:crypto';
 
 export interface V2ClientOptions extends ServiceClientOptions {

@@ -16,7 +16,7 @@ import { readSse } from './sse';
 import { outputSchema, previewEventSchema, progressSchema, statusEventSchema, type V2Job, type V2Output } from './wire';
 import type { V2Client } from './client';
 import { retryAfterMs } from './errors';
-import { describeError } from '../../../shared/describe-error';
+import { describeError } from '@shared/describe-error';
 import { StreamListeners } from '../stream-listeners';
 
 /** Largest event accepted (a base64 preview); larger ends the stream. */

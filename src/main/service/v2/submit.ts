@@ -9,7 +9,7 @@
 //   (the server released it), telling the caller "deployment starting..." meanwhile.
 import { ServiceError } from '../errors';
 import { jsonOf, type HttpTransport } from '../http';
-import type { JsonObject } from '../../../shared/json';
+import type { JsonObject } from '@shared/json';
 import { IdempotencyKeyReuseError, RetryLaterError, v2ErrorFor } from './errors';
 import { jobListSchema, jobSchema, type V2Job } from './wire';
 

@@ -4,7 +4,7 @@
 // Hand-written rather than the vendor's generated SDK (not a dependency here): only the fields
 // read are required, and everything else passes through untouched.
 import { z } from 'zod';
-import type { JsonObject } from '../../../shared/json';
+import type { JsonObject } from '@shared/json';
 
 export const TERMINAL_STATUSES: readonly string[] = ['succeeded', 'canceled', 'failed', 'expired'];
 

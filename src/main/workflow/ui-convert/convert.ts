@@ -1,9 +1,9 @@
 // UI graph -> API prompt, in the editor's order of work: flatten group nodes and subgraphs, map
 // each node's widget values onto its definition's inputs, resolve every link past virtual, muted
 // and bypassed nodes, then refuse a prompt the server could not run (missing classes, a cycle).
-import type { JsonObject } from '../../../shared/json';
-import type { NodeDefinitions } from '../../service/object-info';
-import type { Workflow } from '../../service/types';
+import type { JsonObject } from '@shared/json';
+import type { NodeDefinitions } from '@main/service/object-info';
+import type { Workflow } from '@main/service/types';
 import { assertAcyclic } from './cycles';
 import { expandDynamicPrompt } from './dynamic-prompts';
 import { explainEmptyPrompt } from './empty';

@@ -1,7 +1,7 @@
 // The server cannot run a prompt whose links form a cycle; say which node is in it. Kahn's
 // algorithm (iterative), so a 100,000-node chain is no deeper than a short one.
-import { isJsonObject } from '../../../shared/json';
-import type { Workflow } from '../../service/types';
+import { isJsonObject } from '@shared/json';
+import type { Workflow } from '@main/service/types';
 import { UiConversionError } from './errors';
 
 function linkedIds(inputs: unknown): string[] {

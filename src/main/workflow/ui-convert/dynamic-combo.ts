@@ -3,8 +3,8 @@
 // combo's, named `COMBO.INPUT` (sockets likewise), and queues them under those names. Which slots
 // follow the combo in `widgets_values` therefore depends on the value stored for the combo itself:
 // the converter asks for them once that value is known.
-import { isJsonObject, type JsonValue } from '../../../shared/json';
-import { parseInputs, type InputSpec } from '../../service/object-info';
+import { isJsonObject, type JsonValue } from '@shared/json';
+import { parseInputs, type InputSpec } from '@main/service/object-info';
 
 export const DYNAMIC_COMBO_TYPE = 'COMFY_DYNAMICCOMBO_V3';
 

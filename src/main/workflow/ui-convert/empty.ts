@@ -1,7 +1,7 @@
 // When a graph converts to an empty prompt (only notes, muted or bypassed nodes, frames, an empty
 // subgraph): the conversion itself is right, there is simply nothing to run. This says what the graph
 // held and why none of it is left, so "nothing to run" is never a bare "no nodes".
-import { isJsonObject, type JsonObject } from '../../../shared/json';
+import { isJsonObject, type JsonObject } from '@shared/json';
 import type { FlatGraph } from './expand';
 import { MODE_BYPASS, MODE_MUTED, type FlatNode } from './model';
 

@@ -2,8 +2,8 @@
 // `PARENT:INNER`, nested to any depth) and of every legacy group node (ids `PARENT:INDEX`). An
 // expanded instance stays behind as a pass-through node, so links to its outputs reach the inner
 // node that feeds each output. A work list, not recursion: deep nesting cannot blow the stack.
-import { isJsonObject, type JsonObject, type JsonValue } from '../../../shared/json';
-import type { NodeDefinitions } from '../../service/object-info';
+import { isJsonObject, type JsonObject, type JsonValue } from '@shared/json';
+import type { NodeDefinitions } from '@main/service/object-info';
 import { UiConversionError } from './errors';
 import { expandGroupNode, groupNodeDefinition } from './group-nodes';
 import { MODE_BYPASS, MODE_MUTED, NOTE_TYPES, type FlatInput, type FlatNode, type FlatNodeKind, type InputSource, type ValueOrigin } from './model';

@@ -3,8 +3,8 @@
 // sockets that no inner link feeds, in inner-node order; its widget values are the inner widgets'
 // values in the same order; its outputs are the inner outputs no inner link uses (or that the
 // definition lists as external).
-import { isJsonObject, type JsonObject, type JsonValue } from '../../../shared/json';
-import type { NodeDefinitions } from '../../service/object-info';
+import { isJsonObject, type JsonObject, type JsonValue } from '@shared/json';
+import type { NodeDefinitions } from '@main/service/object-info';
 import { UiConversionError } from './errors';
 import type { FlatInput, FlatNode } from './model';
 import { readNode, type RawNode } from './read-graph';

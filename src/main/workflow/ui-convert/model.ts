@@ -1,7 +1,7 @@
 // The flat graph the converter works on: every node with a full id (`12`, `12:5`, `12:5:3`), each
 // input already pointing at its source node and slot. Group nodes and subgraphs are expanded into
 // it (expand.ts); virtual nodes stay in it and are resolved away later (resolve.ts).
-import type { JsonObject, JsonValue } from '../../../shared/json';
+import type { JsonObject, JsonValue } from '@shared/json';
 
 /**
  * Where in the file a value is stored: an entry of a node's `widgets_values` (a list position or an

@@ -2,7 +2,7 @@
 // group-node definition) into plain records, whatever the schema: links as arrays
 // `[id, origin_id, origin_slot, target_id, target_slot, type]` (schema 0.4) or as objects (schema 1).
 // Malformed parts get an error that names the node; nothing here recurses.
-import { isJsonObject, type JsonObject, type JsonValue } from '../../../shared/json';
+import { isJsonObject, type JsonObject, type JsonValue } from '@shared/json';
 import { UiConversionError } from './errors';
 
 export interface RawInput {

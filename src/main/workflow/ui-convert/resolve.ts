@@ -3,8 +3,8 @@
 // a bypassed node hands over its own input of the same type (same slot index first), and a muted
 // or missing node removes the input. A loop, not recursion; a point passed twice is a cycle of
 // pass-through nodes, an error rather than a hang.
-import type { JsonValue } from '../../../shared/json';
-import type { NodeDefinitions } from '../../service/object-info';
+import type { JsonValue } from '@shared/json';
+import type { NodeDefinitions } from '@main/service/object-info';
 import { UiConversionError } from './errors';
 import { MODE_BYPASS, MODE_MUTED, type FlatInput, type FlatNode, type InputSource, type ValueOrigin } from './model';
 

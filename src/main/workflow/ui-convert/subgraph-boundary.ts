@@ -4,7 +4,7 @@
 // name, so a file whose instance lists its sockets in another order, or none at all (templates save
 // `"inputs": []` with `properties.proxyWidgets` naming `["-1", input name]`), still wires each value
 // to the input it belongs to. Only a definition without an `inputs` list falls back to positions.
-import { isJsonObject, type JsonValue } from '../../../shared/json';
+import { isJsonObject, type JsonValue } from '@shared/json';
 import { valueAt, type FlatInput, type InputSource, type ValueOrigin } from './model';
 import { idKey, type RawLink, type RawNode } from './read-graph';
 import { isControlValue } from './widgets';

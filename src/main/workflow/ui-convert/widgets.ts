@@ -2,8 +2,8 @@
 // definition: one per widget input in definition order, plus editor-only companions that keep a
 // slot but are never sent (a seed's "control after generate", a controlled combo's filter string,
 // an upload button), and widgets whose value the editor computes only when it queues.
-import { isJsonObject, type JsonObject, type JsonValue } from '../../../shared/json';
-import type { InputSpec, NodeDefinition } from '../../service/object-info';
+import { isJsonObject, type JsonObject, type JsonValue } from '@shared/json';
+import type { InputSpec, NodeDefinition } from '@main/service/object-info';
 import { dynamicComboOf } from './dynamic-combo';
 import type { ValueOrigin } from './model';
 

@@ -11,7 +11,7 @@ import {
   type FlowdeckApi,
   type InvokeArgs,
   type IpcError,
-} from '../../../shared/ipc/contract';
+} from '@shared/ipc/contract';
 
 export class CallError extends Error {
   readonly code: IpcError['code'];

@@ -1,7 +1,7 @@
 // The app's stores, created once per mounted App (no module-level singletons) and handed to
 // components through Svelte context.
 import { createContext } from 'svelte';
-import type { FlowdeckApi } from '../../../shared/ipc/contract';
+import type { FlowdeckApi } from '@shared/ipc/contract';
 import { Api } from './api';
 import { LibraryStore } from './library/library.svelte';
 import { HotFoldersStore } from './hotfolders/hot-folders.svelte';

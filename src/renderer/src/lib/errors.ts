@@ -1,6 +1,6 @@
 // Where a failed call should be shown: a rejected key sends the user to the key field, credits and
 // subscription problems get their own explanation, a rejected workflow marks the form.
-import { rejectionDetailsSchema, type RejectionDetails } from '../../../shared/ipc/contract';
+import { rejectionDetailsSchema, type RejectionDetails } from '@shared/ipc/contract';
 import { CallError, messageOf } from './api';
 
 export type RoutedError =

@@ -1,7 +1,7 @@
 // The History view's state: one page of past jobs from the app's journal or the active server's
 // history (history.list), and their output files (fetched through main, shown from blob URLs that
 // are released when the page changes).
-import type { HistoryPageView, HistorySource } from '../../../../shared/ipc/contract';
+import type { HistoryPageView, HistorySource } from '@shared/ipc/contract';
 import { messageOf, type Api } from '../api';
 import { OutputStore } from '../stores/outputs.svelte';
 

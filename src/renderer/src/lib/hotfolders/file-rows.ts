@@ -1,7 +1,7 @@
 // The per-file table of a hot folder: rows from hotFolders.files and hotFolders.file events merged
 // (the newer row wins, so an event that overtook the listing is not undone by it), in a stable
 // order, and what each row says about its outputs and its error. Pure data, tested without a DOM.
-import type { HotFileView } from '../../../../shared/ipc/hot-folders-contract';
+import type { HotFileView } from '@shared/ipc/hot-folders-contract';
 
 /** Puts `incoming` into `rows` (keyed by path) unless the row there is newer. Returns whether it changed. */
 export function mergeFileRow(rows: Map<string, HotFileView>, incoming: HotFileView): boolean {

@@ -1,7 +1,7 @@
 // The add/edit form of a hot folder as plain data: its starting values (a new folder or an existing
 // one), the checks made before asking main, and the hotFolders.save input it becomes. Main checks
 // everything again (rules, overlapping folders); these checks only catch what is plainly missing.
-import type { HotFolderSaveInput, HotFolderView, RunOn } from '../../../../shared/ipc/hot-folders-contract';
+import type { HotFolderSaveInput, HotFolderView, RunOn } from '@shared/ipc/hot-folders-contract';
 
 export const DEFAULT_OUTPUT_NAME = '{stem}_{node}_{index}.{ext}';
 export const DEFAULT_MASK_RULE = '{stem}.mask.png';

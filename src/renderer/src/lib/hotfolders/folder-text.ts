@@ -1,5 +1,5 @@
 // What a hot folder's status and its drained batch say in words. Pure data, tested without a DOM.
-import type { HotFolderCountersView, HotFolderView } from '../../../../shared/ipc/hot-folders-contract';
+import type { HotFolderCountersView, HotFolderView } from '@shared/ipc/hot-folders-contract';
 
 export const COUNTER_NAMES = ['waiting', 'running', 'done', 'failed', 'duplicates'] as const satisfies readonly (keyof HotFolderCountersView)[];
 

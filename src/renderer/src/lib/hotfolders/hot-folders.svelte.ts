@@ -2,7 +2,7 @@
 // selected folder kept live by hotFolders.file, the folder actions, and a notice (plus a system
 // notification when the page may show one) each time a folder's batch drains.
 import { SvelteMap } from 'svelte/reactivity';
-import type { HotFileView, HotFolderSaveInput, HotFolderView } from '../../../../shared/ipc/hot-folders-contract';
+import type { HotFileView, HotFolderSaveInput, HotFolderView } from '@shared/ipc/hot-folders-contract';
 import { messageOf, type Api } from '../api';
 import { mergeFileRow, sortedFileRows } from './file-rows';
 import { drainedText } from './folder-text';

@@ -1,8 +1,8 @@
 // The inputs of a workflow a hot folder can feed its files into: inputs whose node definition takes
 // an uploaded image (imageUpload), and LoadImage's `image` even when the definitions are not loaded
 // (the server may be unreachable while the folder is being set up). Pure data, tested without a DOM.
-import type { NodeClassView } from '../../../../shared/ipc/contract';
-import { isJsonObject, parseJsonExact, type JsonObject } from '../../../../shared/json';
+import type { NodeClassView } from '@shared/ipc/contract';
+import { isJsonObject, parseJsonExact, type JsonObject } from '@shared/json';
 
 export interface ImageInputChoice {
   /** NODE.INPUT, as hotFolders.save's `bind` wants it. */

@@ -1,6 +1,6 @@
 // What opening a workflow file for a hot folder led to: the workflow's exact JSON text and name,
 // nothing (the dialog was closed), or why the file cannot be used (the Run view's own wording).
-import type { CallResult } from '../../../../shared/ipc/contract';
+import type { CallResult } from '@shared/ipc/contract';
 import { interpretParse, OpenDocument } from '../stores/workflow.svelte';
 
 export type WorkflowChoice =

@@ -1,7 +1,7 @@
 // The Jobs panel's entries: a job on its own, or the runs of one "Repeat" as one group that
 // expands. Entries with a running job come first, so the running job is always in sight; the rest
 // stay newest first. Pure data, so it is tested without a DOM.
-import type { JobSnapshotView } from '../../../../shared/ipc/contract';
+import type { JobSnapshotView } from '@shared/ipc/contract';
 
 export type JobEntry = { kind: 'job'; job: JobSnapshotView } | { kind: 'group'; id: string; count: number; jobs: JobSnapshotView[] };
 

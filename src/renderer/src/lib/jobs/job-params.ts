@@ -2,7 +2,7 @@
 // seed (as exact decimal text: a 2^64-1 seed keeps every digit), steps, size, model, sampler and
 // cfg. The stage shows them as chips and the jobs list names a job by its prompt and seed. Pure
 // data, so it is tested without a DOM.
-import { isJsonObject, type JsonObject, type JsonValue } from '../../../../shared/json';
+import { isJsonObject, type JsonObject, type JsonValue } from '@shared/json';
 
 export interface JobParams {
   prompt: string | null;

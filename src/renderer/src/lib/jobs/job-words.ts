@@ -1,6 +1,6 @@
 // What a job card says, in plain words: the state (never the server's protocol words such as
 // "execution_success"), where the job came from, when it started and how long it took.
-import type { JobSnapshotView } from '../../../../shared/ipc/contract';
+import type { JobSnapshotView } from '@shared/ipc/contract';
 
 export type JobOrigin = 'window' | 'cli' | 'hot-folder' | 'other';
 

@@ -1,7 +1,7 @@
 // The library toolbar's filters as the user sets them (a search text, a type, dates as typed in
 // <input type="date">, a workflow and a server), turned into the contract's list filter, and the
 // check whether an item that just arrived belongs in the current result without asking main.
-import type { LibraryFilterView, LibraryItemView } from '../../../../shared/ipc/library-contract';
+import type { LibraryFilterView, LibraryItemView } from '@shared/ipc/library-contract';
 
 export type TypeFilter = 'all' | 'image' | 'video' | 'audio' | 'other';
 

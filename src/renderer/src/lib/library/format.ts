@@ -1,6 +1,6 @@
 // How library facts read in the UI: sizes, durations, dates, and the run's inputs as JSON text
 // with big integers exact (a 2^64-1 seed shows every digit).
-import { parseJsonExact, stringifyJsonExact } from '../../../../shared/json';
+import { parseJsonExact, stringifyJsonExact } from '@shared/json';
 
 export function formatBytes(bytes: number | null): string {
   if (bytes === null) return '—';

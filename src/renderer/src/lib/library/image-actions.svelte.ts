@@ -3,7 +3,7 @@
 // open it in the mask painter.
 // One controller for both, so the steps and the words stay the same; each view shows the messages
 // in its own place (`say`) and does its own thing once the image is in (`onplaced`).
-import type { CallInput, UploadView } from '../../../../shared/ipc/contract';
+import type { CallInput, UploadView } from '@shared/ipc/contract';
 import { messageOf, type Api } from '../api';
 import type { MaskSaveResult, MaskSource } from '../mask/upload';
 import type { Navigation } from '../stores/navigation.svelte';

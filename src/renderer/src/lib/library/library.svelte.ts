@@ -3,8 +3,8 @@
 // need no other store (delete, retry, open / show in folder, the file's bytes). Failures are kept
 // as plain messages where the user acted.
 import { SvelteSet } from 'svelte/reactivity';
-import type { LibraryDetailView, LibraryItemView } from '../../../../shared/ipc/library-contract';
-import { libraryMediaUrl } from '../../../../shared/library-media';
+import type { LibraryDetailView, LibraryItemView } from '@shared/ipc/library-contract';
+import { libraryMediaUrl } from '@shared/library-media';
 import { messageOf, type Api } from '../api';
 import { dateRangeProblem, NO_FILTERS, toListFilter, type LibraryFilters } from './filters';
 import { LibraryResults } from './results';

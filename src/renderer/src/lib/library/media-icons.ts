@@ -1,7 +1,7 @@
 // Type icons for tiles without a thumbnail (video, audio, other files, images still downloading
 // or whose thumbnail failed): small inline SVGs as data URLs, so the tile is still an <img> whose
 // alternative text is the file name, and nothing is fetched for them.
-import type { LibraryItemView } from '../../../../shared/ipc/library-contract';
+import type { LibraryItemView } from '@shared/ipc/library-contract';
 
 type Kind = LibraryItemView['mediaKind'];
 

@@ -3,7 +3,7 @@
 // `library.changed` in place: updates replace items where they are, removals close the gap, new
 // items that match go to the top (the list is newest first). Plain TypeScript with the fetch
 // injected, so it is tested without a DOM or an app; the store wraps it for Svelte.
-import type { LibraryChangedView, LibraryFilterView, LibraryItemView } from '../../../../shared/ipc/library-contract';
+import type { LibraryChangedView, LibraryFilterView, LibraryItemView } from '@shared/ipc/library-contract';
 import { matchesFilter } from './filters';
 
 export type PageFetcher = (filter: LibraryFilterView) => Promise<{ items: LibraryItemView[]; total: number }>;

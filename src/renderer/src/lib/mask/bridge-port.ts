@@ -1,6 +1,6 @@
 // The painter's way to the server: the contract's upload calls through the renderer's Api (main
 // does the HTTP, the renderer never touches the network), and a library output as a mask source.
-import type { FileRefView } from '../../../../shared/ipc/contract';
+import type { FileRefView } from '@shared/ipc/contract';
 import type { Api } from '../api';
 import type { MaskSource, MaskUploadPort } from './upload';
 

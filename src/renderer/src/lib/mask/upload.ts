@@ -4,7 +4,7 @@
 // server stores the original's colours with the mask's alpha as a new file, whose name (with
 // `subfolder/` in front on local servers, which main computes as `inputValue`) goes into the
 // workflow's image input. Written against a port so it runs under Node with the real app core.
-import type { UploadView } from '../../../../shared/ipc/contract';
+import type { UploadView } from '@shared/ipc/contract';
 
 /** A file on the server, as upload.image / upload.mask answer it (and as original_ref names it). */
 export interface ServerImageRef {

@@ -1,7 +1,7 @@
 // The pool as the Servers view edits it: an ordered list of server profiles (order = preference)
 // with each one's concurrency, changed locally and saved with pool.save. Pure data, so the rules
 // (a profile once, moving within bounds, concurrency 1..64) are tested without a page.
-import type { PoolServerView, ProfileView } from '../../../../shared/ipc/contract';
+import type { PoolServerView, ProfileView } from '@shared/ipc/contract';
 
 export interface PoolDraftEntry {
   profileId: string;

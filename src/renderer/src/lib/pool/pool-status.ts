@@ -1,6 +1,6 @@
 // The pool's status in words for the status line: jobs per server, throughput, and the servers
 // out of rotation with the reason.
-import type { PoolStatusView } from '../../../../shared/ipc/contract';
+import type { PoolStatusView } from '@shared/ipc/contract';
 
 export interface PoolStatusLine {
   /** "GPU 1: 2 running · GPU 2: 1 running" */

@@ -1,7 +1,7 @@
 // The connection to the active server, kept fresh by `connection.state` events from main, and
 // (browser harness) whether the page still reaches Flowdeck's core at all.
-import type { ConnectionStateView } from '../../../../shared/ipc/contract';
-import { CORE_LINK_EVENT } from '../../../../shared/ipc/names';
+import type { ConnectionStateView } from '@shared/ipc/contract';
+import { CORE_LINK_EVENT } from '@shared/ipc/names';
 import type { Api } from '../api';
 
 export class ConnectionStore {

@@ -5,7 +5,7 @@
 
 /** Definitions older than this are fetched again when the window regains focus. */
 export const STALE_AFTER_MS = 60_000;
-import type { NodeClassView } from '../../../../shared/ipc/contract';
+import type { NodeClassView } from '@shared/ipc/contract';
 import { messageOf, type Api } from '../api';
 
 export class DefinitionsStore {

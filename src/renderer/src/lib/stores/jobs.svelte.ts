@@ -4,8 +4,8 @@
 // belongs to. Jobs started elsewhere (a hot folder, the CLI, an earlier session) get their workflow
 // from the app's job journal (history.list), looked up in one call for many jobs.
 import { SvelteMap, SvelteSet } from 'svelte/reactivity';
-import type { JobSnapshotView } from '../../../../shared/ipc/contract';
-import { isJsonObject, parseJsonExact, type JsonObject } from '../../../../shared/json';
+import type { JobSnapshotView } from '@shared/ipc/contract';
+import { isJsonObject, parseJsonExact, type JsonObject } from '@shared/json';
 import { messageOf, type Api } from '../api';
 import { jobName, jobParams, type JobParams } from '../jobs/job-params';
 import type { JobOrigin } from '../jobs/job-words';

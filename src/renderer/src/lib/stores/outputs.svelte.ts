@@ -1,7 +1,7 @@
 // Output files of finished jobs, fetched through the contract (output.fetch) and shown from blob
 // URLs. Each file is fetched once; a failed fetch is kept as a message on that file.
 import { SvelteMap } from 'svelte/reactivity';
-import type { OutputFileView } from '../../../../shared/ipc/contract';
+import type { OutputFileView } from '@shared/ipc/contract';
 import { messageOf, type Api } from '../api';
 
 export type MediaKind = 'image' | 'video' | 'audio' | 'file';

@@ -1,7 +1,7 @@
 // The pool: its servers as saved (pool.get / pool.save, kept fresh by pool.changed), the running
 // pool's status (pool.status events), and each pool server's queue for the Queue view
 // (pool.queues, read while that view is open).
-import type { PoolQueueView, PoolSaveInput, PoolServerView, PoolStatusView } from '../../../../shared/ipc/contract';
+import type { PoolQueueView, PoolSaveInput, PoolServerView, PoolStatusView } from '@shared/ipc/contract';
 import { messageOf, type Api } from '../api';
 
 export const NO_POOL_STATUS: PoolStatusView = { active: false, members: [], jobsPerMinute: 0 };

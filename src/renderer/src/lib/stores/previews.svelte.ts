@@ -5,7 +5,7 @@
 // as painted when the visible <img> has loaded it and a frame has been drawn; only then are the
 // URLs before it revoked. Nothing queues: a frame replaced before it was shown is skipped.
 import { SvelteMap } from 'svelte/reactivity';
-import type { PreviewView } from '../../../../shared/ipc/contract';
+import type { PreviewView } from '@shared/ipc/contract';
 
 const MAX_PAINT_RECORDS = 20_000;
 

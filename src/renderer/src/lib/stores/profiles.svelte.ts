@@ -1,5 +1,5 @@
 // Server profiles and which one is active, kept fresh by `profiles.changed` events.
-import type { CallInput, ProfileView, ProfilesState } from '../../../../shared/ipc/contract';
+import type { CallInput, ProfileView, ProfilesState } from '@shared/ipc/contract';
 import type { Api } from '../api';
 
 export class ProfilesStore {

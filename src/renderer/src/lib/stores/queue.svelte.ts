@@ -1,7 +1,7 @@
 // The server's queue (running and pending jobs), refreshed by queue.changed events, with a
 // selection for "Cancel selected".
 import { SvelteSet } from 'svelte/reactivity';
-import type { QueueView } from '../../../../shared/ipc/contract';
+import type { QueueView } from '@shared/ipc/contract';
 import { messageOf, type Api } from '../api';
 
 export class QueueStore {

@@ -1,9 +1,9 @@
 // The Run view's controller: opening a workflow file, the form built from it, uploads into image
 // inputs, and submitting with a repeat count, on the active server or over the pool. Problems are reported where the user acts: in the
 // form (aria-invalid + message), in a notice, or at the key field (401).
-import { MAX_WORKFLOW_FILE_BYTES, type CallResult, type RunTarget, type UploadView } from '../../../../shared/ipc/contract';
+import { MAX_WORKFLOW_FILE_BYTES, type CallResult, type RunTarget, type UploadView } from '@shared/ipc/contract';
 import type { MaskSaveResult } from '../mask/upload';
-import { isJsonObject, parseJsonExact, stringifyJsonExact, type JsonObject, type JsonValue } from '../../../../shared/json';
+import { isJsonObject, parseJsonExact, stringifyJsonExact, type JsonObject, type JsonValue } from '@shared/json';
 import { messageOf, type Api } from '../api';
 import { routeError } from '../errors';
 import { appFields, linearDataInputs, proposeApp, type AppInput } from '../workflow/app-inputs';

@@ -2,7 +2,7 @@
 // running job's live preview, then its outputs); a click on the session strip puts another job's
 // output there until the next run from the form. Also the strip itself: this session's outputs,
 // newest first.
-import type { JobSnapshotView } from '../../../../shared/ipc/contract';
+import type { JobSnapshotView } from '@shared/ipc/contract';
 import { isFinished, type JobsStore } from './jobs.svelte';
 import { outputKey, type OutputState } from './outputs.svelte';
 import type { RunStore } from './run.svelte';

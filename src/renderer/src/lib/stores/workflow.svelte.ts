@@ -1,8 +1,8 @@
 // The open workflow: its file, the drafts typed into the form, and the problems found before or
 // after submitting (a problem names a node and, when known, the input).
 import { SvelteMap } from 'svelte/reactivity';
-import type { WorkflowParseView } from '../../../../shared/ipc/contract';
-import { isJsonObject, parseJsonExact, type JsonObject } from '../../../../shared/json';
+import type { WorkflowParseView } from '@shared/ipc/contract';
+import { isJsonObject, parseJsonExact, type JsonObject } from '@shared/json';
 import { fieldKey, type Draft } from '../workflow/drafts';
 
 export interface Notice {

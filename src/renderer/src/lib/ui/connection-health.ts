@@ -1,6 +1,6 @@
 // The words and the one action for each state the active server can be in. One function, so the
 // status bar, the indicator and the Servers view never disagree.
-import type { ConnectionProblem, ConnectionStateView } from '../../../../shared/ipc/contract';
+import type { ConnectionProblem, ConnectionStateView } from '@shared/ipc/contract';
 
 export type Health =
   | 'core-lost'

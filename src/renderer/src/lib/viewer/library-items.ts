@@ -1,6 +1,6 @@
 // Library outputs as viewer items: the loaded items around the one opened (the viewer's arrow keys
 // walk the grid's order), each shown from the library folder through the media URL.
-import type { LibraryItemView } from '../../../../shared/ipc/library-contract';
+import type { LibraryItemView } from '@shared/ipc/library-contract';
 import type { LibraryStore } from '../library/library.svelte';
 import type { MediaKind } from '../stores/outputs.svelte';
 import type { ViewerItem } from './viewer.svelte';

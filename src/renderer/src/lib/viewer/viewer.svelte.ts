@@ -1,7 +1,7 @@
 // The image viewer's state: which outputs it shows (a job's, a history entry's or the library's),
 // which one is current, and the job's input image to compare with. Any thumbnail opens it with
 // `viewer.open(items, index)`; the dialog (components/viewer/ImageViewer.svelte) is mounted once.
-import type { FileRefView } from '../../../../shared/ipc/contract';
+import type { FileRefView } from '@shared/ipc/contract';
 import type { MediaKind } from '../stores/outputs.svelte';
 
 /** How the output is set against the job's input image. */

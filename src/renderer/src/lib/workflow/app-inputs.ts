@@ -3,7 +3,7 @@
 // [nodeId, widgetName, options]), from the user's own pins (kept by ./app-store), or is proposed:
 // the inputs people change (prompt texts, seed, steps, cfg, denoise, size, sampler, scheduler,
 // models, images, masks) first, in that order. Pure data, so it is tested without a DOM.
-import { isJsonObject, parseJsonExact, type JsonObject, type JsonValue } from '../../../../shared/json';
+import { isJsonObject, parseJsonExact, type JsonObject, type JsonValue } from '@shared/json';
 import type { FormField, NodeGroup } from './form-model';
 
 export interface AppInput {

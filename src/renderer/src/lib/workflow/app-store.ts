@@ -3,7 +3,7 @@
 // classes), so the same workflow opens as the same app again, an API file included. A UI file can
 // also carry its app itself (extra.linearData, see ./app-inputs); a saved arrangement wins.
 import { z } from 'zod';
-import { isJsonObject, type JsonObject } from '../../../../shared/json';
+import { isJsonObject, type JsonObject } from '@shared/json';
 import type { AppInput } from './app-inputs';
 
 const PREFIX = 'flowdeck.app.';

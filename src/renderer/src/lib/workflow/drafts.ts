@@ -1,7 +1,7 @@
 // What the user types into a field (a draft), checked against the input's definition and turned
 // into the exact JSON value that goes into the workflow. Integers stay decimal text until they
 // become number or bigint, so a 20-digit seed survives untouched.
-import type { JsonObject, JsonValue } from '../../../../shared/json';
+import type { JsonObject, JsonValue } from '@shared/json';
 import { integerToJson, isIntegerText, toBigInt } from './exact';
 import type { FormField } from './form-model';
 import type { FieldSpec } from './input-spec';

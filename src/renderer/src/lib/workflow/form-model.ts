@@ -1,7 +1,7 @@
 // The form generated from a workflow and the server's node definitions: one group per node, one
 // field per input, in the definition's order. Pure data, so it is tested without a DOM.
-import type { NodeClassView } from '../../../../shared/ipc/contract';
-import { isJsonObject, type JsonObject, type JsonValue } from '../../../../shared/json';
+import type { NodeClassView } from '@shared/ipc/contract';
+import { isJsonObject, type JsonObject, type JsonValue } from '@shared/json';
 import { fieldSpecOf, type FieldSpec } from './input-spec';
 
 export type FieldSource =

@@ -1,7 +1,7 @@
 // Turns one input of a node definition (as the contract normalises it from /api/object_info)
 // into the widget the form shows for it. Integer bounds arrive as ExactNumber and become bigint,
 // so a seed's maximum of 2^64-1 is compared exactly.
-import type { ExactNumber, NodeInputView } from '../../../../shared/ipc/contract';
+import type { ExactNumber, NodeInputView } from '@shared/ipc/contract';
 import { toBigInt, toFiniteNumber } from './exact';
 
 export type FieldSpec =
