@@ -45,7 +45,13 @@ layers.forEach((group, rank) => {
 
 module.exports = {
   forbidden: [
-    { name: 'no-circular', comment: 'An import cycle: split the shared part into a module both can import.', severity: 'error', from: { path: '^src/' }, to: { circular: true } },
+    {
+      name: 'no-circular',
+      comment: 'An import cycle: split the shared part into a module both can import.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
     {
       name: 'renderer-sees-only-shared',
       comment: 'The renderer talks to main only through the IPC contract in src/shared.',

@@ -14,7 +14,9 @@ export default defineConfig({
       // start was ~40% of a CLI command's start-up (`flowdeck help` 0.28 -> 0.16 s of CPU bundled).
       // Native ones stay outside (sqlite3, keytar), and so do packages that find files of their own
       // beside them (trash: its macOS/Windows helpers) or need Electron (electron-store), and chokidar.
-      externalizeDeps: { exclude: ['zod', 'conf', 'ws', 'lossless-json', 'pngjs', 'jpeg-js', 'busboy', 'fast-png', 'fflate', 'form-data-encoder', '@noble/hashes'] },
+      externalizeDeps: {
+        exclude: ['zod', 'conf', 'ws', 'lossless-json', 'pngjs', 'jpeg-js', 'busboy', 'fast-png', 'fflate', 'form-data-encoder', '@noble/hashes'],
+      },
       rollupOptions: {
         // One build for every plain-Node entry point too: the CLI and the browser harness share
         // the main-process core with the app, so they are bundled from the same sources.

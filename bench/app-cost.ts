@@ -54,7 +54,11 @@ function byKind(window: CpuWindow, wallSeconds: number): string {
     const kind = chromiumKind(pid);
     kinds.set(kind, (kinds.get(kind) ?? 0) + cpu);
   }
-  return [...kinds].filter(([, cpu]) => cpu > 0).sort((a, b) => b[1] - a[1]).map(([kind, cpu]) => `${kind} ${pct((100 * cpu) / wallSeconds)}`).join(', ');
+  return [...kinds]
+    .filter(([, cpu]) => cpu > 0)
+    .sort((a, b) => b[1] - a[1])
+    .map(([kind, cpu]) => `${kind} ${pct((100 * cpu) / wallSeconds)}`)
+    .join(', ');
 }
 
 function pct(n: number): string {
@@ -62,7 +66,13 @@ function pct(n: number): string {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { seconds: { type: 'string', default: '60' }, 'idle-seconds': { type: 'string', default: '30' }, rates: { type: 'string', default: '2:2,10:20,30:30' } } });
+  const { values } = parseArgs({
+    options: {
+      seconds: { type: 'string', default: '60' },
+      'idle-seconds': { type: 'string', default: '30' },
+      rates: { type: 'string', default: '2:2,10:20,30:30' },
+    },
+  });
   const seconds = Number(values.seconds);
   const idleSeconds = Number(values['idle-seconds']);
   const rates = values.rates!.split(',').map((r) => r.split(':').map(Number) as [number, number]);
@@ -74,18 +84,39 @@ async function main(): Promise<void> {
   try {
     const page = await openInstrumentedPage(browser, core);
     const chromium = chromiumPids();
-    console.log(`app cost: core pid ${core.pid}, ${chromium.length} Chromium processes (${[...new Set(chromium.map((p) => p.comm))].join(', ')}), demo pid ${core.demoPid} not counted; load ${loadAverage()}`);
+    console.log(
+      `app cost: core pid ${core.pid}, ${chromium.length} Chromium processes (${[...new Set(chromium.map((p) => p.comm))].join(', ')}), demo pid ${core.demoPid} not counted; load ${loadAverage()}`,
+    );
 
     // Idle first, with nothing having run yet, then the generating scenarios.
     await sleep(3000);
-    const idle = await measureIdle(page, core, chromium.map((p) => p.pid), idleSeconds);
+    const idle = await measureIdle(
+      page,
+      core,
+      chromium.map((p) => p.pid),
+      idleSeconds,
+    );
 
     for (const [previewsPerS, progressPerS] of rates) {
-      await measureJob(browser, page, core, chromium.map((p) => p.pid), seconds, previewsPerS, progressPerS);
+      await measureJob(
+        browser,
+        page,
+        core,
+        chromium.map((p) => p.pid),
+        seconds,
+        previewsPerS,
+        progressPerS,
+      );
     }
     // Idle again after the jobs: what they left running.
     await sleep(3000);
-    await measureIdle(page, core, chromium.map((p) => p.pid), idleSeconds, idle);
+    await measureIdle(
+      page,
+      core,
+      chromium.map((p) => p.pid),
+      idleSeconds,
+      idle,
+    );
   } finally {
     await browser.close();
     await core.stop();
@@ -105,25 +136,50 @@ async function measureIdle(page: Page, core: CoreChild, chromium: number[], seco
   const c1 = await counters(page);
   const stats = await core.stats();
   const label = before === undefined ? 'idle (connected, Run view, nothing run yet)' : 'idle again (after the jobs)';
-  console.log(`  ${label}, ${coreCpu.wallSeconds.toFixed(1)} s, load ${load0}-${loadAverage()}: core ${pct(coreCpu.percentOfCore)}, page ${pct(pageCpu.percentOfCore)}, together ${pct(coreCpu.percentOfCore + pageCpu.percentOfCore)} of one core (target <= 0.2%)`);
+  console.log(
+    `  ${label}, ${coreCpu.wallSeconds.toFixed(1)} s, load ${load0}-${loadAverage()}: core ${pct(coreCpu.percentOfCore)}, page ${pct(pageCpu.percentOfCore)}, together ${pct(coreCpu.percentOfCore + pageCpu.percentOfCore)} of one core (target <= 0.2%)`,
+  );
   const wakes = Object.entries(diffCounts(c1.wakeups, c0.wakeups)).sort((a, b) => b[1] - a[1]);
   console.log(`    page by process: ${kinds || 'nothing'}`);
-  console.log(`    page wake-ups in the window: ${wakes.length === 0 ? 'none' : wakes.map(([k, n]) => `${(n / coreCpu.wallSeconds).toFixed(2)}/s ${k}`).join('; ')}`);
+  console.log(
+    `    page wake-ups in the window: ${wakes.length === 0 ? 'none' : wakes.map(([k, n]) => `${(n / coreCpu.wallSeconds).toFixed(2)}/s ${k}`).join('; ')}`,
+  );
   const wire = diffWire(c1.wire, c0.wire);
-  console.log(`    core -> page in the window: ${Object.keys(wire).length === 0 ? 'nothing' : Object.entries(wire).map(([k, t]) => `${k} ${t.messages} msgs ${t.bytes} B`).join('; ')}`);
-  console.log(`    core's live handles: ${JSON.stringify(stats.handles)}; RSS ${(stats.rss / 2 ** 20).toFixed(1)} MiB, heap ${(stats.heapUsed / 2 ** 20).toFixed(1)} MiB`);
+  console.log(
+    `    core -> page in the window: ${
+      Object.keys(wire).length === 0
+        ? 'nothing'
+        : Object.entries(wire)
+            .map(([k, t]) => `${k} ${t.messages} msgs ${t.bytes} B`)
+            .join('; ')
+    }`,
+  );
+  console.log(
+    `    core's live handles: ${JSON.stringify(stats.handles)}; RSS ${(stats.rss / 2 ** 20).toFixed(1)} MiB, heap ${(stats.heapUsed / 2 ** 20).toFixed(1)} MiB`,
+  );
   return true;
 }
 
-async function measureJob(browser: Browser, page: Page, core: CoreChild, chromium: number[], seconds: number, previewsPerS: number, progressPerS: number): Promise<void> {
+async function measureJob(
+  browser: Browser,
+  page: Page,
+  core: CoreChild,
+  chromium: number[],
+  seconds: number,
+  previewsPerS: number,
+  progressPerS: number,
+): Promise<void> {
   const workflow = { 1: { class_type: 'BenchPacer', inputs: { seconds, previews_per_s: previewsPerS, progress_per_s: progressPerS } } };
-  const submitted = await page.evaluate(
-    async (json) => {
-      const api = (window as unknown as { flowdeck: { invoke(name: string, input: unknown): Promise<{ ok: boolean; value?: { promptIds?: string[]; promptId?: string }; error?: { message: string } }> } }).flowdeck;
-      return api.invoke('run.submit', { workflowJson: json, label: 'bench pacer' });
-    },
-    JSON.stringify(workflow),
-  );
+  const submitted = await page.evaluate(async (json) => {
+    const api = (
+      window as unknown as {
+        flowdeck: {
+          invoke(name: string, input: unknown): Promise<{ ok: boolean; value?: { promptIds?: string[]; promptId?: string }; error?: { message: string } }>;
+        };
+      }
+    ).flowdeck;
+    return api.invoke('run.submit', { workflowJson: json, label: 'bench pacer' });
+  }, JSON.stringify(workflow));
   if (!submitted.ok) throw new Error(`submit failed: ${JSON.stringify(submitted.error)}`);
   const promptId = submitted.value?.promptIds?.[0] ?? submitted.value?.promptId;
   if (!promptId) throw new Error(`submit answered no prompt id: ${JSON.stringify(submitted.value)}`);
@@ -136,7 +192,11 @@ async function measureJob(browser: Browser, page: Page, core: CoreChild, chromiu
     await cdp.send('Profiler.enable');
     await cdp.send('Profiler.start');
   }
-  if (TRACE_DIR) await browser.startTracing(page, { path: join(TRACE_DIR, `trace-${previewsPerS}-${progressPerS}.json`), categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'blink', 'cc', 'viz', 'gpu', 'v8', 'toplevel', 'loading', 'benchmark'] });
+  if (TRACE_DIR)
+    await browser.startTracing(page, {
+      path: join(TRACE_DIR, `trace-${previewsPerS}-${progressPerS}.json`),
+      categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'blink', 'cc', 'viz', 'gpu', 'v8', 'toplevel', 'loading', 'benchmark'],
+    });
   const coreWindow = new CpuWindow([core.pid]);
   const pageWindow = new CpuWindow(chromium);
   await page.waitForSelector(`article[data-prompt-id="${promptId}"][data-phase="succeeded"]`, { timeout: (seconds + 60) * 1000 });
@@ -160,13 +220,23 @@ async function measureJob(browser: Browser, page: Page, core: CoreChild, chromiu
   console.log(`    page by process: ${kinds}`);
   const painted = c1.painted - c0.painted;
   const received = c1.received - c0.received;
-  console.log(`    previews: offered ${Math.round(previewsPerS * wall)}, reached the page ${received} (${(received / wall).toFixed(1)}/s), painted ${painted} (${(painted / wall).toFixed(1)}/s), unpainted ${c1.unpainted - c0.unpainted}, live object URLs after ${c1.liveObjectUrls}`);
+  console.log(
+    `    previews: offered ${Math.round(previewsPerS * wall)}, reached the page ${received} (${(received / wall).toFixed(1)}/s), painted ${painted} (${(painted / wall).toFixed(1)}/s), unpainted ${c1.unpainted - c0.unpainted}, live object URLs after ${c1.liveObjectUrls}`,
+  );
   const wire = diffWire(c1.wire, c0.wire);
   const events = Object.fromEntries(Object.entries(s1.events).map(([k, v]) => [k, v.count - (s0.events[k]?.count ?? 0)]));
   const total = Object.values(wire).reduce((sum, t) => ({ messages: sum.messages + t.messages, bytes: sum.bytes + t.bytes }), { messages: 0, bytes: 0 });
-  console.log(`    core -> page: ${total.messages} messages, ${(total.bytes / 1024).toFixed(0)} KiB (${(total.messages / wall).toFixed(1)} msgs/s); ` + Object.entries(wire).sort((a, b) => b[1].bytes - a[1].bytes).map(([k, t]) => `${k} ${t.messages} x ${Math.round(t.bytes / t.messages)} B`).join('; '));
+  console.log(
+    `    core -> page: ${total.messages} messages, ${(total.bytes / 1024).toFixed(0)} KiB (${(total.messages / wall).toFixed(1)} msgs/s); ` +
+      Object.entries(wire)
+        .sort((a, b) => b[1].bytes - a[1].bytes)
+        .map(([k, t]) => `${k} ${t.messages} x ${Math.round(t.bytes / t.messages)} B`)
+        .join('; '),
+  );
   console.log(`    core events emitted: ${JSON.stringify(events)}`);
-  const wakes = Object.entries(diffCounts(c1.wakeups, c0.wakeups)).sort((a, b) => b[1] - a[1]).slice(0, 6);
+  const wakes = Object.entries(diffCounts(c1.wakeups, c0.wakeups))
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 6);
   console.log(`    page wake-ups: ${wakes.map(([k, n]) => `${(n / wall).toFixed(1)}/s ${k}`).join('; ')}`);
 }
 

@@ -29,12 +29,22 @@ async function runOne(name: string): Promise<number> {
   const form = new FormData();
   form.append('image', await openAsBlob(join(inDir!, name)), name);
   form.append('type', 'input');
-  const uploaded = (await (await ok(await fetch(`${server}/api/upload/image`, { method: 'POST', body: form }), `upload ${name}`)).json()) as { name: string; subfolder: string };
+  const uploaded = (await (await ok(await fetch(`${server}/api/upload/image`, { method: 'POST', body: form }), `upload ${name}`)).json()) as {
+    name: string;
+    subfolder: string;
+  };
   const prompt = structuredClone(workflow);
   prompt[bindNode]!.inputs[bindInput] = uploaded.subfolder ? `${uploaded.subfolder}/${uploaded.name}` : uploaded.name;
   const promptId = randomUUID();
   const ended = ends.expect(promptId);
-  await ok(await fetch(`${server}/api/prompt`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt, client_id: clientId, prompt_id: promptId }) }), `submit ${name}`);
+  await ok(
+    await fetch(`${server}/api/prompt`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt, client_id: clientId, prompt_id: promptId }),
+    }),
+    `submit ${name}`,
+  );
   const outputs = await ended();
   const stem = name.slice(0, name.length - extname(name).length);
   for (const output of outputs) {

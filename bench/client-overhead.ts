@@ -91,7 +91,9 @@ export async function runClientOverheadBench(): Promise<Record<string, number>> 
       figures[`jobsPerSecond${concurrency}`] = ours;
       figures[`bareJobsPerSecond${concurrency}`] = bare;
       figures[`ratio${concurrency}`] = ours / bare;
-      console.log(`  concurrency ${concurrency}: flowdeck ${ours.toFixed(1)} jobs/s, bare fetch+ws ${bare.toFixed(1)} jobs/s, ratio ${(ours / bare).toFixed(2)}x`);
+      console.log(
+        `  concurrency ${concurrency}: flowdeck ${ours.toFixed(1)} jobs/s, bare fetch+ws ${bare.toFixed(1)} jobs/s, ratio ${(ours / bare).toFixed(2)}x`,
+      );
     }
   } finally {
     await demo.stop();

@@ -23,7 +23,9 @@ function frameType1(image: Uint8Array): Uint8Array {
 }
 
 function frameType4(image: Uint8Array, promptId: string): Uint8Array {
-  const meta = new TextEncoder().encode(JSON.stringify({ node_id: '3', display_node_id: '3', real_node_id: '3', prompt_id: promptId, parent_node_id: null, image_type: 'image/jpeg' }));
+  const meta = new TextEncoder().encode(
+    JSON.stringify({ node_id: '3', display_node_id: '3', real_node_id: '3', prompt_id: promptId, parent_node_id: null, image_type: 'image/jpeg' }),
+  );
   const frame = new Uint8Array(8 + meta.length + image.length);
   const view = new DataView(frame.buffer);
   view.setUint32(0, 4);

@@ -56,7 +56,10 @@ function writeImagesInChild(dir: string, count: number): void {
       for (let p = 0; p < 64; p += 1) { image.data.writeUInt32BE(((i + 1) * 2654435761 ^ (p + 7) * 40503) >>> 0, p * 4); image.data[p * 4 + 3] = 255; }
       writeFileSync(join(dir, 'old-' + String(i).padStart(5, '0') + '.png'), PNG.sync.write(image));
     }`;
-  const result = spawnSync(process.execPath, ['--input-type=module', '-e', script, dir, String(count)], { cwd: join(import.meta.dirname, '..'), stdio: 'inherit' });
+  const result = spawnSync(process.execPath, ['--input-type=module', '-e', script, dir, String(count)], {
+    cwd: join(import.meta.dirname, '..'),
+    stdio: 'inherit',
+  });
   if (result.status !== 0) throw new Error('writing the existing files failed');
 }
 
@@ -121,14 +124,26 @@ async function floor(profile: ServerProfile, dir: string, names: string[], outDi
   return elapsed;
 }
 
-async function hotFolderRun(profile: ServerProfile, work: string, images: Buffer[]): Promise<{ ms: number; peakRss: number; peakHeap: number; baseRss: number; journalMs: number }> {
+async function hotFolderRun(
+  profile: ServerProfile,
+  work: string,
+  images: Buffer[],
+): Promise<{ ms: number; peakRss: number; peakHeap: number; baseRss: number; journalMs: number }> {
   const c = await connect(profile);
   const store = await Store.open(join(work, 'hot.sqlite'));
   const hot = new HotFolderService({ store, api: c.api, clientId: c.events.clientId, follower: trackerFollower(c.tracker) });
   await hot.start();
   const inDir = join(work, 'hot-in');
   mkdirSync(inDir, { recursive: true });
-  const config = await hot.add({ inputDir: inDir, outputDir: join(work, 'hot-out'), workflow: WORKFLOW, bind: '1.image', concurrency: CONCURRENCY, settleMs: SETTLE_MS, rescanMs: 0 });
+  const config = await hot.add({
+    inputDir: inDir,
+    outputDir: join(work, 'hot-out'),
+    workflow: WORKFLOW,
+    bind: '1.image',
+    concurrency: CONCURRENCY,
+    settleMs: SETTLE_MS,
+    rescanMs: 0,
+  });
   await hot.whenIdle(config.id);
   // Written beside the folder first, then moved in at once, as a user drops a selection of files.
   const staging = join(work, 'hot-staging');
@@ -187,7 +202,10 @@ async function discovery(profile: ServerProfile, work: string, count: number) {
     await hot.start();
     const config = id
       ? hot.list()[0]!.config
-      : await hot.add({ inputDir: inDir, outputDir: join(work, 'existing-out'), workflow: WORKFLOW, bind: '1.image', settleMs: SETTLE_MS, rescanMs: 0 }, { persist: true, paused: true });
+      : await hot.add(
+          { inputDir: inDir, outputDir: join(work, 'existing-out'), workflow: WORKFLOW, bind: '1.image', settleMs: SETTLE_MS, rescanMs: 0 },
+          { persist: true, paused: true },
+        );
     await hot.whenIdle(config.id);
     const readyAt = performance.now();
     off();
@@ -196,7 +214,15 @@ async function discovery(profile: ServerProfile, work: string, count: number) {
     await hot.dispose();
     await store.close();
     if (counters.waiting !== count) throw new Error(`${label}: ${counters.waiting} of ${count} files queued`);
-    return { label, id: config.id, listedMs: (listedAt || readyAt) - started, readyMs: readyAt - started, peakRss: peak, peakHeap: rss.peakHeap, baseRss: rss.base };
+    return {
+      label,
+      id: config.id,
+      listedMs: (listedAt || readyAt) - started,
+      readyMs: readyAt - started,
+      peakRss: peak,
+      peakHeap: rss.peakHeap,
+      baseRss: rss.base,
+    };
   };
   const first = await measure('first start', undefined);
   const again = await measure('restart', first.id);
@@ -235,14 +261,28 @@ async function main(): Promise<void> {
       console.log(`  hot folder, drop to all done:          ${secs(hot.ms)}  (${(FILES / (hot.ms / 1000)).toFixed(0)} jobs/s)`);
       console.log(`  ratio hot folder / floor:              ${(hot.ms / floorMs).toFixed(2)}x  (the settle interval alone is ${SETTLE_MS} ms of it)`);
       console.log(`  peak RSS during the hot folder run:    ${mb(hot.peakRss)} (from ${mb(hot.baseRss)} before; peak heap ${mb(hot.peakHeap)})`);
-      Object.assign(summary, { files: FILES, floorMs: Math.round(floorMs), hotFolderMs: Math.round(hot.ms), ratio: Number((hot.ms / floorMs).toFixed(3)), peakRssMb: Math.round(hot.peakRss / 1048576) });
+      Object.assign(summary, {
+        files: FILES,
+        floorMs: Math.round(floorMs),
+        hotFolderMs: Math.round(hot.ms),
+        ratio: Number((hot.ms / floorMs).toFixed(3)),
+        peakRssMb: Math.round(hot.peakRss / 1048576),
+      });
     }
     if (EXISTING > 0) {
       const [first, again] = await withDemo((profile) => discovery(profile, work, EXISTING));
       for (const d of [first!, again!]) {
-        console.log(`  discovery of ${EXISTING} files, ${d.label.padEnd(11)}: all listed ${secs(d.listedMs)}, all keyed and queued ${secs(d.readyMs)}, peak RSS ${mb(d.peakRss)} (from ${mb(d.baseRss)} before), peak heap ${mb(d.peakHeap)}`);
+        console.log(
+          `  discovery of ${EXISTING} files, ${d.label.padEnd(11)}: all listed ${secs(d.listedMs)}, all keyed and queued ${secs(d.readyMs)}, peak RSS ${mb(d.peakRss)} (from ${mb(d.baseRss)} before), peak heap ${mb(d.peakHeap)}`,
+        );
       }
-      summary.discovery = { files: EXISTING, firstListedMs: Math.round(first!.listedMs), firstReadyMs: Math.round(first!.readyMs), restartReadyMs: Math.round(again!.readyMs), peakRssMb: Math.round(first!.peakRss / 1048576) };
+      summary.discovery = {
+        files: EXISTING,
+        firstListedMs: Math.round(first!.listedMs),
+        firstReadyMs: Math.round(first!.readyMs),
+        restartReadyMs: Math.round(again!.readyMs),
+        peakRssMb: Math.round(first!.peakRss / 1048576),
+      };
     }
     console.log(JSON.stringify(summary));
   } finally {

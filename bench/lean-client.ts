@@ -52,7 +52,17 @@ async function runOne(name: string): Promise<number> {
     await readFile(join(inDir!, name)),
     Buffer.from(`\r\n--${boundary}\r\ncontent-disposition: form-data; name="type"\r\n\r\ninput\r\n--${boundary}--\r\n`),
   ]);
-  const uploaded = JSON.parse((await exchange('POST', '/api/upload/image', { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': body.length }, body, `upload ${name}`)).toString()) as { name: string; subfolder: string };
+  const uploaded = JSON.parse(
+    (
+      await exchange(
+        'POST',
+        '/api/upload/image',
+        { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': body.length },
+        body,
+        `upload ${name}`,
+      )
+    ).toString(),
+  ) as { name: string; subfolder: string };
   const prompt = JSON.parse(workflowText) as Record<string, { inputs: Record<string, unknown> }>;
   prompt[bindNode]!.inputs[bindInput] = uploaded.subfolder ? `${uploaded.subfolder}/${uploaded.name}` : uploaded.name;
   const promptId = randomUUID();

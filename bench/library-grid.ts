@@ -79,7 +79,7 @@ async function seed(dataDir: string): Promise<void> {
       inputs: JSON.stringify({ '3': { seed: i, prompt: `bench item ${i}` } }),
       inputText: `seed ${i}`,
       promptText: `bench item ${i}`,
-      createdAt: now - i * (365 * DAY_MS / ITEMS),
+      createdAt: now - i * ((365 * DAY_MS) / ITEMS),
       recordedAt: now,
       status: 'pending',
     }));
@@ -87,7 +87,22 @@ async function seed(dataDir: string): Promise<void> {
     await index.transaction(async (tx) => {
       for (const [k, { id }] of ids.entries()) {
         const file = files[k % files.length]!;
-        await index.markDone(id, { sha256: file.sha256, root, path: file.path, size: file.size, mime: 'image/png', mediaKind: 'image', width: 96, height: 72, durationMs: null, completedAt: now }, tx);
+        await index.markDone(
+          id,
+          {
+            sha256: file.sha256,
+            root,
+            path: file.path,
+            size: file.size,
+            mime: 'image/png',
+            mediaKind: 'image',
+            width: 96,
+            height: 72,
+            durationMs: null,
+            completedAt: now,
+          },
+          tx,
+        );
       }
     });
   } finally {
@@ -104,7 +119,9 @@ async function main(): Promise<void> {
   try {
     const t0 = performance.now();
     await seed(dataDir);
-    console.log(`library grid benchmark: ${ITEMS.toLocaleString('en')} items (${DISTINCT_IMAGES} distinct 96x72 PNGs) seeded in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    console.log(
+      `library grid benchmark: ${ITEMS.toLocaleString('en')} items (${DISTINCT_IMAGES} distinct 96x72 PNGs) seeded in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    );
     const harness = await startHarness({ dataDir });
     // Frames are not held to the display's refresh (vsync off, no frame-rate limit): each
     // requestAnimationFrame interval is then the time one frame of scrolling really costs
@@ -116,7 +133,10 @@ async function main(): Promise<void> {
       await page.goto(harness.url);
       await page.getByRole('link', { name: 'Library' }).click();
       const grid = page.getByRole('grid', { name: 'Library outputs' });
-      await page.getByRole('status').filter({ hasText: `${ITEMS.toLocaleString('en')} outputs` }).waitFor({ timeout: 30_000 });
+      await page
+        .getByRole('status')
+        .filter({ hasText: `${ITEMS.toLocaleString('en')} outputs` })
+        .waitFor({ timeout: 30_000 });
       await grid.getByRole('img', { name: 'Bench_00000_.png', exact: true }).waitFor();
       // Let the first screen's thumbnails arrive, so the run measures scrolling, not start-up.
       await page.waitForTimeout(1500);
@@ -127,34 +147,43 @@ async function main(): Promise<void> {
         cdp.on('Tracing.dataCollected', (e) => {
           traceEvents.push(...(e.value as unknown as typeof traceEvents));
         });
-        await cdp.send('Tracing.start', { categories: 'devtools.timeline,disabled-by-default-devtools.timeline,blink,cc,gpu,v8', transferMode: 'ReportEvents' });
-      }
-      const scrollOnce = (seconds: number) => grid.evaluate(async (element, seconds) => {
-        // The project's Node type check has no DOM library: the few page objects used are described here.
-        const scroller = element as unknown as { scrollTop: number; scrollHeight: number; clientHeight: number; querySelectorAll(s: string): { length: number } };
-        const raf = (globalThis as unknown as { requestAnimationFrame(cb: (now: number) => void): number }).requestAnimationFrame;
-        const deltas: number[] = [];
-        let maxTiles = 0;
-        scroller.scrollTop = 0;
-        await new Promise((r) => setTimeout(r, 500));
-        const end = scroller.scrollHeight - scroller.clientHeight;
-        await new Promise<void>((resolve) => {
-          let start = 0;
-          let last = 0;
-          const frame = (now: number): void => {
-            if (start === 0) start = now;
-            else deltas.push(now - last);
-            last = now;
-            const progress = Math.min(1, (now - start) / (seconds * 1000));
-            scroller.scrollTop = progress * end;
-            maxTiles = Math.max(maxTiles, scroller.querySelectorAll('[role="gridcell"]').length);
-            if (progress < 1) raf(frame);
-            else resolve();
-          };
-          raf(frame);
+        await cdp.send('Tracing.start', {
+          categories: 'devtools.timeline,disabled-by-default-devtools.timeline,blink,cc,gpu,v8',
+          transferMode: 'ReportEvents',
         });
-        return { deltas, maxTiles, scrollHeight: scroller.scrollHeight, reachedBottom: Math.abs(scroller.scrollTop - end) < 2 };
-      }, seconds);
+      }
+      const scrollOnce = (seconds: number) =>
+        grid.evaluate(async (element, seconds) => {
+          // The project's Node type check has no DOM library: the few page objects used are described here.
+          const scroller = element as unknown as {
+            scrollTop: number;
+            scrollHeight: number;
+            clientHeight: number;
+            querySelectorAll(s: string): { length: number };
+          };
+          const raf = (globalThis as unknown as { requestAnimationFrame(cb: (now: number) => void): number }).requestAnimationFrame;
+          const deltas: number[] = [];
+          let maxTiles = 0;
+          scroller.scrollTop = 0;
+          await new Promise((r) => setTimeout(r, 500));
+          const end = scroller.scrollHeight - scroller.clientHeight;
+          await new Promise<void>((resolve) => {
+            let start = 0;
+            let last = 0;
+            const frame = (now: number): void => {
+              if (start === 0) start = now;
+              else deltas.push(now - last);
+              last = now;
+              const progress = Math.min(1, (now - start) / (seconds * 1000));
+              scroller.scrollTop = progress * end;
+              maxTiles = Math.max(maxTiles, scroller.querySelectorAll('[role="gridcell"]').length);
+              if (progress < 1) raf(frame);
+              else resolve();
+            };
+            raf(frame);
+          });
+          return { deltas, maxTiles, scrollHeight: scroller.scrollHeight, reachedBottom: Math.abs(scroller.scrollTop - end) < 2 };
+        }, seconds);
       const results: { seconds: number; run: Awaited<ReturnType<typeof scrollOnce>> }[] = [];
       for (const seconds of SPEEDS) results.push({ seconds, run: await scrollOnce(seconds) });
       if (cdp) {
@@ -171,7 +200,10 @@ async function main(): Promise<void> {
       await page.waitForTimeout(1000);
       // Only real thumbnails count (not the placeholder picture tiles show until they load).
       const loaded = await grid.evaluate(
-        (el) => [...(el.querySelectorAll('img') as unknown as { complete: boolean; naturalWidth: number; src: string }[])].filter((img) => img.src.includes('/thumb/') && img.complete && img.naturalWidth > 0).length,
+        (el) =>
+          [...(el.querySelectorAll('img') as unknown as { complete: boolean; naturalWidth: number; src: string }[])].filter(
+            (img) => img.src.includes('/thumb/') && img.complete && img.naturalWidth > 0,
+          ).length,
       );
 
       let maxTiles = 0;

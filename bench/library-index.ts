@@ -115,25 +115,67 @@ async function main(): Promise<void> {
     }
     const seconds = (performance.now() - t0) / 1000;
     const size = (await stat(join(dir, 'flowdeck.sqlite'))).size + ((await stat(join(dir, 'flowdeck.sqlite-wal')).catch(() => null))?.size ?? 0);
-    console.log(`insert: ${ITEMS.toLocaleString('en')} items in ${seconds.toFixed(2)} s = ${Math.round(ITEMS / seconds).toLocaleString('en')} items/s (with the FTS index); store ${(size / 1048576).toFixed(1)} MB`);
+    console.log(
+      `insert: ${ITEMS.toLocaleString('en')} items in ${seconds.toFixed(2)} s = ${Math.round(ITEMS / seconds).toLocaleString('en')} items/s (with the FTS index); store ${(size / 1048576).toFixed(1)} MB`,
+    );
     await store.exec('PRAGMA wal_checkpoint(TRUNCATE)');
 
     const page: ListFilter = { limit: 100 };
     const results: Record<string, number> = {};
-    results['search: one common word'] = await measure('search: one common word', QUERIES, async () => (await index.search(WORDS[Math.floor(random() * 5)]!, page)).length);
+    results['search: one common word'] = await measure(
+      'search: one common word',
+      QUERIES,
+      async () => (await index.search(WORDS[Math.floor(random() * 5)]!, page)).length,
+    );
     results['search: one word'] = await measure('search: one word', QUERIES, async () => (await index.search(pickSkewed(WORDS), page)).length);
-    results['search: two words'] = await measure('search: two words', QUERIES, async () => (await index.search(`${pickSkewed(WORDS)} ${pickSkewed(WORDS)}`, page)).length);
-    results['search: prefix (3 letters)'] = await measure('search: prefix (3 letters)', QUERIES, async () => (await index.search(pickSkewed(WORDS).slice(0, 3), page)).length);
-    results['search: rare word'] = await measure('search: rare word', QUERIES, async () => (await index.search(WORDS[WORDS.length - 1 - Math.floor(random() * 500)]!, page)).length);
-    results['search: word + type video'] = await measure('search: word + type video', QUERIES, async () => (await index.search(pickSkewed(WORDS), { ...page, type: 'video' })).length);
-    results['search: word + last 30 days'] = await measure('search: word + last 30 days', QUERIES, async () => (await index.search(pickSkewed(WORDS), { ...page, since: START + YEAR_MS - 30 * 86_400_000 })).length);
-    results['search: common word + one workflow'] = await measure('search: common word + one workflow', QUERIES, async () => (await index.search(WORDS[Math.floor(random() * 5)]!, { ...page, workflow: pick(WORKFLOWS) })).length);
-    results['search: common word + an old month'] = await measure('search: common word + an old month', QUERIES, async () => (await index.search(WORDS[Math.floor(random() * 5)]!, { ...page, since: START + 30 * 86_400_000, until: START + 60 * 86_400_000 })).length);
-    results['search: common word + since a year ago'] = await measure('search: common word + since a year ago', QUERIES, async () => (await index.search(WORDS[Math.floor(random() * 5)]!, { ...page, since: START - 86_400_000 })).length);
+    results['search: two words'] = await measure(
+      'search: two words',
+      QUERIES,
+      async () => (await index.search(`${pickSkewed(WORDS)} ${pickSkewed(WORDS)}`, page)).length,
+    );
+    results['search: prefix (3 letters)'] = await measure(
+      'search: prefix (3 letters)',
+      QUERIES,
+      async () => (await index.search(pickSkewed(WORDS).slice(0, 3), page)).length,
+    );
+    results['search: rare word'] = await measure(
+      'search: rare word',
+      QUERIES,
+      async () => (await index.search(WORDS[WORDS.length - 1 - Math.floor(random() * 500)]!, page)).length,
+    );
+    results['search: word + type video'] = await measure(
+      'search: word + type video',
+      QUERIES,
+      async () => (await index.search(pickSkewed(WORDS), { ...page, type: 'video' })).length,
+    );
+    results['search: word + last 30 days'] = await measure(
+      'search: word + last 30 days',
+      QUERIES,
+      async () => (await index.search(pickSkewed(WORDS), { ...page, since: START + YEAR_MS - 30 * 86_400_000 })).length,
+    );
+    results['search: common word + one workflow'] = await measure(
+      'search: common word + one workflow',
+      QUERIES,
+      async () => (await index.search(WORDS[Math.floor(random() * 5)]!, { ...page, workflow: pick(WORKFLOWS) })).length,
+    );
+    results['search: common word + an old month'] = await measure(
+      'search: common word + an old month',
+      QUERIES,
+      async () => (await index.search(WORDS[Math.floor(random() * 5)]!, { ...page, since: START + 30 * 86_400_000, until: START + 60 * 86_400_000 })).length,
+    );
+    results['search: common word + since a year ago'] = await measure(
+      'search: common word + since a year ago',
+      QUERIES,
+      async () => (await index.search(WORDS[Math.floor(random() * 5)]!, { ...page, since: START - 86_400_000 })).length,
+    );
     results['search: workflow name'] = await measure('search: workflow name', QUERIES, async () => (await index.search(pick(WORKFLOWS), page)).length);
     await measure('list: newest 100', QUERIES, async () => (await index.list(page)).length);
     await measure('list: type audio, page 10', QUERIES, async () => (await index.list({ type: 'audio', limit: 100, offset: 900 })).length);
-    await measure('list: one month', QUERIES, async () => (await index.list({ since: START + 5 * 30 * 86_400_000, until: START + 6 * 30 * 86_400_000, limit: 100 })).length);
+    await measure(
+      'list: one month',
+      QUERIES,
+      async () => (await index.list({ since: START + 5 * 30 * 86_400_000, until: START + 6 * 30 * 86_400_000, limit: 100 })).length,
+    );
     await measure('list: workflow', QUERIES, async () => (await index.list({ workflow: pick(WORKFLOWS), limit: 100 })).length);
 
     const worst = Math.max(...Object.values(results));

@@ -36,7 +36,8 @@ function strokeBench(model: MaskModel, size: number, hardness: number, row: numb
     const t1 = performance.now();
     const rect = model.takeDirty();
     if (rect) {
-      for (let row0 = 0; row0 < rect.height; row0 += 256) paintOverlayRows(model.coverage, SIZE, rect, row0, Math.min(256, rect.height - row0), [255, 45, 85], band, SIZE);
+      for (let row0 = 0; row0 < rect.height; row0 += 256)
+        paintOverlayRows(model.coverage, SIZE, rect, row0, Math.min(256, rect.height - row0), [255, 45, 85], band, SIZE);
     }
     const t2 = performance.now();
     segment.push(t1 - t0);
@@ -110,7 +111,9 @@ console.log(`masked pixels: ${masked.value} (${((100 * masked.value) / (SIZE * S
     }
     bytes = png.byteLength;
   }
-  console.log(`export ${SIZE}x${SIZE} PNG, the painter's (sliced, native deflate): best of 3 ${best.toFixed(0)} ms, ${(bytes / 1024).toFixed(0)} KiB, longest event-loop turn ${longestTurn.toFixed(0)} ms`);
+  console.log(
+    `export ${SIZE}x${SIZE} PNG, the painter's (sliced, native deflate): best of 3 ${best.toFixed(0)} ms, ${(bytes / 1024).toFixed(0)} KiB, longest event-loop turn ${longestTurn.toFixed(0)} ms`,
+  );
 }
 
 for (const level of [EXPORT_ZLIB_LEVEL, 1]) {

@@ -75,7 +75,22 @@ async function watchRun(work: string, images: string, name: string, count: numbe
   writeFileSync(workflowPath, JSON.stringify(fixedDelayWorkflow('bench/pool', JOB_MS)));
   const servers = await startServers(dir, count);
   try {
-    const args = ['watch', inDir, '--workflow', workflowPath, '--bind', '1.image', ...servers.flatMap((s) => ['--server', s.demo.url]), '--local', '--out', outDir, '--concurrency', String(CONCURRENCY), '--once', '--json'];
+    const args = [
+      'watch',
+      inDir,
+      '--workflow',
+      workflowPath,
+      '--bind',
+      '1.image',
+      ...servers.flatMap((s) => ['--server', s.demo.url]),
+      '--local',
+      '--out',
+      outDir,
+      '--concurrency',
+      String(CONCURRENCY),
+      '--once',
+      '--json',
+    ];
     const env = {
       FLOWDECK_DATA_DIR: dataDir,
       FLOWDECK_UNREACHABLE_AFTER: String(UNREACHABLE_AFTER_S),
@@ -121,7 +136,9 @@ async function watchRun(work: string, images: string, name: string, count: numbe
 function requireAllDone(result: WatchResult, what: string): void {
   if (result.code !== 0 || result.inputsOnce !== IMAGES) {
     const counts = Object.entries(countBy(result.events.map((e) => e.event)));
-    throw new Error(`${what}: exit ${result.code}, ${result.inputsOnce} of ${IMAGES} inputs with exactly one output (events: ${counts.map(([k, v]) => `${k} ${v}`).join(', ')})\n${result.stderr.slice(-3000)}`);
+    throw new Error(
+      `${what}: exit ${result.code}, ${result.inputsOnce} of ${IMAGES} inputs with exactly one output (events: ${counts.map(([k, v]) => `${k} ${v}`).join(', ')})\n${result.stderr.slice(-3000)}`,
+    );
   }
 }
 
@@ -140,7 +157,9 @@ export async function poolBench(): Promise<Record<string, number | boolean>> {
     const images = join(work, 'images');
     mkdirSync(images);
     for (let i = 0; i < IMAGES; i += 1) writeFileSync(join(images, `img-${String(i).padStart(4, '0')}.png`), distinctPng(i, 64));
-    console.log(`${IMAGES} images, jobs of ${JOB_MS} ms (FixedDelay, one job at a time per server), --concurrency ${CONCURRENCY} per server, FLOWDECK_UNREACHABLE_AFTER=${UNREACHABLE_AFTER_S} FLOWDECK_POOL_RECONCILE_AFTER=${RECONCILE_AFTER_S}:`);
+    console.log(
+      `${IMAGES} images, jobs of ${JOB_MS} ms (FixedDelay, one job at a time per server), --concurrency ${CONCURRENCY} per server, FLOWDECK_UNREACHABLE_AFTER=${UNREACHABLE_AFTER_S} FLOWDECK_POOL_RECONCILE_AFTER=${RECONCILE_AFTER_S}:`,
+    );
 
     const one: WatchResult[] = [];
     const pool: WatchResult[] = [];
@@ -175,8 +194,12 @@ export async function poolBench(): Promise<Record<string, number | boolean>> {
     const receivedPerServer = killed.ledgers.map((l) => l.received.length);
     const unfinishedOnKilled = killed.ledgers[1]!.received.filter((id) => !killed.ledgers[1]!.done.includes(id)).length;
     console.log(`  steady state would be ${(1000 / JOB_MS).toFixed(1)} files/s per server (${((SERVERS * 1000) / JOB_MS).toFixed(1)} for the pool)`);
-    console.log(`  throughput ratio pool/one, whole runs (start-up included): median ${median(ratios).toFixed(2)}x (rounds ${ratios.map((r) => r.toFixed(2)).join(', ')}; target >= 2.7x); every server ran files: ${everyServerUsed}`);
-    console.log(`  throughput ratio pool/one, first to last done: median ${median(steadyRatios).toFixed(2)}x (rounds ${steadyRatios.map((r) => r.toFixed(2)).join(', ')})`);
+    console.log(
+      `  throughput ratio pool/one, whole runs (start-up included): median ${median(ratios).toFixed(2)}x (rounds ${ratios.map((r) => r.toFixed(2)).join(', ')}; target >= 2.7x); every server ran files: ${everyServerUsed}`,
+    );
+    console.log(
+      `  throughput ratio pool/one, first to last done: median ${median(steadyRatios).toFixed(2)}x (rounds ${steadyRatios.map((r) => r.toFixed(2)).join(', ')})`,
+    );
     console.log(
       `  pool with server #2 killed (SIGKILL) after ${killAfter} done (at ${killed.killedAtSeconds?.toFixed(2) ?? '-'} s): exit ${killed.code}, ${killed.seconds.toFixed(2)} s; ` +
         `distinct inputs done ${killed.distinctFilesDone} of ${IMAGES}, inputs with exactly one output ${killed.inputsOnce}, most outputs of one input ${killed.maxOutputsPerInput}`,

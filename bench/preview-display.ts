@@ -53,7 +53,9 @@ const SHOW_FRAMES = `function (mode, interval) {
 }`;
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { fps: { type: 'string', default: '10' }, seconds: { type: 'string', default: '10' }, rounds: { type: 'string', default: '2' } } });
+  const { values } = parseArgs({
+    options: { fps: { type: 'string', default: '10' }, seconds: { type: 'string', default: '10' }, rounds: { type: 'string', default: '2' } },
+  });
   const fps = Number(values.fps);
   const seconds = Number(values.seconds);
   const rounds = Number(values.rounds);
@@ -63,8 +65,12 @@ async function main(): Promise<void> {
     const page = await newBenchPage(browser);
     await page.setContent('<div id="host" style="width: 400px"></div>');
     await page.evaluate(`window.pictures = ${JSON.stringify(pictures)}.map((b64) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)))`);
-    const pids = descendantsOf(process.pid).filter((p) => /chrom/i.test(p.comm)).map((p) => p.pid);
-    console.log(`preview display floor: 512x512 JPEG (${Math.round((pictures[0]!.length * 3) / 4 / 1024)} KiB) at ${fps} frames/s, ${seconds} s per row, bare page; load ${loadAverage()}`);
+    const pids = descendantsOf(process.pid)
+      .filter((p) => /chrom/i.test(p.comm))
+      .map((p) => p.pid);
+    console.log(
+      `preview display floor: 512x512 JPEG (${Math.round((pictures[0]!.length * 3) / 4 / 1024)} KiB) at ${fps} frames/s, ${seconds} s per row, bare page; load ${loadAverage()}`,
+    );
     const modes: Mode[] = ['img-predecode', 'img-only', 'bitmap-canvas', 'none'];
     for (let round = 1; round <= rounds; round += 1) {
       for (const mode of modes) {
@@ -75,8 +81,13 @@ async function main(): Promise<void> {
         const total = window.read();
         const kinds = new Map<string, number>();
         for (const [pid, cpu] of window.perProcess()) kinds.set(chromiumKind(pid), (kinds.get(chromiumKind(pid)) ?? 0) + cpu);
-        const split = [...kinds].filter(([, cpu]) => cpu > 0).sort((a, b) => b[1] - a[1]).map(([kind, cpu]) => `${kind} ${((100 * cpu) / total.wallSeconds).toFixed(2)}%`);
-        console.log(`  round ${round} ${mode.padEnd(13)} ${total.percentOfCore.toFixed(2).padStart(6)}% of one core (${split.join(', ') || 'nothing'}); load ${loadAverage()}`);
+        const split = [...kinds]
+          .filter(([, cpu]) => cpu > 0)
+          .sort((a, b) => b[1] - a[1])
+          .map(([kind, cpu]) => `${kind} ${((100 * cpu) / total.wallSeconds).toFixed(2)}%`);
+        console.log(
+          `  round ${round} ${mode.padEnd(13)} ${total.percentOfCore.toFixed(2).padStart(6)}% of one core (${split.join(', ') || 'nothing'}); load ${loadAverage()}`,
+        );
       }
     }
   } finally {

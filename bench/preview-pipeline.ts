@@ -68,7 +68,10 @@ function readStats(page: Page): Promise<PageStats> {
 /** Offers `count` frames at `fps` for one job and measures what the page painted. */
 async function runRate(core: AppCore, server: FakePreviewServer, page: Page, pictures: Uint8Array[], fps: number, count: number): Promise<RateResult> {
   const submitted = server.nextSubmit();
-  const answer = await core.invoke('run.submit', { workflowJson: JSON.stringify({ 1: { class_type: 'BenchSampler', inputs: { frames: count } } }), label: `bench ${fps} fps` });
+  const answer = await core.invoke('run.submit', {
+    workflowJson: JSON.stringify({ 1: { class_type: 'BenchSampler', inputs: { frames: count } } }),
+    label: `bench ${fps} fps`,
+  });
   if (!answer.ok) throw new Error(`submit failed: ${answer.error.message}`);
   const promptId = await submitted;
 

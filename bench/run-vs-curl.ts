@@ -74,7 +74,13 @@ async function plainDurableRun(work: string, url: string, key: string, ref: { fi
 }
 
 /** curl on a fresh signed URL: wall seconds, and its CPU seconds (GNU time) when not synced. */
-async function curlRun(work: string, url: string, key: string, ref: { filename: string; subfolder: string; type: string }, sync: boolean): Promise<{ seconds: number; cpuSeconds: number }> {
+async function curlRun(
+  work: string,
+  url: string,
+  key: string,
+  ref: { filename: string; subfolder: string; type: string },
+  sync: boolean,
+): Promise<{ seconds: number; cpuSeconds: number }> {
   const target = join(work, 'curl.bin');
   const location = await signedUrl(url, key, ref);
   try {
@@ -119,10 +125,19 @@ export async function runVsCurlBench(): Promise<Record<string, number>> {
         (round) => {
           const f = flowdeck[round]!;
           const p = f.phases;
-          if (BASELINE_CLI) console.log(`  round ${round + 1}: baseline run ${baseline[round]!.seconds.toFixed(2)} s (cpu ${baseline[round]!.cpuSeconds.toFixed(2)} s): ratio curl / baseline ${(curl[round]! / baseline[round]!.seconds).toFixed(2)}x`);
-          console.log(`  round ${round + 1}: flowdeck run ${f.seconds.toFixed(2)} s (cpu ${f.cpuSeconds.toFixed(2)} s, peak RSS ${f.maxRssMb.toFixed(0)} MB); curl -o ${curl[round]!.toFixed(2)} s (cpu ${curlCpu[round]!.toFixed(2)} s); curl -o + sync ${curlSynced[round]!.toFixed(2)} s; ratio curl / flowdeck ${(curl[round]! / f.seconds).toFixed(2)}x`);
-          console.log(`           plain node, same guarantees (hash + two fsynced files, no Flowdeck) ${plainDurable[round]!.seconds.toFixed(2)} s (cpu ${plainDurable[round]!.cpuSeconds.toFixed(2)} s): ratio curl / plain ${(curl[round]! / plainDurable[round]!.seconds).toFixed(2)}x`);
-          console.log(`           flowdeck phases: start to submitted ${p.submitted.toFixed(2)} s, job ${(p.succeeded - p.submitted).toFixed(2)} s, library download (hashed, --out teed) ${(p.delivered - p.succeeded).toFixed(2)} s, exit ${(f.seconds - p.delivered).toFixed(2)} s`);
+          if (BASELINE_CLI)
+            console.log(
+              `  round ${round + 1}: baseline run ${baseline[round]!.seconds.toFixed(2)} s (cpu ${baseline[round]!.cpuSeconds.toFixed(2)} s): ratio curl / baseline ${(curl[round]! / baseline[round]!.seconds).toFixed(2)}x`,
+            );
+          console.log(
+            `  round ${round + 1}: flowdeck run ${f.seconds.toFixed(2)} s (cpu ${f.cpuSeconds.toFixed(2)} s, peak RSS ${f.maxRssMb.toFixed(0)} MB); curl -o ${curl[round]!.toFixed(2)} s (cpu ${curlCpu[round]!.toFixed(2)} s); curl -o + sync ${curlSynced[round]!.toFixed(2)} s; ratio curl / flowdeck ${(curl[round]! / f.seconds).toFixed(2)}x`,
+          );
+          console.log(
+            `           plain node, same guarantees (hash + two fsynced files, no Flowdeck) ${plainDurable[round]!.seconds.toFixed(2)} s (cpu ${plainDurable[round]!.cpuSeconds.toFixed(2)} s): ratio curl / plain ${(curl[round]! / plainDurable[round]!.seconds).toFixed(2)}x`,
+          );
+          console.log(
+            `           flowdeck phases: start to submitted ${p.submitted.toFixed(2)} s, job ${(p.succeeded - p.submitted).toFixed(2)} s, library download (hashed, --out teed) ${(p.delivered - p.succeeded).toFixed(2)} s, exit ${(f.seconds - p.delivered).toFixed(2)} s`,
+          );
         },
       );
     } finally {
@@ -146,15 +161,27 @@ export async function runVsCurlBench(): Promise<Record<string, number>> {
       plainToFlowdeckMedian: median(flowdeckSeconds.map((s, i) => plainDurable[i]!.seconds / s)),
     };
     console.log(`whole \`flowdeck run --out\` of a 1 GiB output (cloud demo, 302 to a signed URL, library on), ${ROUNDS} alternating rounds:`);
-    console.log(`  flowdeck run      median ${figures.flowdeckMedianS.toFixed(2)} s  (${(GiB / figures.flowdeckMedianS / 1e6).toFixed(0)} MB/s; cpu ${figures.flowdeckCpuMedianS.toFixed(2)} s)`);
-    console.log(`  curl -o           median ${figures.curlMedianS.toFixed(2)} s  (${(GiB / figures.curlMedianS / 1e6).toFixed(0)} MB/s; cpu ${figures.curlCpuMedianS.toFixed(2)} s, the demo server's not counted on either side)`);
-    console.log(`  curl -o + sync    median ${figures.curlSyncedMedianS.toFixed(2)} s: curl / (curl + sync) ${figures.curlDurableCeilingMedian.toFixed(2)}x, what making its one file durable costs curl (no hash, no second file)`);
-    console.log(`  ratio curl / flowdeck   median ${figures.ratioMedian.toFixed(2)}x, best ${figures.ratioBest.toFixed(2)}x  (to curl + sync: ${figures.ratioSyncedMedian.toFixed(2)}x; target >= 0.9x)`);
-    console.log(`  plain node client with the same guarantees (support/plain-durable-download.mjs: http.get, sha256, two write streams, fsync)  ratio curl / plain median ${figures.plainRatioMedian.toFixed(2)}x; plain / flowdeck ${figures.plainToFlowdeckMedian.toFixed(2)}x`);
+    console.log(
+      `  flowdeck run      median ${figures.flowdeckMedianS.toFixed(2)} s  (${(GiB / figures.flowdeckMedianS / 1e6).toFixed(0)} MB/s; cpu ${figures.flowdeckCpuMedianS.toFixed(2)} s)`,
+    );
+    console.log(
+      `  curl -o           median ${figures.curlMedianS.toFixed(2)} s  (${(GiB / figures.curlMedianS / 1e6).toFixed(0)} MB/s; cpu ${figures.curlCpuMedianS.toFixed(2)} s, the demo server's not counted on either side)`,
+    );
+    console.log(
+      `  curl -o + sync    median ${figures.curlSyncedMedianS.toFixed(2)} s: curl / (curl + sync) ${figures.curlDurableCeilingMedian.toFixed(2)}x, what making its one file durable costs curl (no hash, no second file)`,
+    );
+    console.log(
+      `  ratio curl / flowdeck   median ${figures.ratioMedian.toFixed(2)}x, best ${figures.ratioBest.toFixed(2)}x  (to curl + sync: ${figures.ratioSyncedMedian.toFixed(2)}x; target >= 0.9x)`,
+    );
+    console.log(
+      `  plain node client with the same guarantees (support/plain-durable-download.mjs: http.get, sha256, two write streams, fsync)  ratio curl / plain median ${figures.plainRatioMedian.toFixed(2)}x; plain / flowdeck ${figures.plainToFlowdeckMedian.toFixed(2)}x`,
+    );
     console.log(`  flowdeck peak RSS       ${figures.peakRssMb.toFixed(0)} MB  (VmHWM of the CLI process; target < 200 MB)`);
     if (BASELINE_CLI) {
       const ratios = baseline.map((b, i) => curl[i]! / b.seconds);
-      console.log(`  baseline ${BASELINE_CLI}: ratio curl / baseline median ${median(ratios).toFixed(2)}x (rounds ${ratios.map((r) => r.toFixed(2)).join(', ')}), cpu median ${median(baseline.map((b) => b.cpuSeconds)).toFixed(2)} s`);
+      console.log(
+        `  baseline ${BASELINE_CLI}: ratio curl / baseline median ${median(ratios).toFixed(2)}x (rounds ${ratios.map((r) => r.toFixed(2)).join(', ')}), cpu median ${median(baseline.map((b) => b.cpuSeconds)).toFixed(2)} s`,
+      );
     }
     console.log(`  load average            before ${loadBefore}, after ${loadAverage()} (2 cores, shared)`);
     console.log(JSON.stringify(figures));

@@ -45,7 +45,11 @@ export async function runTransferBench(): Promise<Record<string, number>> {
         rmSync(result.path, { force: true });
       }
       // Peak memory: one download in a process of its own.
-      const measured = await runJsonChild<{ seconds: number; bytes: number; rssBeforeMb: number; maxRssMb: number }>('download-child.ts', [cloud.url, key, JSON.stringify(ref)]);
+      const measured = await runJsonChild<{ seconds: number; bytes: number; rssBeforeMb: number; maxRssMb: number }>('download-child.ts', [
+        cloud.url,
+        key,
+        JSON.stringify(ref),
+      ]);
       growth = measured.maxRssMb - measured.rssBeforeMb;
       figures.downloadMBps = GiB / ours / 1e6;
       figures.curlDownloadMBps = GiB / curl / 1e6;
@@ -79,7 +83,22 @@ export async function runTransferBench(): Promise<Record<string, number>> {
       // allows 8 GiB) replaces the local kind's 100 MiB default, which would refuse this file.
       await client.discover();
       for (let round = 0; round < ROUNDS; round += 1) {
-        curl = Math.min(curl, await timeCommand('curl', ['-s', '-f', '-o', '/dev/null', '-F', `image=@${upload}`, '-F', 'type=input', '-F', 'overwrite=true', `${local.url}/api/upload/image`]));
+        curl = Math.min(
+          curl,
+          await timeCommand('curl', [
+            '-s',
+            '-f',
+            '-o',
+            '/dev/null',
+            '-F',
+            `image=@${upload}`,
+            '-F',
+            'type=input',
+            '-F',
+            'overwrite=true',
+            `${local.url}/api/upload/image`,
+          ]),
+        );
         const start = process.hrtime.bigint();
         await client.uploadImage(upload, { type: 'input', overwrite: true });
         ours = Math.min(ours, Number(process.hrtime.bigint() - start) / 1e9);
@@ -89,7 +108,9 @@ export async function runTransferBench(): Promise<Record<string, number>> {
       figures.curlUploadMBps = uploadSize / curl / 1e6;
       figures.uploadRatio = curl / ours;
       console.log(`upload, 512 MiB multipart (best of ${ROUNDS}):`);
-      console.log(`  flowdeck client  ${figures.uploadMBps.toFixed(0).padStart(6)} MB/s  (peak RSS of an uploading process ${rss.toFixed(0)} MB, tsx included)`);
+      console.log(
+        `  flowdeck client  ${figures.uploadMBps.toFixed(0).padStart(6)} MB/s  (peak RSS of an uploading process ${rss.toFixed(0)} MB, tsx included)`,
+      );
       console.log(`  curl -F          ${figures.curlUploadMBps.toFixed(0).padStart(6)} MB/s`);
       console.log(`  ratio to curl    ${figures.uploadRatio.toFixed(2)}x   (target >= 0.9x)`);
     } finally {

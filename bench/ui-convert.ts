@@ -23,13 +23,26 @@ const definitions = parseNodeDefinitions(
     Encode: { input: { required: { text: ['STRING', { multiline: true }], clip: ['CLIP', {}] } }, output: ['CONDITIONING'], name: 'Encode' },
     Sampler: {
       input: {
-        required: { model: ['MODEL', {}], seed: ['INT', { default: 0, min: 0, max: 1e15, control_after_generate: true }], steps: ['INT', { default: 20 }], cfg: ['FLOAT', { default: 8 }], sampler_name: [['euler', 'heun'], {}], positive: ['CONDITIONING', {}], negative: ['CONDITIONING', {}], latent_image: ['LATENT', {}] },
+        required: {
+          model: ['MODEL', {}],
+          seed: ['INT', { default: 0, min: 0, max: 1e15, control_after_generate: true }],
+          steps: ['INT', { default: 20 }],
+          cfg: ['FLOAT', { default: 8 }],
+          sampler_name: [['euler', 'heun'], {}],
+          positive: ['CONDITIONING', {}],
+          negative: ['CONDITIONING', {}],
+          latent_image: ['LATENT', {}],
+        },
         optional: { denoise: ['FLOAT', { default: 1 }] },
       },
       output: ['LATENT'],
       name: 'Sampler',
     },
-    Latent: { input: { required: { width: ['INT', { default: 512 }], height: ['INT', { default: 512 }], batch_size: ['INT', { default: 1 }] } }, output: ['LATENT'], name: 'Latent' },
+    Latent: {
+      input: { required: { width: ['INT', { default: 512 }], height: ['INT', { default: 512 }], batch_size: ['INT', { default: 1 }] } },
+      output: ['LATENT'],
+      name: 'Latent',
+    },
     Decode: { input: { required: { samples: ['LATENT', {}], vae: ['VAE', {}] } }, output: ['IMAGE'], name: 'Decode' },
     Save: { input: { required: { images: ['IMAGE', {}], filename_prefix: ['STRING', { default: 'out' }] } }, output: [], name: 'Save' },
   }),
@@ -39,7 +52,9 @@ type Link = [number, number, number, number, number, string];
 
 function n(id: number, type: string, inputs: [string, string, number | null, string?][], outputs: string[], values: unknown[] | null, mode = 0): JsonObject {
   const node: JsonObject = { id, type, mode, pos: [id, id], size: [200, 100], flags: {}, order: id, properties: {} };
-  node.inputs = inputs.map(([name, type_, link, widget]): JsonObject => (widget ? { name, type: type_, link, widget: { name: widget } } : { name, type: type_, link }));
+  node.inputs = inputs.map(([name, type_, link, widget]): JsonObject =>
+    widget ? { name, type: type_, link, widget: { name: widget } } : { name, type: type_, link },
+  );
   node.outputs = outputs.map((t) => ({ name: t, type: t, links: [] }));
   if (values) node.widgets_values = values as JsonObject[];
   return node;
@@ -54,9 +69,24 @@ function outerSubgraph(innerId: string): JsonObject {
     name: 'Outer',
     inputNode: { id: -10 },
     outputNode: { id: -20 },
-    inputs: [{ id: 'c', name: 'clip', type: 'CLIP', linkIds: [1, 3] }, { id: 't', name: 'text', type: 'STRING', linkIds: [4] }],
+    inputs: [
+      { id: 'c', name: 'clip', type: 'CLIP', linkIds: [1, 3] },
+      { id: 't', name: 'text', type: 'STRING', linkIds: [4] },
+    ],
     outputs: [{ id: 'o', name: 'CONDITIONING', type: 'CONDITIONING', linkIds: [2] }],
-    nodes: [n(1, innerId, [['clip', 'CLIP', 1]], ['CONDITIONING'], []), n(2, 'Encode', [['clip', 'CLIP', 3], ['text', 'STRING', 4, 'text']], ['CONDITIONING'], ['outer default'])],
+    nodes: [
+      n(1, innerId, [['clip', 'CLIP', 1]], ['CONDITIONING'], []),
+      n(
+        2,
+        'Encode',
+        [
+          ['clip', 'CLIP', 3],
+          ['text', 'STRING', 4, 'text'],
+        ],
+        ['CONDITIONING'],
+        ['outer default'],
+      ),
+    ],
     links: [
       { id: 1, origin_id: -10, origin_slot: 0, target_id: 1, target_slot: 0, type: 'CLIP' },
       { id: 2, origin_id: 1, origin_slot: 0, target_id: -20, target_slot: 0, type: 'CONDITIONING' },
@@ -90,15 +120,33 @@ function buildGraph(count: number, nested: boolean): JsonObject {
     nodes.push(n(r1!, 'Reroute', [['', '*', connect(prim!, 0, r1!, 0, 'INT')]], ['*'], null));
     nodes.push(n(r2!, 'Reroute', [['', '*', connect(r1!, 0, r2!, 0, 'INT')]], ['*'], null));
     nodes.push(
-      n(sampler!, 'Sampler', [
-        ['model', 'MODEL', connect(loader!, 0, sampler!, 0, 'MODEL')],
-        ['positive', 'CONDITIONING', connect(instance!, 0, sampler!, 1, 'CONDITIONING')],
-        ['negative', 'CONDITIONING', connect(neg!, 0, sampler!, 2, 'CONDITIONING')],
-        ['latent_image', 'LATENT', connect(latent!, 0, sampler!, 3, 'LATENT')],
-        ['seed', 'INT', connect(r2!, 0, sampler!, 4, 'INT'), 'seed'],
-      ], ['LATENT'], [1, 'randomize', 20, 7.5, 'euler', 1]),
+      n(
+        sampler!,
+        'Sampler',
+        [
+          ['model', 'MODEL', connect(loader!, 0, sampler!, 0, 'MODEL')],
+          ['positive', 'CONDITIONING', connect(instance!, 0, sampler!, 1, 'CONDITIONING')],
+          ['negative', 'CONDITIONING', connect(neg!, 0, sampler!, 2, 'CONDITIONING')],
+          ['latent_image', 'LATENT', connect(latent!, 0, sampler!, 3, 'LATENT')],
+          ['seed', 'INT', connect(r2!, 0, sampler!, 4, 'INT'), 'seed'],
+        ],
+        ['LATENT'],
+        [1, 'randomize', 20, 7.5, 'euler', 1],
+      ),
     );
-    nodes.push(n(decode!, 'Decode', [['samples', 'LATENT', connect(sampler!, 0, decode!, 0, 'LATENT')], ['vae', 'VAE', connect(loader!, 2, decode!, 1, 'VAE')]], ['IMAGE'], null, unit % 7 === 3 ? 4 : 0));
+    nodes.push(
+      n(
+        decode!,
+        'Decode',
+        [
+          ['samples', 'LATENT', connect(sampler!, 0, decode!, 0, 'LATENT')],
+          ['vae', 'VAE', connect(loader!, 2, decode!, 1, 'VAE')],
+        ],
+        ['IMAGE'],
+        null,
+        unit % 7 === 3 ? 4 : 0,
+      ),
+    );
     nodes.push(n(save!, 'Save', [['images', 'IMAGE', connect(decode!, 0, save!, 0, 'IMAGE')]], [], [`unit-${unit}`]));
     nodes.push(n(note!, 'Note', [], [], ['a note about this unit']));
     // The subgraph re-encodes the positive prompt: -10 (conditioning passthrough via encode) -> -20.
@@ -124,7 +172,17 @@ function buildGraph(count: number, nested: boolean): JsonObject {
     ],
   };
   const subgraphs = nested ? [subgraph, outerSubgraph(subgraphId)] : [subgraph];
-  return { last_node_id: id, last_link_id: link, nodes, links, groups: [], config: {}, extra: {}, version: 0.4, definitions: { subgraphs } } as unknown as JsonObject;
+  return {
+    last_node_id: id,
+    last_link_id: link,
+    nodes,
+    links,
+    groups: [],
+    config: {},
+    extra: {},
+    version: 0.4,
+    definitions: { subgraphs },
+  } as unknown as JsonObject;
 }
 
 function stats(samples: number[]): { median: number; p95: number } {
@@ -146,7 +204,11 @@ function timed(run: () => void): { median: number; p95: number } {
 const fmt = (s: { median: number; p95: number }): string => `median ${s.median.toFixed(2).padStart(6)} ms  p95 ${s.p95.toFixed(2).padStart(6)} ms`;
 let missed = false;
 // On a shared machine the p95 follows the load more than the code: print it with the figures.
-console.log(`load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${availableParallelism()} cores`);
+console.log(
+  `load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')} on ${availableParallelism()} cores`,
+);
 for (const nested of [false, true]) {
   const graph = buildGraph(NODES, nested);
   const text = stringifyJsonExact(graph);
@@ -164,7 +226,9 @@ for (const nested of [false, true]) {
   const pc = timed(() => convertUiWorkflow(parseJsonExact(text) as JsonObject, definitions));
   const wb = timed(() => graphWithValuesThatRan(graph, ran, definitions));
   missed ||= c.p95 >= TARGET_P95_MS;
-  console.log(`ui-convert (${nested ? 'nested subgraphs' : 'one-level subgraph'}): ${nodeCount} UI nodes (${(text.length / 1024).toFixed(0)} KiB) -> ${Object.keys(first.prompt).length} prompt nodes, ${RUNS} runs`);
+  console.log(
+    `ui-convert (${nested ? 'nested subgraphs' : 'one-level subgraph'}): ${nodeCount} UI nodes (${(text.length / 1024).toFixed(0)} KiB) -> ${Object.keys(first.prompt).length} prompt nodes, ${RUNS} runs`,
+  );
   console.log(`  convert               ${fmt(c)}   (target p95 < ${TARGET_P95_MS} ms: ${c.p95 < TARGET_P95_MS ? 'met' : 'MISSED'})`);
   console.log(`  parse text + convert  ${fmt(pc)}   (convert is ${((100 * c.median) / pc.median).toFixed(0)}% of it)`);
   console.log(`  values that ran       ${fmt(wb)}   (${(wb.median / c.median).toFixed(2)}x one conversion)`);

@@ -56,7 +56,10 @@ async function runPool(contract: 'v1' | 'v2', images: string[], mask: string) {
       for (let i = next++; i < images.length; i = next++) {
         const image = await m.api.uploadImage(images[i]!);
         const shared = await m.api.uploadImage(mask);
-        const submitted = await submitJob({ api: m.api, jobs, clientId: m.events.clientId }, { workflow: workflow(image.name, shared.name), workflowName: 'bench', origin: 'cli' });
+        const submitted = await submitJob(
+          { api: m.api, jobs, clientId: m.events.clientId },
+          { workflow: workflow(image.name, shared.name), workflowName: 'bench', origin: 'cli' },
+        );
         const end = await m.tracker.track(submitted.promptId).waitForEnd({ timeoutMs: 60_000 });
         if (end.phase !== 'succeeded') throw new Error(`job ${submitted.promptId} ended ${end.phase}`);
       }

@@ -62,7 +62,25 @@ async function flowdeckSide(work: string, images: string, round: number, cli = C
   writeFileSync(workflowPath, JSON.stringify(workflow('bench/watch')));
   const demo = await startDemoChild('local');
   try {
-    const args = [...cpuProfileArgs(`watch-${round}`), cli, 'watch', inDir, '--workflow', workflowPath, '--bind', '1.image', '--server', demo.url, '--local', '--out', outDir, '--concurrency', String(CONCURRENCY), '--once', '--json'];
+    const args = [
+      ...cpuProfileArgs(`watch-${round}`),
+      cli,
+      'watch',
+      inDir,
+      '--workflow',
+      workflowPath,
+      '--bind',
+      '1.image',
+      '--server',
+      demo.url,
+      '--local',
+      '--out',
+      outDir,
+      '--concurrency',
+      String(CONCURRENCY),
+      '--once',
+      '--json',
+    ];
     const measured = await measureCommand(process.execPath, args, { env: { ...process.env, FLOWDECK_DATA_DIR: dataDir }, quiet: true });
     const pngs = countOutputs(outDir, /\.png$/);
     const sidecars = countOutputs(outDir, /\.json$/);
@@ -82,7 +100,16 @@ async function clientSide(work: string, images: string, client: string, label: s
   writeFileSync(workflowPath, JSON.stringify(workflow('bench/batch')));
   const demo = await startDemoChild('local');
   try {
-    const measured = await measureCommand(process.execPath, [...cpuProfileArgs(`${label}-${round}`), client, demo.url, images, outDir, workflowPath, '1.image', String(CONCURRENCY)]);
+    const measured = await measureCommand(process.execPath, [
+      ...cpuProfileArgs(`${label}-${round}`),
+      client,
+      demo.url,
+      images,
+      outDir,
+      workflowPath,
+      '1.image',
+      String(CONCURRENCY),
+    ]);
     const pngs = countOutputs(outDir, /\.png$/);
     if (pngs !== IMAGES) throw new Error(`the ${label} client wrote ${pngs} outputs for ${IMAGES} images`);
     return measured;
@@ -116,9 +143,12 @@ export async function watchVsBatchBench(): Promise<Record<string, number>> {
       (round) => {
         const f = flowdeck[round]!;
         const b = batch[round]!;
-        if (BASELINE_CLI) console.log(`  round ${round + 1}: baseline watch ${baseline[round]!.seconds.toFixed(2)} s wall, ${baseline[round]!.cpuSeconds.toFixed(2)} s cpu`);
+        if (BASELINE_CLI)
+          console.log(`  round ${round + 1}: baseline watch ${baseline[round]!.seconds.toFixed(2)} s wall, ${baseline[round]!.cpuSeconds.toFixed(2)} s cpu`);
         const l = lean[round]!;
-        console.log(`  round ${round + 1}: flowdeck watch ${f.seconds.toFixed(2)} s wall, ${f.cpuSeconds.toFixed(2)} s cpu, peak RSS ${f.maxRssMb.toFixed(0)} MB; batch client ${b.seconds.toFixed(2)} s wall, ${b.cpuSeconds.toFixed(2)} s cpu, peak RSS ${b.maxRssMb.toFixed(0)} MB; lean client ${l.seconds.toFixed(2)} s wall, ${l.cpuSeconds.toFixed(2)} s cpu`);
+        console.log(
+          `  round ${round + 1}: flowdeck watch ${f.seconds.toFixed(2)} s wall, ${f.cpuSeconds.toFixed(2)} s cpu, peak RSS ${f.maxRssMb.toFixed(0)} MB; batch client ${b.seconds.toFixed(2)} s wall, ${b.cpuSeconds.toFixed(2)} s cpu, peak RSS ${b.maxRssMb.toFixed(0)} MB; lean client ${l.seconds.toFixed(2)} s wall, ${l.cpuSeconds.toFixed(2)} s cpu`,
+        );
       },
     );
     const wallRatios = flowdeck.map((f, i) => f.seconds / batch[i]!.seconds);
@@ -136,15 +166,25 @@ export async function watchVsBatchBench(): Promise<Record<string, number>> {
       leanCpuRatioMedian: median(leanCpuRatios),
       flowdeckPeakRssMb: Math.max(...flowdeck.map((f) => f.maxRssMb)),
     };
-    console.log(`${IMAGES} images at concurrency ${CONCURRENCY}, instant jobs (local demo): \`flowdeck watch --once\` (default settle, library on) vs a plain fetch + ws batch client, ${ROUNDS} alternating rounds:`);
-    console.log(`  wall  flowdeck median ${figures.flowdeckWallMedianS.toFixed(2)} s, batch client ${figures.batchWallMedianS.toFixed(2)} s: ratio ${figures.wallRatioMedian.toFixed(2)}x (rounds ${wallRatios.map((r) => r.toFixed(2)).join(', ')}; target <= 1.0x)`);
-    console.log(`  cpu   flowdeck median ${figures.flowdeckCpuMedianS.toFixed(2)} s, batch client ${figures.batchCpuMedianS.toFixed(2)} s: ratio ${figures.cpuRatioMedian.toFixed(2)}x (rounds ${cpuRatios.map((r) => r.toFixed(2)).join(', ')}; target <= 0.5x)`);
-    console.log(`  floor  lean client (bench/lean-client.ts: the same requests over node:http, nothing else) cpu median ${figures.leanCpuMedianS.toFixed(2)} s: ratio to the batch client ${figures.leanCpuRatioMedian.toFixed(2)}x (rounds ${leanCpuRatios.map((r) => r.toFixed(2)).join(', ')}); above 0.5x, no Node client making these requests meets the cpu target`);
+    console.log(
+      `${IMAGES} images at concurrency ${CONCURRENCY}, instant jobs (local demo): \`flowdeck watch --once\` (default settle, library on) vs a plain fetch + ws batch client, ${ROUNDS} alternating rounds:`,
+    );
+    console.log(
+      `  wall  flowdeck median ${figures.flowdeckWallMedianS.toFixed(2)} s, batch client ${figures.batchWallMedianS.toFixed(2)} s: ratio ${figures.wallRatioMedian.toFixed(2)}x (rounds ${wallRatios.map((r) => r.toFixed(2)).join(', ')}; target <= 1.0x)`,
+    );
+    console.log(
+      `  cpu   flowdeck median ${figures.flowdeckCpuMedianS.toFixed(2)} s, batch client ${figures.batchCpuMedianS.toFixed(2)} s: ratio ${figures.cpuRatioMedian.toFixed(2)}x (rounds ${cpuRatios.map((r) => r.toFixed(2)).join(', ')}; target <= 0.5x)`,
+    );
+    console.log(
+      `  floor  lean client (bench/lean-client.ts: the same requests over node:http, nothing else) cpu median ${figures.leanCpuMedianS.toFixed(2)} s: ratio to the batch client ${figures.leanCpuRatioMedian.toFixed(2)}x (rounds ${leanCpuRatios.map((r) => r.toFixed(2)).join(', ')}); above 0.5x, no Node client making these requests meets the cpu target`,
+    );
     console.log(`  flowdeck peak RSS ${figures.flowdeckPeakRssMb.toFixed(0)} MB`);
     if (BASELINE_CLI) {
       const wall = baseline.map((f, i) => f.seconds / batch[i]!.seconds);
       const cpu = baseline.map((f, i) => f.cpuSeconds / batch[i]!.cpuSeconds);
-      console.log(`  baseline ${BASELINE_CLI}: wall ratio median ${median(wall).toFixed(2)}x (rounds ${wall.map((r) => r.toFixed(2)).join(', ')}), cpu ratio median ${median(cpu).toFixed(2)}x (rounds ${cpu.map((r) => r.toFixed(2)).join(', ')})`);
+      console.log(
+        `  baseline ${BASELINE_CLI}: wall ratio median ${median(wall).toFixed(2)}x (rounds ${wall.map((r) => r.toFixed(2)).join(', ')}), cpu ratio median ${median(cpu).toFixed(2)}x (rounds ${cpu.map((r) => r.toFixed(2)).join(', ')})`,
+      );
     }
     console.log(`  load average before ${loadBefore}, after ${loadAverage()} (2 cores, shared)`);
     console.log(JSON.stringify(figures));

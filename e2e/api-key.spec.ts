@@ -24,7 +24,10 @@ test('a wrong key leads to the key field, and the key never reaches the page', a
 
   // A cloud profile pointing at the demo service, whose key we do not have.
   await page.getByRole('link', { name: 'Servers' }).click();
-  const demoLine = await page.getByRole('listitem').filter({ has: page.getByRole('radio', { name: 'Demo' }) }).textContent();
+  const demoLine = await page
+    .getByRole('listitem')
+    .filter({ has: page.getByRole('radio', { name: 'Demo' }) })
+    .textContent();
   const demoUrl = /http:\/\/127\.0\.0\.1:\d+/.exec(demoLine ?? '')?.[0];
   expect(demoUrl).toBeTruthy();
   await page.getByRole('button', { name: 'Add server' }).click();
@@ -71,7 +74,8 @@ test('a wrong key leads to the key field, and the key never reaches the page', a
   // The one place it travels is the page's own request to store it.
   expect(calls).toEqual(['key.save']);
   const pageText = await page.evaluate(() => {
-    const doc = (globalThis as unknown as { document: { documentElement: { outerHTML: string }; querySelectorAll(s: string): ArrayLike<{ value: string }> } }).document;
+    const doc = (globalThis as unknown as { document: { documentElement: { outerHTML: string }; querySelectorAll(s: string): ArrayLike<{ value: string }> } })
+      .document;
     const values = Array.from(doc.querySelectorAll('input, textarea, select'), (el) => el.value);
     return [doc.documentElement.outerHTML, ...values].join('\n');
   });

@@ -69,15 +69,31 @@ test('image inputs: the server images with thumbnails, upload, the same file aga
   // A dropped image is uploaded with its own name (unicode included).
   const bytes = readFileSync(EXAMPLE).toString('base64');
   await group.getByRole('group', { name: 'Image upload' }).evaluate(async (zone, data) => {
-    const dom = globalThis as unknown as { DataTransfer: new () => { items: { add(f: unknown): void } }; File: new (parts: unknown[], name: string, o: { type: string }) => unknown; DragEvent: new (t: string, o: unknown) => unknown; Uint8Array: typeof Uint8Array; atob(s: string): string };
+    const dom = globalThis as unknown as {
+      DataTransfer: new () => { items: { add(f: unknown): void } };
+      File: new (parts: unknown[], name: string, o: { type: string }) => unknown;
+      DragEvent: new (t: string, o: unknown) => unknown;
+      Uint8Array: typeof Uint8Array;
+      atob(s: string): string;
+    };
     const raw = dom.atob(data);
     const array = new dom.Uint8Array(raw.length);
     for (let i = 0; i < raw.length; i += 1) array[i] = raw.charCodeAt(i);
     const transfer = new dom.DataTransfer();
     transfer.items.add(new dom.File([array], 'Café 写真 🌅.png', { type: 'image/png' }));
-    for (const type of ['dragenter', 'dragover', 'drop']) (zone as unknown as { dispatchEvent(e: unknown): void }).dispatchEvent(new dom.DragEvent(type, { dataTransfer: transfer, bubbles: true, cancelable: true }));
+    for (const type of ['dragenter', 'dragover', 'drop'])
+      (zone as unknown as { dispatchEvent(e: unknown): void }).dispatchEvent(
+        new dom.DragEvent(type, { dataTransfer: transfer, bubbles: true, cancelable: true }),
+      );
   }, bytes);
-  await expect.poll(async () => (await bridgeLog(page)).filter((r) => r.kind === 'call' && r.name === 'upload.image').map((r) => r.text).join('\n')).toContain('Café 写真 🌅.png');
+  await expect
+    .poll(async () =>
+      (await bridgeLog(page))
+        .filter((r) => r.kind === 'call' && r.name === 'upload.image')
+        .map((r) => r.text)
+        .join('\n'),
+    )
+    .toContain('Café 写真 🌅.png');
   // The window's "drop a workflow" overlay, raised by the drag, is gone once the input took the drop.
   await expect(page.getByText('Drop a workflow (.json) or an image that carries one')).toHaveCount(0);
 

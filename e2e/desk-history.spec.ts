@@ -46,18 +46,28 @@ test('past jobs are listed with outputs, paged, and open in Run exactly as they 
   await expect(rows).toHaveCount(20);
 
   // A thumbnail opens the viewer.
-  await rows.first().getByRole('img', { name: /^Output / }).click();
+  await rows
+    .first()
+    .getByRole('img', { name: /^Output / })
+    .click();
   const viewer = page.getByRole('dialog', { name: 'Image viewer' });
   await expect(viewer).toBeVisible();
   await page.keyboard.press('Escape');
   await expect(viewer).toBeHidden();
 
   // Open an older one first (its prompt differs), then the newest: the inputs are as they ran.
-  await rows.nth(1).getByRole('button', { name: /^Open .* in Run$/ }).click();
+  await rows
+    .nth(1)
+    .getByRole('button', { name: /^Open .* in Run$/ })
+    .click();
   await expect(page.getByRole('link', { name: 'Run', exact: true })).toHaveAttribute('aria-current', 'page');
   await expect(field(page, '3 DemoSampler', 'prompt')).toHaveValue('an old harbour');
   await page.getByRole('link', { name: 'History' }).click();
-  await view.getByRole('article').first().getByRole('button', { name: /^Open .* in Run$/ }).click();
+  await view
+    .getByRole('article')
+    .first()
+    .getByRole('button', { name: /^Open .* in Run$/ })
+    .click();
   await expect(page.getByText(/Loaded ".*" from the history/)).toBeVisible();
   await expect(field(page, '3 DemoSampler', 'seed')).toHaveValue(MAX_SEED);
   await expect(field(page, '3 DemoSampler', 'prompt')).toHaveValue('the newest one');
@@ -76,7 +86,10 @@ test('past jobs are listed with outputs, paged, and open in Run exactly as they 
   await pages.getByRole('button', { name: 'Newer' }).click();
   await settled();
   await expect(rows).toHaveCount(20);
-  await rows.first().getByRole('button', { name: /^Open .* in Run$/ }).click();
+  await rows
+    .first()
+    .getByRole('button', { name: /^Open .* in Run$/ })
+    .click();
   await expect(field(page, '3 DemoSampler', 'seed')).toHaveValue(MAX_SEED);
   await page.getByRole('link', { name: 'History' }).click();
   await page.setViewportSize({ width: 800, height: 600 });

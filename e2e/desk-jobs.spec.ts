@@ -114,10 +114,15 @@ test('a hot-folder job says where it came from, and the library finds its output
       '2': { class_type: 'ImageInvert', inputs: { image: ['1', 0] } },
       '3': { class_type: 'SaveImage', inputs: { images: ['2', 0], filename_prefix: 'hot' } },
     };
-    const saved = await page.evaluate(
-      (input) => window.flowdeck.invoke('hotFolders.save', input),
-      { name: 'Holiday', inputDir, outputDir: join(root, 'out'), workflowJson: JSON.stringify(workflow), workflowName: 'invert.json', bind: '1.image', settleMs: 0 },
-    );
+    const saved = await page.evaluate((input) => window.flowdeck.invoke('hotFolders.save', input), {
+      name: 'Holiday',
+      inputDir,
+      outputDir: join(root, 'out'),
+      workflowJson: JSON.stringify(workflow),
+      workflowName: 'invert.json',
+      bind: '1.image',
+      settleMs: 0,
+    });
     expect(saved.ok).toBe(true);
     const png = new PNG({ width: 4, height: 4 });
     png.data.fill(200);

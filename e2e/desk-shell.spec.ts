@@ -33,7 +33,11 @@ test('the rail, the status bar and the window title show where things are', asyn
   await expect(page).toHaveTitle(/^1 running( · \d+%)? — Flowdeck$/, { timeout: 15_000 });
   await expect(bar.getByLabel('Jobs on the server')).toHaveText(/1\s*running/);
   await expect(page).toHaveTitle(/^1 running · \d+% — Flowdeck$/, { timeout: 15_000 });
-  await page.getByRole('region', { name: 'Jobs' }).getByRole('button', { name: /^Cancel/ }).first().click();
+  await page
+    .getByRole('region', { name: 'Jobs' })
+    .getByRole('button', { name: /^Cancel/ })
+    .first()
+    .click();
   await expect(page).toHaveTitle('Flowdeck', { timeout: 20_000 });
 });
 

@@ -46,7 +46,9 @@ test('an output thumbnail opens the viewer: zoom, compare with the input, Escape
   // Side by side and slider comparison with the job's input image.
   await viewer.getByLabel('Compare with input').selectOption('side');
   await expect(viewer.getByRole('img', { name: /^Input / })).toBeVisible();
-  await expect.poll(() => viewer.getByRole('img', { name: /^Input / }).evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBeGreaterThan(0);
+  await expect
+    .poll(() => viewer.getByRole('img', { name: /^Input / }).evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth))
+    .toBeGreaterThan(0);
   await page.screenshot({ path: 'screenshots/viewer-compare-1280x800.png' });
   await page.emulateMedia({ colorScheme: 'dark' });
   await page.screenshot({ path: 'screenshots/viewer-compare-dark-1280x800.png' });
@@ -137,7 +139,10 @@ test('library tiles: names shortened in the middle, a poster frame for video, no
 
   // A video tile shows a decoded frame (the browser's player, over the type icon).
   // (The first one: an earlier test of this file made a video too.)
-  const videoCell = grid.getByRole('gridcell').filter({ has: page.getByRole('img', { name: /\.(webm|mp4)$/ }) }).first();
+  const videoCell = grid
+    .getByRole('gridcell')
+    .filter({ has: page.getByRole('img', { name: /\.(webm|mp4)$/ }) })
+    .first();
   const poster = videoCell.locator('video.poster');
   await expect(poster).toHaveCount(1, { timeout: 20_000 });
   await expect.poll(() => poster.evaluate((el) => (el as unknown as { readyState: number }).readyState), { timeout: 20_000 }).toBeGreaterThanOrEqual(2);

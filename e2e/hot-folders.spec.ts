@@ -38,7 +38,10 @@ test.afterAll(() => {
 
 /** The counter "N name" in a folder's card. */
 function counter(card: Locator, name: string): Locator {
-  return card.getByRole('list', { name: /^Counters of / }).getByRole('listitem').filter({ hasText: new RegExp(`\\b${name}$`) });
+  return card
+    .getByRole('list', { name: /^Counters of / })
+    .getByRole('listitem')
+    .filter({ hasText: new RegExp(`\\b${name}$`) });
 }
 
 test('a hot folder added in the UI runs dropped images, shows them done, and puts the outputs on disk and in the library', async ({ appPage: page }) => {
@@ -169,7 +172,9 @@ test('a hot folder added in the UI runs dropped images, shows them done, and put
   await expect(retry).toBeEnabled();
   await retry.click();
   // Main took it back (one file) and it fails again for the same reason.
-  await expect.poll(async () => (await bridgeLog(page)).filter((r) => r.kind === 'result' && r.name === 'hotFolders.retryFailed').map((r) => r.text)).toEqual(['{"ok":true,"value":{"count":1}}']);
+  await expect
+    .poll(async () => (await bridgeLog(page)).filter((r) => r.kind === 'result' && r.name === 'hotFolders.retryFailed').map((r) => r.text))
+    .toEqual(['{"ok":true,"value":{"count":1}}']);
   await expect(broken.getByRole('cell').first()).toHaveText('failed', { timeout: 30_000 });
   await expect(counter(card, 'failed')).toHaveText('1 failed');
 
@@ -186,7 +191,8 @@ test('pause holds new files until resume; edit renames; open output explains the
   await waitConnected(page);
   // The folder is made through the bridge (the form is the first test's subject).
   const saved = await page.evaluate(
-    async ([input, output, workflowJson]) => window.flowdeck.invoke('hotFolders.save', { name: 'Prints', inputDir: input, outputDir: output, workflowJson, bind: '1.image', settleMs: 200 }),
+    async ([input, output, workflowJson]) =>
+      window.flowdeck.invoke('hotFolders.save', { name: 'Prints', inputDir: input, outputDir: output, workflowJson, bind: '1.image', settleMs: 200 }),
     [inputDir, outputDir, JSON.stringify(INVERT_WORKFLOW)] as const,
   );
   expect(saved.ok).toBe(true);
@@ -264,7 +270,8 @@ test('a folder paused because the key was rejected says so and leads to the key 
   }, JSON.stringify(INVERT_WORKFLOW));
   expect(made).toBe(JSON.stringify(INVERT_WORKFLOW));
   const saved = await page.evaluate(
-    async ([input, output, workflowJson]) => window.flowdeck.invoke('hotFolders.save', { name: 'Locked', inputDir: input, outputDir: output, workflowJson, bind: '1.image', settleMs: 200 }),
+    async ([input, output, workflowJson]) =>
+      window.flowdeck.invoke('hotFolders.save', { name: 'Locked', inputDir: input, outputDir: output, workflowJson, bind: '1.image', settleMs: 200 }),
     [inputDir, join(root, 'out3'), made] as const,
   );
   expect(saved.ok).toBe(true);

@@ -159,7 +159,9 @@ interface PageImage {
 interface PageDrawingCanvas {
   width: number;
   height: number;
-  getContext(kind: '2d'): { drawImage(image: PageImage, x: number, y: number): void; getImageData(x: number, y: number, w: number, h: number): { data: ArrayLike<number> } } | null;
+  getContext(
+    kind: '2d',
+  ): { drawImage(image: PageImage, x: number, y: number): void; getImageData(x: number, y: number, w: number, h: number): { data: ArrayLike<number> } } | null;
 }
 
 /** The mean colour of an <img> as drawn (transparent pixels left out); null while it is not loaded. */
@@ -396,7 +398,9 @@ test('a failed download shows "Failed" with its reason, and Retry brings the fil
     .toMatch(/^RetryMe.*\.png$/);
 
   await page.getByRole('link', { name: 'Library' }).click();
-  const cell = grid(page).getByRole('gridcell').filter({ has: page.getByRole('img', { name: file, exact: true }) });
+  const cell = grid(page)
+    .getByRole('gridcell')
+    .filter({ has: page.getByRole('img', { name: file, exact: true }) });
   const badge = cell.getByText('Failed', { exact: true });
   await expect(badge).toBeVisible({ timeout: 30_000 });
   await expect.poll(() => badge.getAttribute('title')).toMatch(/500/);
@@ -449,9 +453,15 @@ test('mask painter from the library: save uploads the original then the mask nam
 
   // What went to the server: the original's upload, then the mask naming exactly that file.
   const log = await bridgeLog(page);
-  const uploaded = log.filter((r) => r.kind === 'result' && r.name === 'upload.image').map((r) => JSON.parse(r.text) as { ok: true; value: { name: string; subfolder: string; type: string } });
-  const maskCalls = log.filter((r) => r.kind === 'call' && r.name === 'upload.mask').map((r) => JSON.parse(r.text) as { original: { name: string; subfolder: string; type: string } });
-  const maskResults = log.filter((r) => r.kind === 'result' && r.name === 'upload.mask').map((r) => JSON.parse(r.text) as { ok: true; value: { name: string; subfolder: string; type: string; inputValue: string } });
+  const uploaded = log
+    .filter((r) => r.kind === 'result' && r.name === 'upload.image')
+    .map((r) => JSON.parse(r.text) as { ok: true; value: { name: string; subfolder: string; type: string } });
+  const maskCalls = log
+    .filter((r) => r.kind === 'call' && r.name === 'upload.mask')
+    .map((r) => JSON.parse(r.text) as { original: { name: string; subfolder: string; type: string } });
+  const maskResults = log
+    .filter((r) => r.kind === 'result' && r.name === 'upload.mask')
+    .map((r) => JSON.parse(r.text) as { ok: true; value: { name: string; subfolder: string; type: string; inputValue: string } });
   expect(uploaded).toHaveLength(1);
   expect(maskCalls).toHaveLength(1);
   const original = uploaded[0]!.value;
@@ -463,7 +473,8 @@ test('mask painter from the library: save uploads the original then the mask nam
   const stored = readPng(join(local.dataDir, masked.type, masked.subfolder, masked.name));
   expect([stored.width, stored.height]).toEqual([libraryImage.width, libraryImage.height]);
   let rgbDiffers = 0;
-  for (let i = 0; i < stored.width * stored.height; i += 1) for (let c = 0; c < 3; c += 1) if (stored.data[i * 4 + c] !== libraryImage.data[i * 4 + c]) rgbDiffers += 1;
+  for (let i = 0; i < stored.width * stored.height; i += 1)
+    for (let c = 0; c < 3; c += 1) if (stored.data[i * 4 + c] !== libraryImage.data[i * 4 + c]) rgbDiffers += 1;
   expect(rgbDiffers).toBe(0);
   const alpha = (x: number, y: number): number => stored.data[(y * stored.width + x) * 4 + 3]!;
   for (const x of [70, 128, 180]) expect(alpha(x, 128)).toBe(0);

@@ -59,7 +59,9 @@ test('two jobs in the grid, found by a prompt word, opened with the keyboard, on
   await expect.poll(() => tile(page, first).getAttribute('src'), { timeout: 20_000 }).toMatch(/^\/media\/thumb\/\d+$/);
   await expect.poll(() => property(tile(page, first), 'naturalWidth'), { timeout: 20_000 }).toBeGreaterThan(0);
   // Newest first.
-  const alts = await grid(page).getByRole('img').evaluateAll((images) => images.map((i) => i.getAttribute('alt')));
+  const alts = await grid(page)
+    .getByRole('img')
+    .evaluateAll((images) => images.map((i) => i.getAttribute('alt')));
   expect(alts.indexOf(second)).toBeLessThan(alts.indexOf(first));
 
   // Search by a word of the first prompt: only its output is left.
@@ -124,7 +126,13 @@ test("the demo's video output plays inline from the library", async ({ appPage: 
   await expect(player).toHaveAttribute('src', /^\/media\/file\/\d+$/);
   await expect(player).toHaveAttribute('controls', '');
   const played = await player.evaluate(async (element) => {
-    const media = element as unknown as { muted: boolean; play(): Promise<void>; currentTime: number; readyState: number; addEventListener(n: string, f: () => void): void };
+    const media = element as unknown as {
+      muted: boolean;
+      play(): Promise<void>;
+      currentTime: number;
+      readyState: number;
+      addEventListener(n: string, f: () => void): void;
+    };
     media.muted = true;
     const playing = new Promise<boolean>((resolve) => media.addEventListener('playing', () => resolve(true)));
     await media.play();

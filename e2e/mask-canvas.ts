@@ -11,7 +11,9 @@ interface PageCanvas {
 
 /** Alpha of the overlay canvas at an image pixel: the mask coverage the painter shows. */
 export function overlayAlpha(page: Page, x: number, y: number): Promise<number> {
-  return page.locator('canvas.overlay').evaluate((el, [px, py]) => (el as unknown as PageCanvas).getContext('2d')?.getImageData(px!, py!, 1, 1).data[3] ?? -1, [x, y]);
+  return page
+    .locator('canvas.overlay')
+    .evaluate((el, [px, py]) => (el as unknown as PageCanvas).getContext('2d')?.getImageData(px!, py!, 1, 1).data[3] ?? -1, [x, y]);
 }
 
 /** Drags the mouse along a straight line given in image pixels. */

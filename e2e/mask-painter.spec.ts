@@ -83,7 +83,6 @@ async function buildPainterPage(outDir: string): Promise<void> {
   );
 }
 
-
 function readPng(path: string): PNG {
   return PNG.sync.read(readFileSync(path));
 }
@@ -148,7 +147,9 @@ test.describe('mask painter page (real core, real bridge, local demo service)', 
     }, baseUrl);
   }
 
-  test('opens an image from disk; brush, [ ], undo/redo, invert, clear, Shift+click line, outline, zoom and pan; saves: the server keeps the colours and takes the alpha', async ({ page }) => {
+  test('opens an image from disk; brush, [ ], undo/redo, invert, clear, Shift+click line, outline, zoom and pan; saves: the server keeps the colours and takes the alpha', async ({
+    page,
+  }) => {
     const pageErrors: string[] = [];
     page.on('pageerror', (e) => pageErrors.push(e.message));
     await openPage(page, null);
@@ -160,7 +161,8 @@ test.describe('mask painter page (real core, real bridge, local demo service)', 
     await expect(dialog.getByText('Not on the server yet')).toBeVisible();
 
     // Every named control is there.
-    for (const name of ['Brush', 'Eraser', 'Undo', 'Redo', 'Invert mask', 'Clear mask', 'Save mask']) await expect(dialog.getByRole('button', { name, exact: true })).toBeVisible();
+    for (const name of ['Brush', 'Eraser', 'Undo', 'Redo', 'Invert mask', 'Clear mask', 'Save mask'])
+      await expect(dialog.getByRole('button', { name, exact: true })).toBeVisible();
     const sizeSlider = dialog.getByRole('slider', { name: 'Brush size' });
     await expect(sizeSlider).toHaveValue('40');
     await expect(dialog.getByRole('button', { name: 'Undo', exact: true })).toBeDisabled();
@@ -264,7 +266,9 @@ test.describe('mask painter page (real core, real bridge, local demo service)', 
     const result = dialog.getByRole('status', { name: 'Save result' });
     await expect(result).toContainText('Uploaded the original as input/example.png.');
     await expect(result).toContainText('the server saved the masked image as input/');
-    const masked = await page.evaluate(() => (window as unknown as { __masked: { inputValue: string; masked: { name: string; subfolder: string; type: string } } }).__masked);
+    const masked = await page.evaluate(
+      () => (window as unknown as { __masked: { inputValue: string; masked: { name: string; subfolder: string; type: string } } }).__masked,
+    );
     await expect(result).toContainText(`The image input now reads "${masked.inputValue}".`);
     expectMaskedExample(readPng(join(demo.dataDir, masked.masked.type, masked.masked.subfolder, masked.masked.name)));
 
@@ -284,7 +288,10 @@ test.describe('mask painter page (real core, real bridge, local demo service)', 
         const bytes = (b64: string): Uint8Array => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
         const up = await window.flowdeck.invoke('upload.image', { name: 'example.png', bytes: bytes(image!) });
         if (!up.ok || !up.value) throw new Error('upload.image failed');
-        const m = await window.flowdeck.invoke('upload.mask', { original: { name: up.value.name, subfolder: up.value.subfolder, type: up.value.type }, maskPng: bytes(maskPng!) });
+        const m = await window.flowdeck.invoke('upload.mask', {
+          original: { name: up.value.name, subfolder: up.value.subfolder, type: up.value.type },
+          maskPng: bytes(maskPng!),
+        });
         if (!m.ok) throw new Error(m.error.message);
         return m.value.inputValue;
       },

@@ -44,7 +44,10 @@ async function newestOutputPng(page: Page): Promise<{ name: string; bytes: Uint8
     const job = jobs.value.jobs.find((j) => j.outputs.some((o) => o.filename.endsWith('.png')));
     if (!job) throw new Error('no job with a PNG output');
     const file = job.outputs.find((o) => o.filename.endsWith('.png'))!;
-    const fetched = await window.flowdeck.invoke('output.fetch', { promptId: job.promptId, file: { filename: file.filename, subfolder: file.subfolder, type: file.type } });
+    const fetched = await window.flowdeck.invoke('output.fetch', {
+      promptId: job.promptId,
+      file: { filename: file.filename, subfolder: file.subfolder, type: file.type },
+    });
     if (!fetched.ok) throw new Error(fetched.error.message);
     return { name: file.filename, data: Array.from(fetched.value.bytes) };
   });

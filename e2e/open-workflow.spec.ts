@@ -9,7 +9,12 @@ import { field, newestJob, openWorkflow, property, runButton, TEXT_TO_IMAGE, wai
 
 test('a UI-format workflow that cannot be converted says so, and opens no form', async ({ appPage: page }) => {
   // Its node's class is not on the server, and the file names none of its widgets.
-  const graph = { last_node_id: 1, nodes: [{ id: 1, type: 'NoSuchCustomNode', mode: 0, inputs: [], outputs: [], widgets_values: [7, 'x'] }], links: [], version: 0.4 };
+  const graph = {
+    last_node_id: 1,
+    nodes: [{ id: 1, type: 'NoSuchCustomNode', mode: 0, inputs: [], outputs: [], widgets_values: [7, 'x'] }],
+    links: [],
+    version: 0.4,
+  };
   await openWorkflow(page, { name: 'ui-export.json', text: JSON.stringify(graph) });
   const alert = page.getByRole('alert').filter({ hasText: 'The UI-format workflow could not be converted' });
   await expect(alert).toBeVisible();

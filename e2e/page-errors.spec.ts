@@ -12,7 +12,11 @@ test.describe('a page error fails the spec', () => {
   });
 
   test('an uncaught error', async ({ appPage: page }) => {
-    await page.evaluate(() => setTimeout(() => { throw new Error('flowdeck-e2e: thrown on purpose'); }, 0));
+    await page.evaluate(() =>
+      setTimeout(() => {
+        throw new Error('flowdeck-e2e: thrown on purpose');
+      }, 0),
+    );
     await page.waitForTimeout(100);
   });
 });

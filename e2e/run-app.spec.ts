@@ -20,7 +20,16 @@ function appLabels(page: Page): Promise<string[]> {
 /** The UI-format Demo Sampler workflow with an app of its own (steps, then the prompt). */
 function appFile(): { name: string; text: string } {
   const graph = JSON.parse(readFileSync(join(ROOT, 'tests/fixtures/ui-demo-sampler.json'), 'utf8')) as Record<string, unknown>;
-  graph['extra'] = { linearMode: true, linearData: { inputs: [[3, 'steps', {}], [3, 'prompt', {}]], outputs: [9] } };
+  graph['extra'] = {
+    linearMode: true,
+    linearData: {
+      inputs: [
+        [3, 'steps', {}],
+        [3, 'prompt', {}],
+      ],
+      outputs: [9],
+    },
+  };
   return { name: 'lighthouse.app.json', text: JSON.stringify(graph) };
 }
 
@@ -62,7 +71,12 @@ test('a workflow opens as a proposed app that speaks plainly', async ({ appPage:
   await expect(seed).toHaveValue('42', { timeout: 15_000 });
 });
 
-test('a UI file with extra.linearData opens as its app; a pinned input survives a fresh app and the saved file', async ({ appPage: page, browser, harness, pageErrors }) => {
+test('a UI file with extra.linearData opens as its app; a pinned input survives a fresh app and the saved file', async ({
+  appPage: page,
+  browser,
+  harness,
+  pageErrors,
+}) => {
   await waitConnected(page);
   await openWorkflow(page, appFile());
   await expect(page.getByText('The app saved in this file.')).toBeVisible();
@@ -96,7 +110,11 @@ test('a UI file with extra.linearData opens as its app; a pinned input survives 
   const text = readFileSync((await saved.path())!, 'utf8');
   const graph = JSON.parse(text) as { extra: { linearMode: boolean; linearData: { inputs: unknown[]; outputs: unknown[] } } };
   expect(graph.extra.linearMode).toBe(true);
-  expect(graph.extra.linearData.inputs).toEqual([[3, 'prompt', {}], [3, 'steps', {}], [3, 'cfg', {}]]);
+  expect(graph.extra.linearData.inputs).toEqual([
+    [3, 'prompt', {}],
+    [3, 'steps', {}],
+    [3, 'cfg', {}],
+  ]);
   expect(graph.extra.linearData.outputs).toEqual([9]);
 
   // A window that never saw this workflow opens the saved file as that app.

@@ -76,7 +76,12 @@ test('"Reuse parameters" puts a 2^64-1 seed back exactly, and the strip puts an 
   const stage = page.getByRole('region', { name: 'Result' });
   await expect(stage.getByRole('heading', { name: 'first picture · seed 18446744073709551615' })).toBeVisible({ timeout: 15_000 });
   await expect(stage.getByRole('button', { name: 'Reuse parameters' })).toBeEnabled({ timeout: 30_000 });
-  await expect(stage.getByRole('list', { name: 'Parameters' }).getByRole('listitem').filter({ hasText: /^seed 18446744073709551615$/ })).toHaveCount(1);
+  await expect(
+    stage
+      .getByRole('list', { name: 'Parameters' })
+      .getByRole('listitem')
+      .filter({ hasText: /^seed 18446744073709551615$/ }),
+  ).toHaveCount(1);
   const firstName = ((await stage.getByRole('img', { name: /^Result / }).getAttribute('alt')) ?? '').replace(/^Result /, '');
   expect(firstName).toMatch(/\.png$/);
 

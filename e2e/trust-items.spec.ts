@@ -10,7 +10,8 @@ test('"?" lists every shortcut, the viewer\'s and the mask painter\'s included',
   await page.keyboard.press('?');
   const list = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
   for (const section of ['Everywhere', 'Image viewer', 'Mask painter']) await expect(list.getByRole('table', { name: section })).toBeVisible();
-  for (const what of ['Next output', 'Fit to the window', 'Smaller brush', 'Larger brush', 'Invert the mask', 'Undo', 'Eraser']) await expect(list).toContainText(what);
+  for (const what of ['Next output', 'Fit to the window', 'Smaller brush', 'Larger brush', 'Invert the mask', 'Undo', 'Eraser'])
+    await expect(list).toContainText(what);
 });
 
 test('the rail says how many jobs wait, and a focused field is not under the Run bar at 800×600', async ({ appPage: page }) => {
@@ -33,7 +34,10 @@ test('the rail says how many jobs wait, and a focused field is not under the Run
   const pending = page.getByRole('group', { name: /^Pending/ });
   await expect(pending.getByText('1st in line')).toBeVisible();
   await expect(pending.getByRole('button', { name: /^Cancel a lighthouse at dusk, oil painting · seed \d+$/ })).toHaveCount(2);
-  await pending.getByRole('button', { name: /^Cancel / }).first().click();
+  await pending
+    .getByRole('button', { name: /^Cancel / })
+    .first()
+    .click();
   await expect(page.getByRole('link', { name: 'Queue, 1 waiting' })).toBeVisible({ timeout: 15_000 });
   await page.getByRole('button', { name: 'Clear pending' }).click();
   await page.getByRole('button', { name: 'Interrupt' }).click();

@@ -74,7 +74,10 @@ interface PageDocument {
   createElement(tag: 'canvas'): {
     width: number;
     height: number;
-    getContext(kind: '2d'): { drawImage(image: PageImage, x: number, y: number, w: number, h: number): void; getImageData(x: number, y: number, w: number, h: number): { data: ArrayLike<number> & Iterable<number> } } | null;
+    getContext(kind: '2d'): {
+      drawImage(image: PageImage, x: number, y: number, w: number, h: number): void;
+      getImageData(x: number, y: number, w: number, h: number): { data: ArrayLike<number> & Iterable<number> };
+    } | null;
   };
 }
 
@@ -135,7 +138,10 @@ export async function recordBridge(page: Page): Promise<void> {
     const define = Object.defineProperty;
     Object.defineProperty = function <T>(target: T, key: PropertyKey, descriptor: PropertyDescriptor & ThisType<unknown>): T {
       if (target === (window as unknown) && key === 'flowdeck' && descriptor.value) {
-        const api = descriptor.value as { invoke: (name: string, input?: unknown) => Promise<unknown>; on: (name: string, listener: (payload: unknown) => unknown) => () => void };
+        const api = descriptor.value as {
+          invoke: (name: string, input?: unknown) => Promise<unknown>;
+          on: (name: string, listener: (payload: unknown) => unknown) => () => void;
+        };
         const wrapped = Object.freeze({
           invoke: (name: string, input?: unknown) => {
             log.push({ kind: 'call', name, text: serialise(input) });
@@ -165,8 +171,15 @@ export function bridgeLog(page: Page): Promise<BridgeRecord[]> {
 }
 
 /** Makes the call `name` answer `envelope` (needs recordBridge first). */
-export async function overrideCall(page: Page, name: string, envelope: { ok: false; error: { code: string; message: string; details?: unknown } }): Promise<void> {
-  await page.evaluate(([call, answer]) => {
-    (window as unknown as { __bridgeOverrides: Record<string, unknown> }).__bridgeOverrides[call as string] = answer;
-  }, [name, envelope] as const);
+export async function overrideCall(
+  page: Page,
+  name: string,
+  envelope: { ok: false; error: { code: string; message: string; details?: unknown } },
+): Promise<void> {
+  await page.evaluate(
+    ([call, answer]) => {
+      (window as unknown as { __bridgeOverrides: Record<string, unknown> }).__bridgeOverrides[call as string] = answer;
+    },
+    [name, envelope] as const,
+  );
 }

@@ -25,7 +25,11 @@ export function chooseNodedir({ env, nodeVersion, candidates }) {
   const preset = env.npm_config_nodedir || env.NPM_CONFIG_NODEDIR;
   if (preset) return { nodedir: null, reason: `npm_config_nodedir is already set (${preset}); left as it is.` };
   const match = candidates.find((c) => c.version === nodeVersion);
-  if (match) return { nodedir: match.prefix, reason: `Node ${nodeVersion}'s headers are in ${match.prefix}/include/node: native modules build against them, nothing to download.` };
+  if (match)
+    return {
+      nodedir: match.prefix,
+      reason: `Node ${nodeVersion}'s headers are in ${match.prefix}/include/node: native modules build against them, nothing to download.`,
+    };
   const other = candidates.find((c) => c.version !== null);
   const note = other ? ` (${other.prefix}/include/node holds ${other.version}'s, which would not match)` : '';
   return { nodedir: null, reason: `No local headers for Node ${nodeVersion}${note}: npm uses prebuilt binaries, or downloads the headers.` };

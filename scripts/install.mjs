@@ -28,7 +28,11 @@ if (unknown.length > 0) {
 
 // This Node's own prefix first (nvm, official tarballs ship include/node), then the system's.
 const prefixes = [...new Set([dirname(dirname(process.execPath)), '/usr', '/usr/local'])];
-const decision = chooseNodedir({ env: process.env, nodeVersion: process.versions.node, candidates: prefixes.map((prefix) => ({ prefix, version: headersAt(prefix) })) });
+const decision = chooseNodedir({
+  env: process.env,
+  nodeVersion: process.versions.node,
+  candidates: prefixes.map((prefix) => ({ prefix, version: headersAt(prefix) })),
+});
 const npmArgs = own.includes('--ci') ? ['ci', '--no-audit', '--no-fund', ...extra] : ['install', ...extra];
 const env = decision.nodedir ? { ...process.env, npm_config_nodedir: decision.nodedir } : process.env;
 

@@ -100,24 +100,47 @@ async function shootPool(browser, shoot) {
     const page = await browser.newPage({ viewport: SIZES[0] });
     page.on('pageerror', (error) => console.error(`page error: ${error.message}`));
     await page.goto(await harness.url);
-    await page.getByRole('status', { name: 'Connection' }).filter({ hasText: /Connected/ }).waitFor({ timeout: 30_000 });
+    await page
+      .getByRole('status', { name: 'Connection' })
+      .filter({ hasText: /Connected/ })
+      .waitFor({ timeout: 30_000 });
     const { profiles } = await invoke(page, 'profiles.list');
     const idOf = (name) => profiles.find((p) => p.name === name).id;
-    await invoke(page, 'pool.save', { servers: [{ profileId: idOf('Demo'), concurrency: 1 }, { profileId: idOf('GPU 2'), concurrency: 2 }] });
+    await invoke(page, 'pool.save', {
+      servers: [
+        { profileId: idOf('Demo'), concurrency: 1 },
+        { profileId: idOf('GPU 2'), concurrency: 2 },
+      ],
+    });
     // An image through an inverter, and a slow sampler beside it so each job runs for a while.
     const workflow = {
       1: { class_type: 'LoadImage', inputs: { image: 'example.png' } },
       2: { class_type: 'ImageInvert', inputs: { image: ['1', 0] } },
       3: { class_type: 'SaveImage', inputs: { images: ['2', 0], filename_prefix: 'pool' } },
-      4: { class_type: 'DemoSampler', inputs: { prompt: 'scan', seed: 1, steps: 20, width: 64, height: 64, cfg: 7, sampler_name: 'euler', delay_ms: 400, fail_at_step: 0 } },
+      4: {
+        class_type: 'DemoSampler',
+        inputs: { prompt: 'scan', seed: 1, steps: 20, width: 64, height: 64, cfg: 7, sampler_name: 'euler', delay_ms: 400, fail_at_step: 0 },
+      },
       5: { class_type: 'SaveImage', inputs: { images: ['4', 0], filename_prefix: 'pool' } },
     };
     const inputDir = join(work, 'scans');
     mkdirSync(inputDir, { recursive: true });
-    await invoke(page, 'hotFolders.save', { name: 'Scans', inputDir, outputDir: join(work, 'out'), workflowJson: JSON.stringify(workflow), workflowName: 'invert-and-sample.json', bind: '1.image', settleMs: 100, runOn: 'pool' });
+    await invoke(page, 'hotFolders.save', {
+      name: 'Scans',
+      inputDir,
+      outputDir: join(work, 'out'),
+      workflowJson: JSON.stringify(workflow),
+      workflowName: 'invert-and-sample.json',
+      bind: '1.image',
+      settleMs: 100,
+      runOn: 'pool',
+    });
     for (let i = 0; i < 10; i += 1) writeFileSync(join(inputDir, `scan-${String(i + 1).padStart(2, '0')}.png`), shadePng(20 * i));
     await page.reload();
-    await page.getByRole('status', { name: 'Connection' }).filter({ hasText: /Connected/ }).waitFor({ timeout: 30_000 });
+    await page
+      .getByRole('status', { name: 'Connection' })
+      .filter({ hasText: /Connected/ })
+      .waitFor({ timeout: 30_000 });
     // Wait until both servers have taken files (each job runs about 8 s: most are still to come).
     await go(page, 'hot-folders');
     const table = page.getByRole('table', { name: 'Files of Scans' });
@@ -184,10 +207,14 @@ async function main() {
     const page = await browser.newPage({ viewport: SIZES[0] });
     await page.goto(url);
     page.on('pageerror', (error) => console.error(`page error: ${error.message}`));
-    await page.getByRole('status', { name: 'Connection' }).filter({ hasText: /Connected/ }).waitFor({ timeout: 30_000 }).catch(async (error) => {
-      await page.screenshot({ path: join(OUT, 'failed-to-connect.png') });
-      throw error;
-    });
+    await page
+      .getByRole('status', { name: 'Connection' })
+      .filter({ hasText: /Connected/ })
+      .waitFor({ timeout: 30_000 })
+      .catch(async (error) => {
+        await page.screenshot({ path: join(OUT, 'failed-to-connect.png') });
+        throw error;
+      });
 
     const shootOn = async (target, name, size, theme) => {
       await target.screenshot({ path: join(OUT, `${name}-${size.name}-${theme}.png`) });
@@ -238,7 +265,11 @@ async function main() {
         await shoot('dialog-shortcuts', size, theme);
         await page.keyboard.press('Escape');
         // The image viewer, opened from the finished job's output thumbnail.
-        await page.getByRole('region', { name: 'Jobs' }).getByRole('img', { name: /^Output / }).first().click();
+        await page
+          .getByRole('region', { name: 'Jobs' })
+          .getByRole('img', { name: /^Output / })
+          .first()
+          .click();
         await page.getByRole('dialog', { name: 'Image viewer' }).waitFor();
         await page.waitForTimeout(300);
         await shoot('dialog-image-viewer', size, theme);
@@ -254,7 +285,10 @@ async function main() {
     await page.getByRole('switch', { name: 'All inputs' }).uncheck();
     await page.getByLabel('Repeat', { exact: true }).fill('3');
     await page.getByRole('button', { name: 'Run', exact: true }).click();
-    await page.getByRole('region', { name: 'Jobs' }).getByRole('button', { name: /^Show the \d+ runs$/ }).waitFor({ timeout: 30_000 });
+    await page
+      .getByRole('region', { name: 'Jobs' })
+      .getByRole('button', { name: /^Show the \d+ runs$/ })
+      .waitFor({ timeout: 30_000 });
     await page.getByRole('region', { name: 'Result' }).getByRole('img', { name: 'Live preview' }).waitFor({ timeout: 30_000 });
     for (const size of SIZES) {
       await page.setViewportSize(size);
@@ -270,7 +304,10 @@ async function main() {
     await go(page, 'queue');
     await page.getByRole('button', { name: 'Clear pending' }).click();
     await page.getByRole('button', { name: 'Interrupt' }).click();
-    await page.getByRole('group', { name: /^Running/ }).getByRole('checkbox').waitFor({ state: 'detached', timeout: 30_000 });
+    await page
+      .getByRole('group', { name: /^Running/ })
+      .getByRole('checkbox')
+      .waitFor({ state: 'detached', timeout: 30_000 });
     await shootPool(browser, shootOn);
   } finally {
     await browser.close();

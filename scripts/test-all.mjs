@@ -65,13 +65,23 @@ if (stages.has('keychain')) {
   const file = join(results, 'keychain.json');
   const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
   run('keychain tests (private D-Bus session)', join(root, 'scripts', 'with-keyring.sh'), [
-    process.execPath, vitest, 'run', '--config', 'tests/keychain/vitest.config.ts', '--reporter=default', '--reporter=json', `--outputFile.json=${file}`,
+    process.execPath,
+    vitest,
+    'run',
+    '--config',
+    'tests/keychain/vitest.config.ts',
+    '--reporter=default',
+    '--reporter=json',
+    `--outputFile.json=${file}`,
   ]);
   addVitest('keychain tests', file);
 }
 if (stages.has('e2e')) {
   const file = join(results, 'playwright.json');
-  run('end-to-end (Playwright, Chromium)', 'npx', ['playwright', 'test', '--reporter=list,json'], { PLAYWRIGHT_JSON_OUTPUT_NAME: file, FLOWDECK_PW_JSON: file });
+  run('end-to-end (Playwright, Chromium)', 'npx', ['playwright', 'test', '--reporter=list,json'], {
+    PLAYWRIGHT_JSON_OUTPUT_NAME: file,
+    FLOWDECK_PW_JSON: file,
+  });
   addPlaywright('end-to-end', file);
 }
 

@@ -49,7 +49,10 @@ export function instrumentPage(): void {
   const origin = (): string => {
     const lines = (new Error().stack ?? '').split('\n').slice(3);
     const app = lines.find((l) => /assets\/|\.js/.test(l) && !/__bench/.test(l)) ?? lines[0] ?? '?';
-    return app.replace(/^\s*at\s+/, '').replace(/https?:\/\/[^/]+/, '').slice(0, 120);
+    return app
+      .replace(/^\s*at\s+/, '')
+      .replace(/https?:\/\/[^/]+/, '')
+      .slice(0, 120);
   };
   const wake = (kind: string, where: string): void => {
     const key = `${kind} ${where}`;
@@ -109,7 +112,9 @@ export interface CoreStats {
 /** Starts core-child.ts; `profileDir`: run it under node --cpu-prof, the profile written there at exit. */
 export async function startCore(dataDir: string, profileDir?: string): Promise<CoreChild> {
   const prof = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
-  const child = spawn(process.execPath, [...prof, '--expose-gc', '--import', TSX_LOADER, join(ROOT, 'bench/support/core-child.ts'), dataDir], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...prof, '--expose-gc', '--import', TSX_LOADER, join(ROOT, 'bench/support/core-child.ts'), dataDir], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const lines: Interface = createInterface({ input: child.stdout! });
   const nextLine = (): Promise<string> =>
     new Promise((resolveLine, reject) => {
@@ -140,8 +145,17 @@ export type PageReading = PageCounters & { painted: number; received: number; un
 export function counters(page: Page): Promise<PageReading> {
   return page.evaluate(() => {
     const c = (window as unknown as { __benchCounters: PageCounters }).__benchCounters;
-    const s = (window as unknown as { __flowdeckPreviewStats: { painted: number; received: number; unpainted: number; liveObjectUrls: number } }).__flowdeckPreviewStats;
-    return { wire: JSON.parse(JSON.stringify(c.wire)), wakeups: JSON.parse(JSON.stringify(c.wakeups)), liveIntervals: c.liveIntervals, painted: s.painted, received: s.received, unpainted: s.unpainted, liveObjectUrls: s.liveObjectUrls };
+    const s = (window as unknown as { __flowdeckPreviewStats: { painted: number; received: number; unpainted: number; liveObjectUrls: number } })
+      .__flowdeckPreviewStats;
+    return {
+      wire: JSON.parse(JSON.stringify(c.wire)),
+      wakeups: JSON.parse(JSON.stringify(c.wakeups)),
+      liveIntervals: c.liveIntervals,
+      painted: s.painted,
+      received: s.received,
+      unpainted: s.unpainted,
+      liveObjectUrls: s.liveObjectUrls,
+    };
   });
 }
 

@@ -32,7 +32,10 @@ export class JobEnds {
     this.#socket = socket;
     socket.on('message', (data, isBinary) => {
       if (isBinary) return; // previews
-      const message = JSON.parse(data.toString()) as { type: string; data: { prompt_id?: string; output?: Record<string, unknown>; exception_message?: string } };
+      const message = JSON.parse(data.toString()) as {
+        type: string;
+        data: { prompt_id?: string; output?: Record<string, unknown>; exception_message?: string };
+      };
       const promptId = message.data?.prompt_id;
       if (!promptId) return;
       const waiter = this.#waiterFor(promptId);
@@ -81,7 +84,9 @@ export class JobEnds {
 
 /** Runs `runOne` over the folder's images, `concurrency` at a time; prints {jobs, outputs, seconds}. */
 export async function runFolder(inDir: string, outDir: string, concurrency: number, runOne: (name: string) => Promise<number>): Promise<void> {
-  const names = readdirSync(inDir).filter((n) => /\.(png|jpe?g|webp)$/i.test(n)).sort();
+  const names = readdirSync(inDir)
+    .filter((n) => /\.(png|jpe?g|webp)$/i.test(n))
+    .sort();
   mkdirSync(outDir, { recursive: true });
   const started = performance.now();
   let next = 0;

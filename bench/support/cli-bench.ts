@@ -23,7 +23,10 @@ export function cpuProfileArgs(name: string): string[] {
 }
 
 /** The 1, 5 and 15 minute load averages, as printed beside the figures (the machine is shared). */
-export const loadAverage = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
+export const loadAverage = (): string =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** `bench` in a fresh temp folder (named from `prefix`), removed afterwards however it ends. */
@@ -40,7 +43,12 @@ export async function inWorkDir<T>(prefix: string, bench: (work: string) => Prom
  * `rounds` rounds of both sides, alternating which goes first, so neither always finds the page
  * cache (or the server) in the state the other left; `report` after each round.
  */
-export async function alternateRounds(rounds: number, ours: (round: number) => Promise<void>, theirs: (round: number) => Promise<void>, report: (round: number) => void): Promise<void> {
+export async function alternateRounds(
+  rounds: number,
+  ours: (round: number) => Promise<void>,
+  theirs: (round: number) => Promise<void>,
+  report: (round: number) => void,
+): Promise<void> {
   for (let round = 0; round < rounds; round += 1) {
     if (round % 2 === 0) {
       await ours(round);

@@ -28,7 +28,9 @@ const core = createAppCore({
   dataDir,
   startDemo: ({ apiKey }) =>
     new Promise((resolveDemo, reject) => {
-      const child = spawn(process.execPath, ['--import', TSX_LOADER, join(import.meta.dirname, 'pacer-demo-child.ts'), apiKey, demoTimeScale], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = spawn(process.execPath, ['--import', TSX_LOADER, join(import.meta.dirname, 'pacer-demo-child.ts'), apiKey, demoTimeScale], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
       demo.child = child;
       const lines = createInterface({ input: child.stdout! });
       lines.once('line', (line) => {

@@ -64,6 +64,10 @@ console.log(`top ${top} functions by self time:`);
 for (const [key, us] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`  ${ms(us)}  ${key}`);
 console.log(`top ${top} functions by inclusive time (on the stack):`);
 const roots = new Set(['(root)', '(idle)', '(program)', '(garbage collector)']);
-for (const [key, us] of [...inclusive].filter(([k]) => !roots.has(k)).sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`  ${ms(us)}  ${key}`);
+for (const [key, us] of [...inclusive]
+  .filter(([k]) => !roots.has(k))
+  .sort((a, b) => b[1] - a[1])
+  .slice(0, top))
+  console.log(`  ${ms(us)}  ${key}`);
 console.log('self time by file:');
 for (const [key, us] of [...byFile].sort((a, b) => b[1] - a[1]).slice(0, 12)) console.log(`  ${ms(us)}  ${key}`);

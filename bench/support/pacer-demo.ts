@@ -57,7 +57,11 @@ export function pacerDemo(options: Partial<DemoServiceOptions>): DemoService {
         context.checkInterrupted();
         const due = start + tick * tickMs - performance.now();
         if (due > 0) await new Promise((resolve) => setTimeout(resolve, due));
-        if (progressPerS > 0 && Math.floor((tick * progressPerS) / Math.max(progressPerS, previewsPerS)) > Math.floor(((tick - 1) * progressPerS) / Math.max(progressPerS, previewsPerS))) {
+        if (
+          progressPerS > 0 &&
+          Math.floor((tick * progressPerS) / Math.max(progressPerS, previewsPerS)) >
+            Math.floor(((tick - 1) * progressPerS) / Math.max(progressPerS, previewsPerS))
+        ) {
           context.progress(Math.floor((tick * progressPerS) / Math.max(progressPerS, previewsPerS)), Math.round(seconds * progressPerS));
         }
         const previewsDue = Math.floor((tick * previewsPerS) / Math.max(progressPerS, previewsPerS));

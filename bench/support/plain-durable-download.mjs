@@ -27,11 +27,13 @@ get(url, (response) => {
   response.on('end', async () => {
     await Promise.all(files.map((file) => new Promise((done) => file.end(done))));
     const { open } = await import('node:fs/promises');
-    await Promise.all([a, b].map(async (path) => {
-      const handle = await open(path, 'r+');
-      await handle.sync();
-      await handle.close();
-    }));
+    await Promise.all(
+      [a, b].map(async (path) => {
+        const handle = await open(path, 'r+');
+        await handle.sync();
+        await handle.close();
+      }),
+    );
     process.stdout.write(`${JSON.stringify({ sha256: hash.digest('hex') })}\n`);
   });
 });

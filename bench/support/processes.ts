@@ -39,7 +39,9 @@ export async function startDemoChild(flavour: 'cloud' | 'local', extra?: string 
   const args = extra === undefined ? [] : typeof extra === 'string' ? [extra] : ['--ledger', extra.ledger];
   // node --import tsx, not the tsx command: that runs the script in a grandchild, which a SIGKILL of
   // the command would leave running.
-  const child = spawn(process.execPath, ['--import', TSX_LOADER, resolve(import.meta.dirname, 'demo-child.ts'), flavour, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', TSX_LOADER, resolve(import.meta.dirname, 'demo-child.ts'), flavour, ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const info = JSON.parse(await firstLine(child)) as Pick<DemoChild, 'url' | 'apiKey' | 'ref'>;
   const signal = (name: NodeJS.Signals): Promise<void> =>
     child.exitCode !== null || child.signalCode !== null

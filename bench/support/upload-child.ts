@@ -7,4 +7,6 @@ const client = new ServiceClient({ kind: 'local', baseUrl: url }, { apiKey: () =
 await client.discover();
 const start = process.hrtime.bigint();
 await client.uploadImage(file, { type: 'input', overwrite: true });
-process.stdout.write(`${JSON.stringify({ seconds: Number(process.hrtime.bigint() - start) / 1e9, maxRssMb: (process.resourceUsage().maxRSS * 1024) / 2 ** 20 })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ seconds: Number(process.hrtime.bigint() - start) / 1e9, maxRssMb: (process.resourceUsage().maxRSS * 1024) / 2 ** 20 })}\n`,
+);

@@ -171,7 +171,12 @@ export async function startHarnessServer(options: HarnessServerOptions): Promise
   const handleUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     const host = ownHost(req);
     const url = new URL(req.url ?? '/', `http://${host ?? '127.0.0.1'}`);
-    const ok = host !== null && originAllowed(req) && isLoopback(req.socket.remoteAddress) && url.pathname === SOCKET_PATH && sameToken(url.searchParams.get('token'), token);
+    const ok =
+      host !== null &&
+      originAllowed(req) &&
+      isLoopback(req.socket.remoteAddress) &&
+      url.pathname === SOCKET_PATH &&
+      sameToken(url.searchParams.get('token'), token);
     if (!ok) {
       socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;

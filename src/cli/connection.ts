@@ -66,7 +66,7 @@ export function resolveServer(flags: ConnectionFlags, environment: CliEnvironmen
   }
   if (active?.kind === 'demo') {
     throw new UsageError(
-      'The active profile is the app\'s built-in demo service, which runs only inside the app. ' +
+      "The active profile is the app's built-in demo service, which runs only inside the app. " +
         'Start one with "flowdeck demo" and pass the URL it prints with --server.',
     );
   }

@@ -113,6 +113,7 @@ main(process.argv.slice(2)).then(
     process.stderr.write(`flowdeck: ${message}\n`);
     process.exitCode = exitCodeFor(error);
     // Failures before a command's own --json reporting begins (the store) still give a JSON object.
-    if (error instanceof StoreError && process.argv.includes('--json')) process.stdout.write(`${JSON.stringify({ status: 'error', error: message, exit_code: process.exitCode })}\n`);
+    if (error instanceof StoreError && process.argv.includes('--json'))
+      process.stdout.write(`${JSON.stringify({ status: 'error', error: message, exit_code: process.exitCode })}\n`);
   },
 );

@@ -34,7 +34,10 @@ export function resolvePoolServers(urls: readonly string[], local: boolean | und
     const resolved = resolveServer({ server: url, local }, environment);
     const key = normaliseBaseUrl(resolved.server.baseUrl);
     const earlier = seen.get(key);
-    if (earlier !== undefined) throw new UsageError(`--server ${url} names the same server as --server ${earlier} (${key}). Each server may be in a pool once; --concurrency sets how many jobs each runs at once.`);
+    if (earlier !== undefined)
+      throw new UsageError(
+        `--server ${url} names the same server as --server ${earlier} (${key}). Each server may be in a pool once; --concurrency sets how many jobs each runs at once.`,
+      );
     seen.set(key, url);
     return resolved;
   });
@@ -60,7 +63,11 @@ export async function openPool(servers: readonly ResolvedServer[], environment: 
     const apiKey = (): string | null => key;
     // The contract each member speaks (v1, or Comfy API v2) is found out first; a member that
     // cannot be asked now starts as v1 and is judged by prepare() below, as before.
-    const connected: Omit<ConnectedService, 'discovery'> = await connectService(resolved.server, { apiKey, onWait: options.onWait, ...(resolved.connection ?? {}) }).catch(() => ({
+    const connected: Omit<ConnectedService, 'discovery'> = await connectService(resolved.server, {
+      apiKey,
+      onWait: options.onWait,
+      ...(resolved.connection ?? {}),
+    }).catch(() => ({
       api: new ServiceClient(resolved.server, { apiKey, onWait: options.onWait }),
       events: new EventsSocket(resolved.server, { apiKey }),
     }));
@@ -72,23 +79,34 @@ export async function openPool(servers: readonly ResolvedServer[], environment: 
     }
     // Sends an earlier run left unanswered on this server go again under their Idempotency-Key.
     const resent = await resendUnanswered({ api, jobs: options.jobs, clientId: events.clientId }).catch((error: unknown) => {
-      options.note(`${resolved.server.baseUrl}: could not send again what an earlier run left unanswered: ${error instanceof Error ? error.message : String(error)}`);
+      options.note(
+        `${resolved.server.baseUrl}: could not send again what an earlier run left unanswered: ${error instanceof Error ? error.message : String(error)}`,
+      );
       return [];
     });
     for (const outcome of resent) {
-      if (outcome.kind !== 'unanswered') options.note(`${resolved.server.baseUrl}: an earlier send (key ${outcome.key}): ${outcome.kind === 'accepted' ? `reached the server as job ${outcome.jobId}` : outcome.message}`);
+      if (outcome.kind !== 'unanswered')
+        options.note(
+          `${resolved.server.baseUrl}: an earlier send (key ${outcome.key}): ${outcome.kind === 'accepted' ? `reached the server as job ${outcome.jobId}` : outcome.message}`,
+        );
     }
     const tracker = new JobTracker({ api, events, jobs: options.jobs, pollIntervalMs: 1000, staleAfterMs: 1000 });
     members.push({ resolved, api, events, tracker });
   }
-  for (const reason of skipped) options.note(`warning: ${reason}: it is left out of the pool. Set FLOWDECK_API_KEY, or store a key with "flowdeck login --server URL".`);
+  for (const reason of skipped)
+    options.note(`warning: ${reason}: it is left out of the pool. Set FLOWDECK_API_KEY, or store a key with "flowdeck login --server URL".`);
   const close = async (): Promise<void> => {
-    await Promise.all(members.map(async (m) => {
-      await m.tracker.dispose().catch(() => undefined);
-      await m.events.dispose().catch(() => undefined);
-    }));
+    await Promise.all(
+      members.map(async (m) => {
+        await m.tracker.dispose().catch(() => undefined);
+        await m.events.dispose().catch(() => undefined);
+      }),
+    );
   };
-  if (members.length === 0) throw new MissingKeyError(`No server of the pool can be used: ${skipped.join('; ')}. Set FLOWDECK_API_KEY, or store keys with "flowdeck login --server URL".`);
+  if (members.length === 0)
+    throw new MissingKeyError(
+      `No server of the pool can be used: ${skipped.join('; ')}. Set FLOWDECK_API_KEY, or store keys with "flowdeck login --server URL".`,
+    );
   let pool: ServerPool | null = null;
   try {
     // The cloud says how many jobs the account may run at once (GET /api/features); a server

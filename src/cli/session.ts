@@ -103,7 +103,9 @@ async function openLibrary(store: Store, api: ServiceApi, server: ServerProfile,
     await library.start();
     return library;
   } catch (error) {
-    options.warn?.(`The outputs library cannot be used (${error instanceof Error ? error.message : String(error)}); outputs are saved to the output folder only.`);
+    options.warn?.(
+      `The outputs library cannot be used (${error instanceof Error ? error.message : String(error)}); outputs are saved to the output folder only.`,
+    );
     return null;
   }
 }
@@ -135,10 +137,7 @@ export async function openSession(server: ServerProfile, key: string | null, dat
     library,
     profileId: options.profileId ?? null,
     async submit(workflow, workflowName, editorGraph) {
-      const { promptId } = await submitJob(
-        { api, jobs, clientId: events.clientId },
-        { workflow, workflowName, origin: 'cli', editorGraph },
-      );
+      const { promptId } = await submitJob({ api, jobs, clientId: events.clientId }, { workflow, workflowName, origin: 'cli', editorGraph });
       workflows.set(promptId, workflow);
       return promptId;
     },
@@ -160,7 +159,11 @@ export async function openSession(server: ServerProfile, key: string | null, dat
       try {
         const snapshot = await tracked.waitForEnd({ timeoutMs: options.timeoutMs, giveUpWhenUnreachable: true });
         await previewWrites;
-        return { phase: snapshot.phase, outputs: snapshot.outputs, errorText: snapshot.phase === 'succeeded' ? null : describeJobFailure(snapshot, { explain: true }) };
+        return {
+          phase: snapshot.phase,
+          outputs: snapshot.outputs,
+          errorText: snapshot.phase === 'succeeded' ? null : describeJobFailure(snapshot, { explain: true }),
+        };
       } catch (error) {
         if (error instanceof ServerUnreachableError) {
           const state = lastKnownState(error.snapshot, workflow);

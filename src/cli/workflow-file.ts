@@ -85,7 +85,9 @@ export async function readWorkflowFile(path: string, definitions?: DefinitionsSo
       const required = (reading.unknowable ?? []).filter((input) => input.required);
       if (required.length > 0) {
         const listed = required.map((input) => `node ${input.nodeId} (${input.classType}) input "${input.input}": ${input.why}`).join('; ');
-        throw new UsageError(`${path}: ${WHAT[reading.source]}needs ${required.length === 1 ? 'a value' : 'values'} that no file can hold, and the server requires ${required.length === 1 ? 'it' : 'them'}: ${listed}. Queue it from the editor, or save the API prompt the editor queued and use that.`);
+        throw new UsageError(
+          `${path}: ${WHAT[reading.source]}needs ${required.length === 1 ? 'a value' : 'values'} that no file can hold, and the server requires ${required.length === 1 ? 'it' : 'them'}: ${listed}. Queue it from the editor, or save the API prompt the editor queued and use that.`,
+        );
       }
       return { prompt: reading.workflow, uiWorkflow: reading.graph, origin: reading.source, warnings: reading.warnings };
     }
@@ -97,10 +99,12 @@ export async function readWorkflowFile(path: string, definitions?: DefinitionsSo
       if (asked.failed) throw asked.error;
       throw new UsageError(`${path}: ${WHAT[reading.source]}${UI_FORMAT_EXPLANATION}`);
     case 'converted_unrunnable':
-      if (reading.empty && options.acceptEmpty) return { prompt: {}, uiWorkflow: reading.empty.graph, origin: reading.source, warnings: [...reading.empty.warnings, reading.message] };
+      if (reading.empty && options.acceptEmpty)
+        return { prompt: {}, uiWorkflow: reading.empty.graph, origin: reading.source, warnings: [...reading.empty.warnings, reading.message] };
       throw new UsageError(`${path}: ${WHAT[reading.source]}converts to an API prompt that cannot run: ${reading.message}`);
     case 'conversion_failed':
-      if (reading.error instanceof UiConversionError) throw new WorkflowConversionError(`${path}: ${WHAT[reading.source]}cannot be converted to the API format. ${reading.error.message}`, reading.error);
+      if (reading.error instanceof UiConversionError)
+        throw new WorkflowConversionError(`${path}: ${WHAT[reading.source]}cannot be converted to the API format. ${reading.error.message}`, reading.error);
       throw reading.error;
   }
 }

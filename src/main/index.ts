@@ -82,10 +82,13 @@ if (!app.requestSingleInstanceLock()) {
     if (mainWindow.isMinimized()) mainWindow.restore();
     mainWindow.focus();
   });
-  app.whenReady().then(launch).catch((error: unknown) => {
-    log('error', `could not start: ${error instanceof Error ? error.message : String(error)}`);
-    app.exit(1);
-  });
+  app
+    .whenReady()
+    .then(launch)
+    .catch((error: unknown) => {
+      log('error', `could not start: ${error instanceof Error ? error.message : String(error)}`);
+      app.exit(1);
+    });
   app.on('window-all-closed', () => app.quit());
   let disposing = false;
   app.on('before-quit', (event) => {

@@ -9,10 +9,13 @@ export class KeyedTimers<K> {
   /** Runs `task` once after `ms`, replacing what was pending for `key`. */
   set(key: K, ms: number, task: () => void): void {
     this.cancel(key);
-    const timer = setTimeout(() => {
-      this.timers.delete(key);
-      task();
-    }, Math.max(0, ms));
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(key);
+        task();
+      },
+      Math.max(0, ms),
+    );
     // Node's timers have unref; a browser's are numbers (this file is shared with the renderer).
     if (this.options.unref) (timer as { unref?: () => void }).unref?.();
     this.timers.set(key, timer);

@@ -90,7 +90,7 @@ describe('wire codec', () => {
     expect(decode(encode(value))).toEqual(decoded);
   });
 
-  it('encodes bytes to the same text with Node\'s Buffer and with the page\'s path (no Buffer)', () => {
+  it("encodes bytes to the same text with Node's Buffer and with the page's path (no Buffer)", () => {
     // A view into a larger buffer, as a preview frame sliced from a socket message is.
     const backing = Uint8Array.from({ length: 100_000 }, (_, i) => (i * 31) & 0xff);
     const value = { bytes: backing.subarray(123, 90_123) };

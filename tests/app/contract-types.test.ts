@@ -1,7 +1,18 @@
 // The contract is complete: every call name has schemas, every event has a payload schema, the
 // runtime name lists equal the schema keys, and the app core provides a handler for every call.
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { calls, events, type CallHandlers, type CallInput, type CallName, type CallResult, type EventName, type EventPayload, type FlowdeckApi, type Envelope } from '@shared/ipc/contract';
+import {
+  calls,
+  events,
+  type CallHandlers,
+  type CallInput,
+  type CallName,
+  type CallResult,
+  type EventName,
+  type EventPayload,
+  type FlowdeckApi,
+  type Envelope,
+} from '@shared/ipc/contract';
 import { CALL_NAMES, EVENT_NAMES } from '@shared/ipc/names';
 import type { AppCore } from '@main/app/core';
 

@@ -148,7 +148,13 @@ describe('app core against a real demo service', () => {
     await r.waitFor('profiles.changed', (p) => p.activeProfileId === cloudId);
     expect(await r.ok('key.status')).toEqual({ isSet: false, last4: null, storage: null });
     // Without a key the test still checks what it can (the server answers) and names what it skipped.
-    expect(await r.ok('connection.test')).toMatchObject({ reachable: true, keyAccepted: null, problem: 'no_key', message: expect.stringContaining('No API key'), skipped: expect.arrayContaining([expect.stringContaining('key check')]) });
+    expect(await r.ok('connection.test')).toMatchObject({
+      reachable: true,
+      keyAccepted: null,
+      problem: 'no_key',
+      message: expect.stringContaining('No API key'),
+      skipped: expect.arrayContaining([expect.stringContaining('key check')]),
+    });
     await r.waitFor('connection.state', (s) => s.profileId === cloudId && s.problem === 'no_key');
 
     const status = await r.ok('key.save', { key: KEY });
@@ -276,7 +282,9 @@ describe('app core against a real demo service', () => {
     const bad = '{"3": {"class_type": "DemoSampler", "inputs": {"prompt": "x"}}, "9": {"class_type": "SaveImage", "inputs": {"images": ["3", 0]}}}';
     const error = await r.fails('run.submit', { workflowJson: bad });
     expect(error.code).toBe('invalid_workflow');
-    expect(error.details).toMatchObject({ nodeErrors: expect.arrayContaining([expect.objectContaining({ nodeId: '3', classType: 'DemoSampler', inputName: expect.any(String) })]) });
+    expect(error.details).toMatchObject({
+      nodeErrors: expect.arrayContaining([expect.objectContaining({ nodeId: '3', classType: 'DemoSampler', inputName: expect.any(String) })]),
+    });
   });
 
   it('a key the server does not accept gives unauthorized', async () => {
@@ -294,7 +302,13 @@ describe('app core against a real demo service', () => {
     const demo = state.profiles.find((p) => p.kind === 'demo');
     await r.ok('profiles.remove', { id: demo!.id });
     expect((await r.ok('profiles.list')).activeProfileId).toBe(cloudId);
-    const folder = await r.ok('hotFolders.save', { name: 'Scans', inputDir: join(r.dataDir, 'in'), outputDir: join(r.dataDir, 'out'), workflowJson: readFileSync(join(import.meta.dirname, '../../resources/workflows/invert-image.json'), 'utf8'), bind: '1.image' });
+    const folder = await r.ok('hotFolders.save', {
+      name: 'Scans',
+      inputDir: join(r.dataDir, 'in'),
+      outputDir: join(r.dataDir, 'out'),
+      workflowJson: readFileSync(join(import.meta.dirname, '../../resources/workflows/invert-image.json'), 'utf8'),
+      bind: '1.image',
+    });
     const after = await r.ok('profiles.remove', { id: cloudId });
     // The only server left has no key: it stays inactive rather than silently failing every run.
     expect(after.profiles.map((p) => p.id)).toEqual([keyless.id]);

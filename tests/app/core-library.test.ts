@@ -33,7 +33,8 @@ it('downloads and indexes the outputs of a job run in the app', async () => {
   const { core, dataDir } = demo;
   const ended = new Promise<EventPayload<'job.update'>>((resolve) => {
     core.onEvent((event) => {
-      if (event.name === 'job.update' && (event.payload as EventPayload<'job.update'>).phase === 'succeeded') resolve(event.payload as EventPayload<'job.update'>);
+      if (event.name === 'job.update' && (event.payload as EventPayload<'job.update'>).phase === 'succeeded')
+        resolve(event.payload as EventPayload<'job.update'>);
     });
   });
   await core.start();

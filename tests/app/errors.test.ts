@@ -27,9 +27,12 @@ describe('toIpcError', () => {
   });
 
   it('names the failing node and input of a rejected workflow', () => {
-    const error = new WorkflowRejectedError('prompt_outputs_failed_validation', 'Prompt outputs failed validation', [
-      { nodeId: '3', classType: 'KSampler', inputName: 'seed', type: 'value_bigger_than_max', message: 'Value bigger than max', details: 'seed 5 > 4' },
-    ], 400);
+    const error = new WorkflowRejectedError(
+      'prompt_outputs_failed_validation',
+      'Prompt outputs failed validation',
+      [{ nodeId: '3', classType: 'KSampler', inputName: 'seed', type: 'value_bigger_than_max', message: 'Value bigger than max', details: 'seed 5 > 4' }],
+      400,
+    );
     const out = toIpcError(error, redact);
     expect(out.code).toBe('invalid_workflow');
     expect(out.details).toEqual({

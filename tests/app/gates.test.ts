@@ -53,7 +53,10 @@ describe('PreviewGate', () => {
 describe('ReadyGate', () => {
   it('holds items until ready, keeping the latest per key, then delivers in order', () => {
     const out: string[] = [];
-    const gate = new ReadyGate<{ k: string | null; v: string }>((i) => out.push(i.v), (i) => i.k);
+    const gate = new ReadyGate<{ k: string | null; v: string }>(
+      (i) => out.push(i.v),
+      (i) => i.k,
+    );
     gate.push({ k: 'job:a', v: 'a1' });
     gate.push({ k: null, v: 'x' });
     gate.push({ k: 'job:a', v: 'a2' });
@@ -68,7 +71,11 @@ describe('ReadyGate', () => {
   });
 
   it('is bounded while nobody is ready', () => {
-    const gate = new ReadyGate<number>(() => undefined, () => null, 10);
+    const gate = new ReadyGate<number>(
+      () => undefined,
+      () => null,
+      10,
+    );
     for (let i = 0; i < 1000; i += 1) gate.push(i);
     expect(gate.queued).toBe(10);
   });

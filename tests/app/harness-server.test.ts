@@ -154,7 +154,10 @@ describe('browser harness media', () => {
     server = await startHarnessServer({ core: t.core, rendererDir });
     await t.core.invoke('renderer.ready', undefined);
     const workflowJson = JSON.stringify({
-      '3': { class_type: 'DemoSampler', inputs: { prompt: 'harness media', seed: 5, steps: 2, width: 32, height: 32, cfg: 7, sampler_name: 'euler', delay_ms: 10 } },
+      '3': {
+        class_type: 'DemoSampler',
+        inputs: { prompt: 'harness media', seed: 5, steps: 2, width: 32, height: 32, cfg: 7, sampler_name: 'euler', delay_ms: 10 },
+      },
       '9': { class_type: 'SaveImage', inputs: { images: ['3', 0], filename_prefix: 'Flowdeck' } },
     });
     expect(await t.core.invoke('run.submit', { workflowJson })).toMatchObject({ ok: true });
@@ -170,7 +173,7 @@ describe('browser harness media', () => {
       await new Promise((r) => setTimeout(r, 100));
     }
     const detail = await t.core.invoke('library.get', { id: itemId });
-    filePath = detail.ok ? ((detail.value as { path: string }).path) : '';
+    filePath = detail.ok ? (detail.value as { path: string }).path : '';
   }, 40_000);
   afterAll(async () => {
     await server.close();

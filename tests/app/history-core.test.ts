@@ -49,13 +49,22 @@ async function until<T>(what: string, read: () => Promise<T>, done: (value: T) =
 }
 
 async function ended(events: AppEvent[], promptId: string, phase: 'succeeded' | 'failed' = 'succeeded'): Promise<void> {
-  const phaseOf = (e: AppEvent): string | null => (e.name === 'job.update' && (e.payload as EventPayload<'job.update'>).promptId === promptId ? (e.payload as EventPayload<'job.update'>).phase : null);
-  await until(`job ${promptId} ${phase}`, async () => events.some((e) => phaseOf(e) === phase), (done) => done);
+  const phaseOf = (e: AppEvent): string | null =>
+    e.name === 'job.update' && (e.payload as EventPayload<'job.update'>).promptId === promptId ? (e.payload as EventPayload<'job.update'>).phase : null;
+  await until(
+    `job ${promptId} ${phase}`,
+    async () => events.some((e) => phaseOf(e) === phase),
+    (done) => done,
+  );
 }
 
 async function submit(core: AppCore, workflowJson: string, label: string): Promise<string> {
   // Right after the profile is chosen the connection may still be coming up.
-  const answer = await until('run.submit', () => core.invoke('run.submit', { workflowJson, label }), (a) => a.ok);
+  const answer = await until(
+    'run.submit',
+    () => core.invoke('run.submit', { workflowJson, label }),
+    (a) => a.ok,
+  );
   if (!answer.ok) throw new Error('unreachable');
   return (answer.value as { promptIds: string[] }).promptIds[0]!;
 }
@@ -178,7 +187,9 @@ describe.each(['cloud', 'local'] as Flavour[])("history.list of the server's job
     const file = page.entries[0]!.outputs[0]!;
     const fetched = await ok(core, 'output.fetch', { promptId: ids.other, file: { filename: file.filename, subfolder: file.subfolder, type: file.type } });
     expect(fetched.bytes.byteLength).toBeGreaterThan(0);
-    expect((await failure(core, 'output.fetch', { promptId: ids.other, file: { filename: 'not-made-by-it.png', subfolder: '', type: 'output' } })).code).toBe('not_found');
+    expect((await failure(core, 'output.fetch', { promptId: ids.other, file: { filename: 'not-made-by-it.png', subfolder: '', type: 'output' } })).code).toBe(
+      'not_found',
+    );
   });
 
   it('lists a job still running, with the workflow this app sent', async () => {
@@ -207,7 +218,10 @@ describe.each(['cloud', 'local'] as Flavour[])("history.list of the server's job
       () => ok(core, 'history.list', { source: 'server', offset: 0, limit: 10 }),
       (p) => p.entries[0]?.promptId === waiting && p.entries[1]?.promptId === running,
     );
-    for (const [entry, prompt] of [[page.entries[0], 'elsewhere, waiting'], [page.entries[1], 'elsewhere, slow']] as const) {
+    for (const [entry, prompt] of [
+      [page.entries[0], 'elsewhere, waiting'],
+      [page.entries[1], 'elsewhere, slow'],
+    ] as const) {
       expect(['pending', 'running']).toContain(entry!.phase);
       expect(entry).toMatchObject({ origin: 'other', finishedAt: null });
       // The server's copy of the workflow, every digit of the seed kept.

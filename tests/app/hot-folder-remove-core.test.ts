@@ -29,7 +29,11 @@ beforeEach(() => {
 const sha = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
 
 /** The latest job.update of a job, if any. */
-const lastUpdate = (promptId: string): { phase: string; status: string; outputs: unknown[] } | undefined => app.payloads('job.update').filter((j) => j.promptId === promptId).at(-1);
+const lastUpdate = (promptId: string): { phase: string; status: string; outputs: unknown[] } | undefined =>
+  app
+    .payloads('job.update')
+    .filter((j) => j.promptId === promptId)
+    .at(-1);
 
 /**
  * A profile of the first server, selected, and a hot folder on it, paused so that the restarted app
@@ -38,7 +42,13 @@ const lastUpdate = (promptId: string): { phase: string; status: string; outputs:
 async function pausedFolder(): Promise<{ gpu: { id: string }; folder: { id: string } }> {
   const c = await app.openCore();
   const gpu = await ok(c, 'profiles.save', { name: 'GPU', kind: 'local', baseUrl: app.first.url, select: true });
-  const folder = await ok(c, 'hotFolders.save', { inputDir: inDir, outputDir: join(app.work, 'out'), workflowJson: JSON.stringify(invertWorkflow()), bind: '1.image', settleMs: 100 });
+  const folder = await ok(c, 'hotFolders.save', {
+    inputDir: inDir,
+    outputDir: join(app.work, 'out'),
+    workflowJson: JSON.stringify(invertWorkflow()),
+    bind: '1.image',
+    settleMs: 100,
+  });
   await ok(c, 'hotFolders.pause', { id: folder.id });
   await c.dispose();
   return { gpu, folder };
@@ -57,15 +67,38 @@ describe('removing a hot folder in the app', () => {
       const journal = await WatchJournal.open(store);
       const jobs = await JobStore.open(store);
       const now = Date.now();
-      for (const [name, seed] of [['sent', 1001], ['lost', 1002]] as const) {
+      for (const [name, seed] of [
+        ['sent', 1001],
+        ['lost', 1002],
+      ] as const) {
         const bytes = makePng(seed);
         const path = join(inDir, `${name}.png`);
         writeFileSync(path, bytes);
         const uploadedAs = `${name}-up.png`;
-        await journal.saveEntry(unconfirmedEntry({ folderId: folder.id, sha256: sha(bytes), path, relPath: `${name}.png`, promptId: ids[name], baseUrl: app.first.url, uploadedAs, at: now }));
+        await journal.saveEntry(
+          unconfirmedEntry({
+            folderId: folder.id,
+            sha256: sha(bytes),
+            path,
+            relPath: `${name}.png`,
+            promptId: ids[name],
+            baseUrl: app.first.url,
+            uploadedAs,
+            at: now,
+          }),
+        );
         const workflow = invertWorkflow();
         (workflow['1'] as { inputs: Record<string, unknown> }).inputs.image = uploadedAs;
-        await jobs.recordSubmitting({ promptId: ids[name], profileId: gpu.id, serverKind: 'local', baseUrl: app.first.url, clientId: 'before', workflow, workflowName: 'invert.json', origin: 'hot-folder' });
+        await jobs.recordSubmitting({
+          promptId: ids[name],
+          profileId: gpu.id,
+          serverKind: 'local',
+          baseUrl: app.first.url,
+          clientId: 'before',
+          workflow,
+          workflowName: 'invert.json',
+          origin: 'hot-folder',
+        });
         if (name === 'sent') {
           await api.uploadImage(path, { filename: uploadedAs });
           await api.submit(workflow, { clientId: 'before', promptId: ids.sent });
@@ -87,7 +120,11 @@ describe('removing a hot folder in the app', () => {
     expect(lastUpdate(ids.lost)).toMatchObject({ phase: 'failed', status: 'never_submitted' });
     expect(lastUpdate(ids.sent)?.outputs).toHaveLength(1);
     // With the folder gone nobody imports the sent job's output from its side: the library records it.
-    await until(async () => (await ok(c, 'library.list')).items.some((i) => i.promptId === ids.sent && i.status === 'done'), 'the output in the library', 20_000);
+    await until(
+      async () => (await ok(c, 'library.list')).items.some((i) => i.promptId === ids.sent && i.status === 'done'),
+      'the output in the library',
+      20_000,
+    );
     await c.dispose();
 
     const after = await Store.open(join(app.dataDir, 'flowdeck.sqlite'));
@@ -118,10 +155,34 @@ describe('removing a hot folder in the app', () => {
       const path = join(inDir, 'ended.png');
       writeFileSync(path, bytes);
       const uploadedAs = 'ended-up.png';
-      await journal.saveEntry({ ...unconfirmedEntry({ folderId: folder.id, sha256: sha(bytes), path, relPath: 'ended.png', promptId, baseUrl: app.first.url, uploadedAs, at: Date.now() }), state: 'failed', failedPhase: 'collect', attempts: 3, reason: 'Cannot write the output folder.' });
+      await journal.saveEntry({
+        ...unconfirmedEntry({
+          folderId: folder.id,
+          sha256: sha(bytes),
+          path,
+          relPath: 'ended.png',
+          promptId,
+          baseUrl: app.first.url,
+          uploadedAs,
+          at: Date.now(),
+        }),
+        state: 'failed',
+        failedPhase: 'collect',
+        attempts: 3,
+        reason: 'Cannot write the output folder.',
+      });
       const workflow = invertWorkflow();
       (workflow['1'] as { inputs: Record<string, unknown> }).inputs.image = uploadedAs;
-      await jobs.recordSubmitting({ promptId, profileId: gpu.id, serverKind: 'local', baseUrl: app.first.url, clientId: 'before', workflow, workflowName: 'invert.json', origin: 'hot-folder' });
+      await jobs.recordSubmitting({
+        promptId,
+        profileId: gpu.id,
+        serverKind: 'local',
+        baseUrl: app.first.url,
+        clientId: 'before',
+        workflow,
+        workflowName: 'invert.json',
+        origin: 'hot-folder',
+      });
       await api.uploadImage(path, { filename: uploadedAs });
       await api.submit(workflow, { clientId: 'before', promptId });
       let outputs: OutputFile[] = [];
@@ -135,7 +196,11 @@ describe('removing a hot folder in the app', () => {
     await until(() => app.payloads('hotFolders.changed').some((f) => f.id === folder.id && f.status.scanned), 'the paused folder scanned');
     expect((await ok(c, 'library.list')).items.some((i) => i.promptId === promptId)).toBe(false);
     await ok(c, 'hotFolders.remove', { id: folder.id });
-    await until(async () => (await ok(c, 'library.list')).items.some((i) => i.promptId === promptId && i.status === 'done'), 'the output in the library', 20_000);
+    await until(
+      async () => (await ok(c, 'library.list')).items.some((i) => i.promptId === promptId && i.status === 'done'),
+      'the output in the library',
+      20_000,
+    );
     await c.dispose();
     expect(app.first.stats.submissions.get(promptId)).toBe(1);
   });

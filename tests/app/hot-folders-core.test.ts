@@ -95,7 +95,15 @@ function latestRows(rec: Recorded): Map<string, HotFileView> {
 }
 
 async function saveFolder(core: AppCore, extra: Record<string, unknown> = {}): Promise<HotFolderView> {
-  return call<HotFolderView>(core, 'hotFolders.save', { inputDir: inDir, outputDir: outDir, workflowJson: WORKFLOW_JSON, workflowName: 'invert.json', bind: '1.image', settleMs: 150, ...extra });
+  return call<HotFolderView>(core, 'hotFolders.save', {
+    inputDir: inDir,
+    outputDir: outDir,
+    workflowJson: WORKFLOW_JSON,
+    workflowName: 'invert.json',
+    bind: '1.image',
+    settleMs: 150,
+    ...extra,
+  });
 }
 
 async function libraryItems(): Promise<LibraryItem[]> {
@@ -111,13 +119,25 @@ async function libraryItems(): Promise<LibraryItem[]> {
 
 describe('hot folders in the app core', () => {
   it('runs dropped images, reports rows, counters and the drain, writes sidecars, and puts each output in the library once', async () => {
-    const dialogs = { openWorkflow: async () => null, openImage: async () => null, pickFolder: async (title: string) => (title === 'Input folder' ? inDir : null) };
+    const dialogs = {
+      openWorkflow: async () => null,
+      openImage: async () => null,
+      pickFolder: async (title: string) => (title === 'Input folder' ? inDir : null),
+    };
     const { core, rec } = await openCore({ dialogs });
     expect(await call(core, 'hotFolders.list')).toEqual({ folders: [] });
     expect(await call(core, 'dialog.pickFolder', { title: 'Input folder' })).toEqual({ path: inDir });
     expect(await call(core, 'dialog.pickFolder')).toEqual({ path: null });
     const folder = await saveFolder(core);
-    expect(folder).toMatchObject({ name: 'in', inputDir: inDir, outputDir: outDir, bind: '1.image', workflowName: 'invert.json', processed: 'leave', enabled: true });
+    expect(folder).toMatchObject({
+      name: 'in',
+      inputDir: inDir,
+      outputDir: outDir,
+      bind: '1.image',
+      workflowName: 'invert.json',
+      processed: 'leave',
+      enabled: true,
+    });
     expect(folder.status.paused).toBe(false);
     expect(JSON.parse(folder.workflowJson)).toEqual(invertWorkflow());
 
@@ -138,20 +158,31 @@ describe('hot folders in the app core', () => {
     expect(dog).toMatchObject({ state: 'done', outputs: [join(outDir, 'dog_3_1.png')] });
     expect(rows.get(join(inDir, 'notes.png'))).toMatchObject({ state: 'failed', reason: expect.stringMatching(/not an image/) });
     // they went through the states in between
-    const catStates = payloads(rec, 'hotFolders.file').filter((r) => r.relPath === 'cat.png').map((r) => r.state);
+    const catStates = payloads(rec, 'hotFolders.file')
+      .filter((r) => r.relPath === 'cat.png')
+      .map((r) => r.state);
     expect(catStates[0]).not.toBe('done');
     // The folder's own event carries the counters.
-    const changed = payloads(rec, 'hotFolders.changed').filter((f) => f.id === folder.id).at(-1)!;
+    const changed = payloads(rec, 'hotFolders.changed')
+      .filter((f) => f.id === folder.id)
+      .at(-1)!;
     expect(changed.status.counters).toMatchObject({ done: 2, failed: 1 });
     // hotFolders.files answers the same table
     const files = (await call<{ files: HotFileView[] }>(core, 'hotFolders.files', { id: folder.id })).files;
     expect(files.map((f) => `${f.relPath}:${f.state}`).sort()).toEqual(['cat.png:done', 'dog.png:done', 'notes.png:failed']);
 
     // Outputs with sidecars naming the job and the input.
-    for (const [row, input] of [[cat, 'cat.png'], [dog, 'dog.png']] as const) {
+    for (const [row, input] of [
+      [cat, 'cat.png'],
+      [dog, 'dog.png'],
+    ] as const) {
       const output = row.outputs[0]!;
       expect(existsSync(output)).toBe(true);
-      const sidecar = JSON.parse(readFileSync(`${output}.json`, 'utf8')) as { job: { prompt_id: string }; inputs: { file: string; bind: string }; workflow_name: string };
+      const sidecar = JSON.parse(readFileSync(`${output}.json`, 'utf8')) as {
+        job: { prompt_id: string };
+        inputs: { file: string; bind: string };
+        workflow_name: string;
+      };
       expect(sidecar).toMatchObject({ job: { prompt_id: row.promptId }, inputs: { file: join(inDir, input), bind: '1.image' }, workflow_name: 'invert.json' });
     }
     // Each output downloaded once (by the folder): the app did not record the folder's jobs as well.
@@ -164,7 +195,13 @@ describe('hot folders in the app core', () => {
     const items = await libraryItems();
     expect(items).toHaveLength(2);
     const byJob = new Map(items.map((i) => [i.promptId, i]));
-    expect(byJob.get(cat.promptId!)).toMatchObject({ status: 'done', sourceFile: join(inDir, 'cat.png'), workflowName: 'invert.json', nodeClass: 'SaveImage', mediaKind: 'image' });
+    expect(byJob.get(cat.promptId!)).toMatchObject({
+      status: 'done',
+      sourceFile: join(inDir, 'cat.png'),
+      workflowName: 'invert.json',
+      nodeClass: 'SaveImage',
+      mediaKind: 'image',
+    });
     expect(byJob.get(dog.promptId!)).toMatchObject({ status: 'done', sourceFile: join(inDir, 'dog.png') });
     expect(readFileSync(byJob.get(cat.promptId!)!.path!)).toEqual(readFileSync(cat.outputs[0]!));
   });
@@ -178,9 +215,15 @@ describe('hot folders in the app core', () => {
         node(2, 'ImageInvert', { inputs: [['image', 'IMAGE', 1]], outputs: ['IMAGE'] }),
         node(3, 'SaveImage', { inputs: [['images', 'IMAGE', 2]], values: ['hot/from-image'] }),
       ],
-      [[1, 1, 0, 2, 0, 'IMAGE'], [2, 2, 0, 3, 0, 'IMAGE']],
+      [
+        [1, 1, 0, 2, 0, 'IMAGE'],
+        [2, 2, 0, 3, 0, 'IMAGE'],
+      ],
     );
-    const opened = await call<{ parse: { format: string; workflowJson: string } }>(core, 'workflow.open', { name: 'earlier-output.png', bytes: withTextChunks(makePng(720), { workflow: JSON.stringify(ui) }) });
+    const opened = await call<{ parse: { format: string; workflowJson: string } }>(core, 'workflow.open', {
+      name: 'earlier-output.png',
+      bytes: withTextChunks(makePng(720), { workflow: JSON.stringify(ui) }),
+    });
     expect(opened.parse.format).toBe('image');
     const folder = await saveFolder(core, { workflowJson: opened.parse.workflowJson, workflowName: 'earlier-output.png' });
     writeFileSync(join(inDir, 'owl.png'), makePng(721));
@@ -208,8 +251,14 @@ describe('hot folders in the app core', () => {
     // retryFailed checks a non-image again and fails it at once, with its reason (nothing uploaded).
     const before = payloads(rec, 'hotFolders.file').filter((r) => r.relPath === 'bad.png').length;
     expect(await call(core, 'hotFolders.retryFailed', { id: folder.id })).toEqual({ count: 1 });
-    await until(() => payloads(rec, 'hotFolders.file').filter((r) => r.relPath === 'bad.png').length > before, 'bad.png reported again after the retry', 20_000);
-    const retried = payloads(rec, 'hotFolders.file').filter((r) => r.relPath === 'bad.png').slice(before);
+    await until(
+      () => payloads(rec, 'hotFolders.file').filter((r) => r.relPath === 'bad.png').length > before,
+      'bad.png reported again after the retry',
+      20_000,
+    );
+    const retried = payloads(rec, 'hotFolders.file')
+      .filter((r) => r.relPath === 'bad.png')
+      .slice(before);
     expect(retried.at(-1)).toMatchObject({ state: 'failed', promptId: null, reason: expect.stringMatching(/not an image/) });
 
     // A restart brings the saved folder back, with what it did.
@@ -218,10 +267,16 @@ describe('hot folders in the app core', () => {
     const listed = (await call<{ folders: HotFolderView[] }>(core, 'hotFolders.list')).folders;
     expect(listed.map((f) => f.id)).toEqual([folder.id]);
     expect(listed[0]).toMatchObject({ inputDir: inDir, outputDir: outDir, bind: '1.image' });
-    await until(() => {
-      const last = payloads(rec, 'hotFolders.changed').filter((f) => f.id === folder.id).at(-1);
-      return last?.status.scanned === true && last.status.counters.done === 1 && last.status.counters.failed === 1;
-    }, 'the folder scanned again after the restart', 20_000);
+    await until(
+      () => {
+        const last = payloads(rec, 'hotFolders.changed')
+          .filter((f) => f.id === folder.id)
+          .at(-1);
+        return last?.status.scanned === true && last.status.counters.done === 1 && last.status.counters.failed === 1;
+      },
+      'the folder scanned again after the restart',
+      20_000,
+    );
     const files = (await call<{ files: HotFileView[] }>(core, 'hotFolders.files', { id: folder.id })).files;
     expect(files.map((f) => `${f.relPath}:${f.state}`).sort()).toEqual(['bad.png:failed', 'later.png:done']);
 
@@ -233,29 +288,69 @@ describe('hot folders in the app core', () => {
   it('rejects bad folders and unknown ids with specific messages', async () => {
     const { core } = await openCore({ desktop: undefined });
     const base = { inputDir: inDir, outputDir: outDir, workflowJson: WORKFLOW_JSON, bind: '1.image' };
-    expect(await failure(core, 'hotFolders.save', { ...base, workflowJson: '{"1": ' })).toMatchObject({ code: 'invalid_input', message: expect.stringMatching(/^The workflow is not valid JSON/) });
-    expect(await failure(core, 'hotFolders.save', { ...base, bind: '7.image' })).toMatchObject({ code: 'invalid_input', message: expect.stringMatching(/has no node "7".*its nodes are: 1, 2, 3/) });
-    expect(await failure(core, 'hotFolders.save', { ...base, bind: '3.filename_prefix' })).toMatchObject({ code: 'invalid_input', message: expect.stringMatching(/not an image input/) });
-    expect(await failure(core, 'hotFolders.save', { ...base, bind: '2.image' })).toMatchObject({ code: 'invalid_input', message: expect.stringMatching(/connected to node 1's output/) });
-    expect(await failure(core, 'hotFolders.save', { ...base, outputDir: inDir })).toMatchObject({ code: 'invalid_input', message: expect.stringMatching(/output folder must differ/) });
-    expect(await failure(core, 'hotFolders.save', { ...base, inputDir: 'relative/in' })).toMatchObject({ code: 'invalid_input', message: expect.stringMatching(/absolute path/) });
+    expect(await failure(core, 'hotFolders.save', { ...base, workflowJson: '{"1": ' })).toMatchObject({
+      code: 'invalid_input',
+      message: expect.stringMatching(/^The workflow is not valid JSON/),
+    });
+    expect(await failure(core, 'hotFolders.save', { ...base, bind: '7.image' })).toMatchObject({
+      code: 'invalid_input',
+      message: expect.stringMatching(/has no node "7".*its nodes are: 1, 2, 3/),
+    });
+    expect(await failure(core, 'hotFolders.save', { ...base, bind: '3.filename_prefix' })).toMatchObject({
+      code: 'invalid_input',
+      message: expect.stringMatching(/not an image input/),
+    });
+    expect(await failure(core, 'hotFolders.save', { ...base, bind: '2.image' })).toMatchObject({
+      code: 'invalid_input',
+      message: expect.stringMatching(/connected to node 1's output/),
+    });
+    expect(await failure(core, 'hotFolders.save', { ...base, outputDir: inDir })).toMatchObject({
+      code: 'invalid_input',
+      message: expect.stringMatching(/output folder must differ/),
+    });
+    expect(await failure(core, 'hotFolders.save', { ...base, inputDir: 'relative/in' })).toMatchObject({
+      code: 'invalid_input',
+      message: expect.stringMatching(/absolute path/),
+    });
     // System folders are refused with the reason, as input and as output.
-    expect(await failure(core, 'hotFolders.save', { ...base, inputDir: '/' })).toMatchObject({ code: 'invalid_input', message: expect.stringMatching(/^The input folder: \/ is the root of the file system/) });
-    expect(await failure(core, 'hotFolders.save', { ...base, outputDir: '/etc/flowdeck-out' })).toMatchObject({ code: 'invalid_input', message: expect.stringMatching(/^The output folder: \/etc\/flowdeck-out is a system folder/) });
+    expect(await failure(core, 'hotFolders.save', { ...base, inputDir: '/' })).toMatchObject({
+      code: 'invalid_input',
+      message: expect.stringMatching(/^The input folder: \/ is the root of the file system/),
+    });
+    expect(await failure(core, 'hotFolders.save', { ...base, outputDir: '/etc/flowdeck-out' })).toMatchObject({
+      code: 'invalid_input',
+      message: expect.stringMatching(/^The output folder: \/etc\/flowdeck-out is a system folder/),
+    });
     expect(await failure(core, 'hotFolders.save', { ...base, id: 'nope' })).toMatchObject({ code: 'not_found' });
 
     const folder = await saveFolder(core);
     const nested = join(inDir, 'sub');
-    expect(await failure(core, 'hotFolders.save', { ...base, inputDir: nested, outputDir: join(work, 'out2') })).toMatchObject({ code: 'invalid_input', message: expect.stringMatching(/overlaps the hot folder "in"/) });
+    expect(await failure(core, 'hotFolders.save', { ...base, inputDir: nested, outputDir: join(work, 'out2') })).toMatchObject({
+      code: 'invalid_input',
+      message: expect.stringMatching(/overlaps the hot folder "in"/),
+    });
     // editing keeps the id and what was not given
     const edited = await saveFolder(core, { id: folder.id, name: 'Photos', concurrency: 3 });
     expect(edited).toMatchObject({ id: folder.id, name: 'Photos', concurrency: 3, workflowName: 'invert.json' });
 
-    for (const name of ['hotFolders.pause', 'hotFolders.resume', 'hotFolders.retryFailed', 'hotFolders.files', 'hotFolders.openOutput', 'hotFolders.remove'] as const) {
-      expect(await failure(core, name, { id: 'no-such-folder' }), name).toMatchObject({ code: 'not_found', message: 'There is no hot folder "no-such-folder".' });
+    for (const name of [
+      'hotFolders.pause',
+      'hotFolders.resume',
+      'hotFolders.retryFailed',
+      'hotFolders.files',
+      'hotFolders.openOutput',
+      'hotFolders.remove',
+    ] as const) {
+      expect(await failure(core, name, { id: 'no-such-folder' }), name).toMatchObject({
+        code: 'not_found',
+        message: 'There is no hot folder "no-such-folder".',
+      });
     }
     expect(await failure(core, 'hotFolders.openOutput', { id: folder.id })).toMatchObject({ code: 'invalid_input', message: expect.stringContaining(outDir) });
-    expect(await failure(core, 'dialog.pickFolder', { title: 'Input folder' })).toEqual({ code: 'invalid_input', message: 'No folder dialog here: type the path.' });
+    expect(await failure(core, 'dialog.pickFolder', { title: 'Input folder' })).toEqual({
+      code: 'invalid_input',
+      message: 'No folder dialog here: type the path.',
+    });
   });
 
   it('with no server, lists saved folders as paused with the reason, and saves folders that run once a server is there', async () => {

@@ -6,11 +6,25 @@ import { jobProgress } from '@main/app/hot-folder-views';
 import type { JobSnapshot } from '@main/jobs/types';
 import { until } from '../watch/helpers';
 
-it('reports a running job\'s overall share done: finished nodes plus the current node\'s steps', () => {
+it("reports a running job's overall share done: finished nodes plus the current node's steps", () => {
   const snapshot = (nodesDone: number, nodesTotal: number | null, current: { value: number; max: number } | null): JobSnapshot => ({
-    promptId: 'p', phase: 'running', rawStatus: 'running', trackedAt: 0, startedAt: 0, endedAt: null,
-    nodes: current ? { '2': { state: 'running', ...current } } : {}, currentNode: current ? '2' : null,
-    nodesTotal, nodesDone, cachedNodes: [], progressText: {}, latestPreview: null, outputs: [], error: null, workflowName: null, unreachable: null,
+    promptId: 'p',
+    phase: 'running',
+    rawStatus: 'running',
+    trackedAt: 0,
+    startedAt: 0,
+    endedAt: null,
+    nodes: current ? { '2': { state: 'running', ...current } } : {},
+    currentNode: current ? '2' : null,
+    nodesTotal,
+    nodesDone,
+    cachedNodes: [],
+    progressText: {},
+    latestPreview: null,
+    outputs: [],
+    error: null,
+    workflowName: null,
+    unreachable: null,
   });
   expect(jobProgress(null)).toBeNull();
   expect(jobProgress(snapshot(1, null, null))).toBeNull();

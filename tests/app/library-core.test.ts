@@ -184,7 +184,13 @@ describe('library calls over a real job', () => {
     const audio = await itemOf('audio');
     const detail = await value('library.get', { id: audio.id });
     const info = await value('library.info');
-    expect(info).toEqual({ libraryDir: join(dataDir, 'library'), mediaBase: '/media', canReveal: false, nextLibraryDir: join(dataDir, 'library'), fromEnvironment: false });
+    expect(info).toEqual({
+      libraryDir: join(dataDir, 'library'),
+      mediaBase: '/media',
+      canReveal: false,
+      nextLibraryDir: join(dataDir, 'library'),
+      fromEnvironment: false,
+    });
     const refused = await call('library.reveal', { id: audio.id, action: 'folder' });
     expect(refused).toEqual({ ok: false, error: { code: 'invalid_input', message: `Opening files needs the desktop app; the file is at ${detail.path}` } });
   });
@@ -197,7 +203,12 @@ describe('library calls over a real job', () => {
 
     const whole = await core.serveMedia({ pathname: `/file/${video.id}`, method: 'GET', range: null });
     expect(whole.status).toBe(200);
-    expect(whole.headers).toMatchObject({ 'Content-Type': video.mime!, 'Content-Length': String(onDisk.length), 'Accept-Ranges': 'bytes', 'X-Content-Type-Options': 'nosniff' });
+    expect(whole.headers).toMatchObject({
+      'Content-Type': video.mime!,
+      'Content-Length': String(onDisk.length),
+      'Accept-Ranges': 'bytes',
+      'X-Content-Type-Options': 'nosniff',
+    });
     expect(video.mime).toMatch(/^video\//);
     expect((await bodyOf(whole)).equals(onDisk)).toBe(true);
 

@@ -51,7 +51,10 @@ afterEach(async () => {
 });
 
 async function record(filenames: string[], promptId = `job-${filenames.join('-')}`): Promise<LibraryItem[]> {
-  const items = await library.record({ promptId, outputs: filenames.map((filename) => ({ filename, subfolder: '', type: 'output', node: '9', key: 'images' })) }, { server: libServer, workflowName: 'wf.json' });
+  const items = await library.record(
+    { promptId, outputs: filenames.map((filename) => ({ filename, subfolder: '', type: 'output', node: '9', key: 'images' })) },
+    { server: libServer, workflowName: 'wf.json' },
+  );
   return library.whenSettled(items.map((i) => i.id));
 }
 
@@ -105,7 +108,10 @@ describe('library handlers over a real library', () => {
   it('labels servers with the profile name, else the address', async () => {
     server.setFile('a.png', png(1));
     await record(['a.png']);
-    await library.record({ promptId: 'elsewhere', outputs: [{ filename: 'b.png', subfolder: '', type: 'output', node: '9', key: 'images' }] }, { server: { profileId: null, kind: 'local', baseUrl: 'http://127.0.0.1:9' } });
+    await library.record(
+      { promptId: 'elsewhere', outputs: [{ filename: 'b.png', subfolder: '', type: 'output', node: '9', key: 'images' }] },
+      { server: { profileId: null, kind: 'local', baseUrl: 'http://127.0.0.1:9' } },
+    );
     const facets = await handlers()['library.facets'](undefined);
     expect(facets.servers).toEqual([
       { server: 'http://127.0.0.1:9', label: 'http://127.0.0.1:9', count: 1 },
@@ -166,7 +172,13 @@ describe('library handlers over a real library', () => {
       notify: () => undefined,
     };
     const h = handlers(desktop);
-    expect(await h['library.info'](undefined)).toEqual({ libraryDir: join(dir, 'library'), mediaBase: 'flowdeck-media://library', canReveal: true, nextLibraryDir: join(dir, 'library'), fromEnvironment: false });
+    expect(await h['library.info'](undefined)).toEqual({
+      libraryDir: join(dir, 'library'),
+      mediaBase: 'flowdeck-media://library',
+      canReveal: true,
+      nextLibraryDir: join(dir, 'library'),
+      fromEnvironment: false,
+    });
     expect(await h['library.reveal']({ id: item!.id, action: 'folder' })).toBeNull();
     expect(await h['library.reveal']({ id: item!.id, action: 'open' })).toBeNull();
     expect(calls).toEqual([`show ${item!.path}`, `open ${item!.path}`]);
@@ -190,7 +202,9 @@ describe('the library folder setting', () => {
     const h = handlers();
     expect((await failure(h['library.setFolder']({ path: 'relative/folder' }))).message).toContain('full path');
     await writeFile(join(dir, 'a-file'), 'x');
-    expect((await failure(h['library.setFolder']({ path: join(dir, 'a-file') }))).message).toBe(`${join(dir, 'a-file')} is a file, not a folder. Choose a folder for the library.`);
+    expect((await failure(h['library.setFolder']({ path: join(dir, 'a-file') }))).message).toBe(
+      `${join(dir, 'a-file')} is a file, not a folder. Choose a folder for the library.`,
+    );
     expect((await failure(h['library.setFolder']({ path: join(dir, 'a-file', 'below') }))).message).toContain('Could not create the folder');
 
     const chosen = join(dir, 'Pictures', 'Flowdeck');

@@ -20,8 +20,14 @@ afterAll(async () => {
 
 describe('local problems through the core', () => {
   it('library.setFolder refuses system folders and the home folder, with the reason', async () => {
-    expect(await failure(demo.core, 'library.setFolder', { path: '/etc' })).toMatchObject({ code: 'invalid_input', message: expect.stringMatching(/^\/etc is a system folder/) });
-    expect(await failure(demo.core, 'library.setFolder', { path: '/' })).toMatchObject({ code: 'invalid_input', message: expect.stringMatching(/root of the file system/) });
+    expect(await failure(demo.core, 'library.setFolder', { path: '/etc' })).toMatchObject({
+      code: 'invalid_input',
+      message: expect.stringMatching(/^\/etc is a system folder/),
+    });
+    expect(await failure(demo.core, 'library.setFolder', { path: '/' })).toMatchObject({
+      code: 'invalid_input',
+      message: expect.stringMatching(/root of the file system/),
+    });
   });
 
   it('upload.mask and upload.image refuse a file name that is not one plain name', async () => {
@@ -40,9 +46,21 @@ describe('local problems through the core', () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'empty.png'), '');
     execFileSync('mkfifo', [join(dir, 'pipe.png')]);
-    expect(await failure(demo.core, 'upload.image', { path: dir })).toMatchObject({ code: 'invalid_input', message: `The image ${dir} is a folder, not a file.` });
-    expect(await failure(demo.core, 'upload.image', { path: join(dir, 'empty.png') })).toMatchObject({ code: 'invalid_input', message: expect.stringMatching(/is empty \(0 bytes\)/) });
-    expect(await failure(demo.core, 'upload.image', { path: join(dir, 'pipe.png') })).toMatchObject({ code: 'invalid_input', message: expect.stringMatching(/is a named pipe, not a regular file/) });
-    expect(await failure(demo.core, 'upload.image', { path: join(dir, 'missing.png') })).toMatchObject({ code: 'not_found', message: `The image ${join(dir, 'missing.png')} does not exist.` });
+    expect(await failure(demo.core, 'upload.image', { path: dir })).toMatchObject({
+      code: 'invalid_input',
+      message: `The image ${dir} is a folder, not a file.`,
+    });
+    expect(await failure(demo.core, 'upload.image', { path: join(dir, 'empty.png') })).toMatchObject({
+      code: 'invalid_input',
+      message: expect.stringMatching(/is empty \(0 bytes\)/),
+    });
+    expect(await failure(demo.core, 'upload.image', { path: join(dir, 'pipe.png') })).toMatchObject({
+      code: 'invalid_input',
+      message: expect.stringMatching(/is a named pipe, not a regular file/),
+    });
+    expect(await failure(demo.core, 'upload.image', { path: join(dir, 'missing.png') })).toMatchObject({
+      code: 'not_found',
+      message: `The image ${join(dir, 'missing.png')} does not exist.`,
+    });
   });
 });

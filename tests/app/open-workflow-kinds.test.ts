@@ -48,7 +48,18 @@ function uiGraphShowing(prompt: JsonObject): JsonObject {
   const graph = parseJsonExact(UI_GRAPH) as { nodes: JsonObject[] };
   const sampler = (prompt['3'] as { inputs: JsonObject }).inputs;
   const save = (prompt['9'] as { inputs: JsonObject }).inputs;
-  graph.nodes[0]!.widgets_values = [sampler.prompt!, sampler.seed!, 'fixed', sampler.steps!, sampler.width!, sampler.height!, sampler.cfg!, sampler.sampler_name!, sampler.delay_ms!, sampler.fail_at_step!];
+  graph.nodes[0]!.widgets_values = [
+    sampler.prompt!,
+    sampler.seed!,
+    'fixed',
+    sampler.steps!,
+    sampler.width!,
+    sampler.height!,
+    sampler.cfg!,
+    sampler.sampler_name!,
+    sampler.delay_ms!,
+    sampler.fail_at_step!,
+  ];
   graph.nodes[1]!.widgets_values = [save.filename_prefix!];
   return graph as unknown as JsonObject;
 }
@@ -88,7 +99,11 @@ async function ended(promptId: string): Promise<JobSnapshotView> {
 /** Runs a parse view's workflow as the Run view does (with its editor graph) and returns the first output's bytes. */
 async function runAndFetch(parse: WorkflowParseView): Promise<Uint8Array> {
   if (!('workflowJson' in parse)) throw new Error('not runnable');
-  const { promptIds } = await call('run.submit', { workflowJson: parse.workflowJson, label: 'open-kinds', ...(parse.uiWorkflowJson ? { uiWorkflowJson: parse.uiWorkflowJson } : {}) });
+  const { promptIds } = await call('run.submit', {
+    workflowJson: parse.workflowJson,
+    label: 'open-kinds',
+    ...(parse.uiWorkflowJson ? { uiWorkflowJson: parse.uiWorkflowJson } : {}),
+  });
   const job = await ended(promptIds[0]!);
   expect(job.phase).toBe('succeeded');
   const output = job.outputs.find((o) => o.filename.endsWith('.png'))!;
@@ -141,11 +156,19 @@ describe('workflow.open: the three kinds', () => {
   });
 
   it('says what a UI workflow with nothing to run holds, instead of a bare "no nodes"', async () => {
-    const graph = { nodes: [{ id: 1, type: 'Note', mode: 0, inputs: [], outputs: [], widgets_values: ['read me'] }, { id: 2, type: 'SaveImage', mode: 2, inputs: [], outputs: [], widgets_values: ['x'] }], links: [], version: 0.4 };
+    const graph = {
+      nodes: [
+        { id: 1, type: 'Note', mode: 0, inputs: [], outputs: [], widgets_values: ['read me'] },
+        { id: 2, type: 'SaveImage', mode: 2, inputs: [], outputs: [], widgets_values: ['x'] },
+      ],
+      links: [],
+      version: 0.4,
+    };
     const parse = await openBytes('notes.json', new TextEncoder().encode(JSON.stringify(graph)));
     expect(parse).toEqual({
       format: 'conversion_failed',
-      message: 'The converted workflow cannot run: Nothing in this workflow runs on the server: it holds 1 note (Note 1), which the editor never sends; 1 muted node (SaveImage 2), which the server never runs.',
+      message:
+        'The converted workflow cannot run: Nothing in this workflow runs on the server: it holds 1 note (Note 1), which the editor never sends; 1 muted node (SaveImage 2), which the server never runs.',
       missingClasses: [],
       nodeId: null,
     });
@@ -168,13 +191,19 @@ describe('workflow.open: the three kinds', () => {
   it('names the problem of a truncated PNG, a non-JSON chunk, a fake WebP and a JPEG', async () => {
     const full = pngWith({ prompt: stringifyJsonExact(samplerPrompt('Cut')) });
     expect(await openBytes('cut.png', full.subarray(0, 60))).toEqual({ format: 'not_a_workflow', message: expect.stringMatching(/truncated/) });
-    expect(await openBytes('bad.png', pngWith({ prompt: '{not json' }))).toEqual({ format: 'not_a_workflow', message: expect.stringMatching(/"prompt".*not JSON/) });
+    expect(await openBytes('bad.png', pngWith({ prompt: '{not json' }))).toEqual({
+      format: 'not_a_workflow',
+      message: expect.stringMatching(/"prompt".*not JSON/),
+    });
     // A WebP header whose first chunk claims 100 bytes that are not there.
     const fakeWebp = new Uint8Array([...new TextEncoder().encode('RIFF'), 200, 0, 0, 0, ...new TextEncoder().encode('WEBPVP8X'), 100, 0, 0, 0, 1, 2, 3]);
     expect(await openBytes('fake.webp', fakeWebp)).toEqual({ format: 'not_a_workflow', message: expect.stringMatching(/WebP/) });
     const riffWave = new Uint8Array([...new TextEncoder().encode('RIFF'), 4, 0, 0, 0, ...new TextEncoder().encode('WAVE')]);
     expect(await openBytes('sound.webp', riffWave)).toEqual({ format: 'not_a_workflow', message: expect.stringContaining('not a WebP') });
-    expect(await openBytes('photo.png', new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0, 16]))).toEqual({ format: 'not_a_workflow', message: expect.stringContaining('JPEG') });
+    expect(await openBytes('photo.png', new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0, 16]))).toEqual({
+      format: 'not_a_workflow',
+      message: expect.stringContaining('JPEG'),
+    });
   });
 
   it('opens an image by path, and refuses a file over the size cap', async () => {

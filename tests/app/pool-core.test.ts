@@ -44,14 +44,30 @@ describe('the pool in the app core', () => {
     const cloud = await addProfile(c, 'Cloud', 'cloud', 'https://cloud.example.invalid');
     expect(await ok(c, 'pool.get')).toEqual({ servers: [] });
 
-    const twice = await failure(c, 'pool.save', { servers: [{ profileId: gpu1.id, concurrency: 1 }, { profileId: gpu1.id, concurrency: 2 }] });
+    const twice = await failure(c, 'pool.save', {
+      servers: [
+        { profileId: gpu1.id, concurrency: 1 },
+        { profileId: gpu1.id, concurrency: 2 },
+      ],
+    });
     expect(twice.code).toBe('invalid_input');
     expect(twice.message).toMatch(/"GPU 1" is in the pool twice/);
 
-    const sameServer = await failure(c, 'pool.save', { servers: [{ profileId: gpu1.id, concurrency: 1 }, { profileId: again.id, concurrency: 1 }] });
+    const sameServer = await failure(c, 'pool.save', {
+      servers: [
+        { profileId: gpu1.id, concurrency: 1 },
+        { profileId: again.id, concurrency: 1 },
+      ],
+    });
     expect(sameServer.message).toMatch(/"GPU 1 again" and "GPU 1" are the same server/);
 
-    const keyless = await failure(c, 'pool.save', { servers: [{ profileId: gpu2.id, concurrency: 1 }, { profileId: cloud.id, concurrency: 3 }, { profileId: 'gone', concurrency: 1 }] });
+    const keyless = await failure(c, 'pool.save', {
+      servers: [
+        { profileId: gpu2.id, concurrency: 1 },
+        { profileId: cloud.id, concurrency: 3 },
+        { profileId: 'gone', concurrency: 1 },
+      ],
+    });
     expect(keyless.message).toMatch(/"Cloud" has no API key/);
     expect(keyless.message).toMatch(/no server profile with id "gone"/);
     expect((keyless.details as { issues: unknown[] }).issues).toHaveLength(2);
@@ -61,7 +77,12 @@ describe('the pool in the app core', () => {
     // With its key the cloud server may join; the order given is the order kept.
     await ok(c, 'profiles.select', { id: cloud.id });
     await ok(c, 'key.save', { key: 'sk-test-pool-key-0001', sessionOnly: true });
-    const saved = await ok(c, 'pool.save', { servers: [{ profileId: cloud.id, concurrency: 3 }, { profileId: gpu2.id, concurrency: 2 }] });
+    const saved = await ok(c, 'pool.save', {
+      servers: [
+        { profileId: cloud.id, concurrency: 3 },
+        { profileId: gpu2.id, concurrency: 2 },
+      ],
+    });
     expect(saved.servers).toEqual([
       { profileId: cloud.id, name: 'Cloud', kind: 'cloud', concurrency: 3 },
       { profileId: gpu2.id, name: 'GPU 2', kind: 'local', concurrency: 2 },
@@ -73,15 +94,27 @@ describe('the pool in the app core', () => {
     expect((await ok(c, 'pool.get')).servers.map((s) => s.name)).toEqual(['GPU 2']);
   });
 
-  it('sends a pool folder\'s files to both servers, names the server of each row, and reports the pool\'s status', async () => {
+  it("sends a pool folder's files to both servers, names the server of each row, and reports the pool's status", async () => {
     const c = await openCore();
     const gpu1 = await addProfile(c, 'GPU 1', 'local', app.first.url);
     const gpu2 = await addProfile(c, 'GPU 2', 'local', app.second.url);
-    await ok(c, 'pool.save', { servers: [{ profileId: gpu1.id, concurrency: 1 }, { profileId: gpu2.id, concurrency: 1 }] });
+    await ok(c, 'pool.save', {
+      servers: [
+        { profileId: gpu1.id, concurrency: 1 },
+        { profileId: gpu2.id, concurrency: 1 },
+      ],
+    });
     expect(await ok(c, 'pool.status')).toEqual({ active: false, members: [], jobsPerMinute: 0 });
 
     const before = [totalSubmissions(app.first), totalSubmissions(app.second)] as const;
-    const folder = await ok(c, 'hotFolders.save', { inputDir: inDir, outputDir: outDir, workflowJson: JSON.stringify(invertWorkflow()), bind: '1.image', settleMs: 100, runOn: 'pool' });
+    const folder = await ok(c, 'hotFolders.save', {
+      inputDir: inDir,
+      outputDir: outDir,
+      workflowJson: JSON.stringify(invertWorkflow()),
+      bind: '1.image',
+      settleMs: 100,
+      runOn: 'pool',
+    });
     expect(folder.runOn).toBe('pool');
     for (let i = 0; i < FILES; i += 1) writeFileSync(join(inDir, `img${i}.png`), makePng(900 + i));
     await until(() => payloads('hotFolders.drained').some((d) => d.folderId === folder.id && d.counters.done === FILES), 'the pool folder drained', 60_000);
@@ -102,10 +135,18 @@ describe('the pool in the app core', () => {
     // The status events: valid by the contract, both servers named, in rotation, the work counted.
     const statuses = payloads('pool.status');
     for (const status of statuses) expect(poolStatusSchema.safeParse(status).success).toBe(true);
-    await until(() => (payloads('pool.status').at(-1)?.members.reduce((n, m) => n + m.done, 0) ?? 0) === FILES, 'the last status counts every file');
+    await until(
+      () =>
+        (payloads('pool.status')
+          .at(-1)
+          ?.members.reduce((n, m) => n + m.done, 0) ?? 0) === FILES,
+      'the last status counts every file',
+    );
     const last = payloads('pool.status').at(-1)!;
     expect(last.active).toBe(true);
-    expect(last.members.map((m) => ({ name: m.name, profileId: m.profileId, inRotation: m.inRotation, concurrency: m.concurrency, running: m.running }))).toEqual([
+    expect(
+      last.members.map((m) => ({ name: m.name, profileId: m.profileId, inRotation: m.inRotation, concurrency: m.concurrency, running: m.running })),
+    ).toEqual([
       { name: 'GPU 1', profileId: gpu1.id, inRotation: true, concurrency: 1, running: 0 },
       { name: 'GPU 2', profileId: gpu2.id, inRotation: true, concurrency: 1, running: 0 },
     ]);
@@ -144,8 +185,21 @@ describe('the pool in the app core', () => {
     const gpu2 = await addProfile(c, 'GPU 2', 'local', app.second.url);
     const cloud = await addProfile(c, 'Cloud', 'cloud', 'https://cloud.example.invalid');
     await ok(c, 'key.save', { profileId: cloud.id, key: 'sk-test-pool-key-0002', sessionOnly: true });
-    await ok(c, 'pool.save', { servers: [{ profileId: cloud.id, concurrency: 1 }, { profileId: gpu1.id, concurrency: 1 }, { profileId: gpu2.id, concurrency: 1 }] });
-    const folder = await ok(c, 'hotFolders.save', { inputDir: inDir, outputDir: outDir, workflowJson: JSON.stringify(invertWorkflow()), bind: '1.image', settleMs: 100, runOn: 'pool' });
+    await ok(c, 'pool.save', {
+      servers: [
+        { profileId: cloud.id, concurrency: 1 },
+        { profileId: gpu1.id, concurrency: 1 },
+        { profileId: gpu2.id, concurrency: 1 },
+      ],
+    });
+    const folder = await ok(c, 'hotFolders.save', {
+      inputDir: inDir,
+      outputDir: outDir,
+      workflowJson: JSON.stringify(invertWorkflow()),
+      bind: '1.image',
+      settleMs: 100,
+      runOn: 'pool',
+    });
     // The key goes: the pool is opened again without that server.
     await ok(c, 'key.remove', { profileId: cloud.id });
     const status = await ok(c, 'pool.status');
@@ -169,13 +223,32 @@ describe('the pool in the app core', () => {
       const gpu1 = await addProfile(c, 'GPU 1', 'local', app.first.url);
       const gone = await addProfile(c, 'Doomed', 'local', doomed.url);
       // The doomed server first: it is preferred, so files go to it until it stops answering.
-      await ok(c, 'pool.save', { servers: [{ profileId: gone.id, concurrency: 1 }, { profileId: gpu1.id, concurrency: 1 }] });
-      const folder = await ok(c, 'hotFolders.save', { inputDir: inDir, outputDir: outDir, workflowJson: JSON.stringify(invertWorkflow()), bind: '1.image', settleMs: 100, runOn: 'pool' });
+      await ok(c, 'pool.save', {
+        servers: [
+          { profileId: gone.id, concurrency: 1 },
+          { profileId: gpu1.id, concurrency: 1 },
+        ],
+      });
+      const folder = await ok(c, 'hotFolders.save', {
+        inputDir: inDir,
+        outputDir: outDir,
+        workflowJson: JSON.stringify(invertWorkflow()),
+        bind: '1.image',
+        settleMs: 100,
+        runOn: 'pool',
+      });
       expect((await ok(c, 'pool.status')).members.every((m) => m.inRotation)).toBe(true);
       await doomed.stop();
       for (let i = 0; i < 3; i += 1) writeFileSync(join(inDir, `d${i}.png`), makePng(970 + i));
-      await until(() => payloads('hotFolders.drained').some((d) => d.folderId === folder.id && d.counters.done === 3), 'the files ran on the other server', 60_000);
-      await until(() => payloads('pool.status').some((s) => s.members.some((m) => m.name === 'Doomed' && !m.inRotation)), 'a status with the server out of rotation');
+      await until(
+        () => payloads('hotFolders.drained').some((d) => d.folderId === folder.id && d.counters.done === 3),
+        'the files ran on the other server',
+        60_000,
+      );
+      await until(
+        () => payloads('pool.status').some((s) => s.members.some((m) => m.name === 'Doomed' && !m.inRotation)),
+        'a status with the server out of rotation',
+      );
       const out = payloads('pool.status').find((s) => s.members.some((m) => m.name === 'Doomed' && !m.inRotation))!;
       expect(poolStatusSchema.safeParse(out).success).toBe(true);
       expect(out.members.find((m) => m.name === 'Doomed')!.reason).toMatch(/.+/);
@@ -192,8 +265,10 @@ describe('the pool in the app core', () => {
     await ok(c, 'pool.save', { servers: [{ profileId: gpu1.id, concurrency: 1 }] });
     const save = { inputDir: inDir, outputDir: outDir, workflowJson: JSON.stringify(invertWorkflow()), bind: '1.image', settleMs: 100 };
     const folder = await ok(c, 'hotFolders.save', { ...save, runOn: 'pool' });
-    const statusOf = async (core: AppCore): Promise<HotFolderView['status']> => (await ok(core, 'hotFolders.list')).folders.find((f) => f.id === folder.id)!.status;
-    const rowOf = async (core: AppCore, name: string): Promise<HotFileView | undefined> => ((await ok(core, 'hotFolders.files', { id: folder.id })).files as HotFileView[]).find((f) => f.relPath === name);
+    const statusOf = async (core: AppCore): Promise<HotFolderView['status']> =>
+      (await ok(core, 'hotFolders.list')).folders.find((f) => f.id === folder.id)!.status;
+    const rowOf = async (core: AppCore, name: string): Promise<HotFileView | undefined> =>
+      ((await ok(core, 'hotFolders.files', { id: folder.id })).files as HotFileView[]).find((f) => f.relPath === name);
 
     // The pool's only server goes (and the pool with it); the app restarts too.
     await ok(c, 'profiles.remove', { id: gpu1.id });
@@ -234,11 +309,16 @@ describe('the pool in the app core', () => {
     expect([totalSubmissions(app.first) - before[0], totalSubmissions(app.second) - before[1]]).toEqual([0, 1]);
   });
 
-  it('reads an unreachable pool server\'s queue as an error of that column, the other still read', async () => {
+  it("reads an unreachable pool server's queue as an error of that column, the other still read", async () => {
     const c = await openCore();
     const gpu1 = await addProfile(c, 'GPU 1', 'local', app.first.url);
     const gone = await addProfile(c, 'Gone', 'local', 'http://127.0.0.1:9');
-    await ok(c, 'pool.save', { servers: [{ profileId: gpu1.id, concurrency: 1 }, { profileId: gone.id, concurrency: 1 }] });
+    await ok(c, 'pool.save', {
+      servers: [
+        { profileId: gpu1.id, concurrency: 1 },
+        { profileId: gone.id, concurrency: 1 },
+      ],
+    });
     const queues = await ok(c, 'pool.queues');
     expect(queues.servers.map((q) => q.name)).toEqual(['GPU 1', 'Gone']);
     expect(queues.servers[0]!.error).toBeNull();
@@ -258,8 +338,20 @@ describe('the pool in the app core', () => {
       await until(() => cloudDemo.stats.featuresRequests >= 1, 'the first session asked for the features');
       const before = cloudDemo.stats.featuresRequests;
 
-      await ok(c, 'pool.save', { servers: [{ profileId: cloud.id, concurrency: 3 }, { profileId: gpu1.id, concurrency: 1 }] });
-      const folder = await ok(c, 'hotFolders.save', { inputDir: inDir, outputDir: outDir, workflowJson: JSON.stringify(invertWorkflow()), bind: '1.image', settleMs: 100, runOn: 'pool' });
+      await ok(c, 'pool.save', {
+        servers: [
+          { profileId: cloud.id, concurrency: 3 },
+          { profileId: gpu1.id, concurrency: 1 },
+        ],
+      });
+      const folder = await ok(c, 'hotFolders.save', {
+        inputDir: inDir,
+        outputDir: outDir,
+        workflowJson: JSON.stringify(invertWorkflow()),
+        bind: '1.image',
+        settleMs: 100,
+        runOn: 'pool',
+      });
       for (let i = 0; i < 3; i += 1) writeFileSync(join(inDir, `img${i}.png`), makePng(1200 + i));
       await until(() => payloads('hotFolders.drained').some((d) => d.folderId === folder.id && d.counters.done === 3), 'the pool folder drained', 60_000);
 
@@ -275,4 +367,3 @@ describe('the pool in the app core', () => {
     }
   });
 });
-

@@ -26,7 +26,11 @@ function updates(): EventPayload<'job.update'>[] {
 }
 
 function succeeded(): Set<string> {
-  return new Set(updates().filter((u) => u.phase === 'succeeded').map((u) => u.promptId));
+  return new Set(
+    updates()
+      .filter((u) => u.phase === 'succeeded')
+      .map((u) => u.promptId),
+  );
 }
 
 function pngsUnder(dir: string): string[] {
@@ -41,7 +45,12 @@ function pngsUnder(dir: string): string[] {
 async function twoServerPool(c: AppCore): Promise<{ gpu1: ProfileView; gpu2: ProfileView }> {
   const gpu1 = await ok(c, 'profiles.save', { name: 'GPU 1', kind: 'local', baseUrl: app.first.url, select: true });
   const gpu2 = await ok(c, 'profiles.save', { name: 'GPU 2', kind: 'local', baseUrl: app.second.url });
-  await ok(c, 'pool.save', { servers: [{ profileId: gpu1.id, concurrency: 1 }, { profileId: gpu2.id, concurrency: 1 }] });
+  await ok(c, 'pool.save', {
+    servers: [
+      { profileId: gpu1.id, concurrency: 1 },
+      { profileId: gpu2.id, concurrency: 1 },
+    ],
+  });
   return { gpu1, gpu2 };
 }
 
@@ -55,64 +64,68 @@ async function workflowWithUpload(c: AppCore): Promise<string> {
 }
 
 describe('repeated runs on the pool in the app', () => {
-  it('runs repeat 4 on both servers, each job journaled with its server\'s profile, live to the renderer, outputs in the library', { timeout: 120_000 }, async () => {
-    const c = await openCore();
-    const { gpu1, gpu2 } = await twoServerPool(c);
-    const workflowJson = await workflowWithUpload(c);
-    const before = [totalSubmissions(app.first), totalSubmissions(app.second)] as const;
+  it(
+    "runs repeat 4 on both servers, each job journaled with its server's profile, live to the renderer, outputs in the library",
+    { timeout: 120_000 },
+    async () => {
+      const c = await openCore();
+      const { gpu1, gpu2 } = await twoServerPool(c);
+      const workflowJson = await workflowWithUpload(c);
+      const before = [totalSubmissions(app.first), totalSubmissions(app.second)] as const;
 
-    const submitted = await ok(c, 'run.submit', { workflowJson, repeat: 4, label: 'pool-run.json', target: 'pool' });
-    // One job at a time per server: at least two accepted when it answers, the others waiting
-    // for room (one may have been accepted too, when a job ended meanwhile).
-    expect(submitted.promptIds.length).toBeGreaterThanOrEqual(2);
-    expect(submitted.promptIds.length + (submitted.waiting ?? 0)).toBe(4);
+      const submitted = await ok(c, 'run.submit', { workflowJson, repeat: 4, label: 'pool-run.json', target: 'pool' });
+      // One job at a time per server: at least two accepted when it answers, the others waiting
+      // for room (one may have been accepted too, when a job ended meanwhile).
+      expect(submitted.promptIds.length).toBeGreaterThanOrEqual(2);
+      expect(submitted.promptIds.length + (submitted.waiting ?? 0)).toBe(4);
 
-    await until(() => succeeded().size === 4, 'four jobs succeeded', 60_000);
-    const ran = [totalSubmissions(app.first) - before[0], totalSubmissions(app.second) - before[1]];
-    expect(ran[0]).toBeGreaterThan(0);
-    expect(ran[1]).toBeGreaterThan(0);
-    expect(ran[0]! + ran[1]!).toBe(4);
+      await until(() => succeeded().size === 4, 'four jobs succeeded', 60_000);
+      const ran = [totalSubmissions(app.first) - before[0], totalSubmissions(app.second) - before[1]];
+      expect(ran[0]).toBeGreaterThan(0);
+      expect(ran[1]).toBeGreaterThan(0);
+      expect(ran[0]! + ran[1]!).toBe(4);
 
-    // Every job reached the renderer live, with the profile of the server that ran it.
-    const profileOf = new Map(updates().map((u) => [u.promptId, u.profileId]));
-    expect([...succeeded()].every((id) => profileOf.get(id) === gpu1.id || profileOf.get(id) === gpu2.id)).toBe(true);
-    expect([...succeeded()].filter((id) => profileOf.get(id) === gpu2.id)).toHaveLength(ran[1]!);
-    for (const id of submitted.promptIds) expect(succeeded().has(id)).toBe(true);
+      // Every job reached the renderer live, with the profile of the server that ran it.
+      const profileOf = new Map(updates().map((u) => [u.promptId, u.profileId]));
+      expect([...succeeded()].every((id) => profileOf.get(id) === gpu1.id || profileOf.get(id) === gpu2.id)).toBe(true);
+      expect([...succeeded()].filter((id) => profileOf.get(id) === gpu2.id)).toHaveLength(ran[1]!);
+      for (const id of submitted.promptIds) expect(succeeded().has(id)).toBe(true);
 
-    // jobs.list merges the journal with both servers' trackers.
-    const listed = (await ok(c, 'jobs.list')).jobs.filter((j) => succeeded().has(j.promptId));
-    expect(listed).toHaveLength(4);
-    expect(listed.every((j) => j.origin === 'window')).toBe(true);
+      // jobs.list merges the journal with both servers' trackers.
+      const listed = (await ok(c, 'jobs.list')).jobs.filter((j) => succeeded().has(j.promptId));
+      expect(listed).toHaveLength(4);
+      expect(listed.every((j) => j.origin === 'window')).toBe(true);
 
-    // The four outputs are the same picture (one input, inverted), so the library's folder may hold
-    // one file; its index holds each job's output, downloaded from the server that made it.
-    const done = async (): Promise<number> => (await ok(c, 'library.list')).items.filter((i) => i.status === 'done').length;
-    for (let n = await done(), deadline = Date.now() + 30_000; n < 4; n = await done()) {
-      if (Date.now() > deadline) throw new Error(`only ${n} of 4 outputs reached the library`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(pngsUnder(join(app.dataDir, 'library')).length).toBeGreaterThan(0);
-    await c.dispose();
-    const store = await Store.open(join(app.dataDir, 'flowdeck.sqlite'));
-    const library = await Library.open({ store, root: join(app.dataDir, 'library'), source: () => null });
-    try {
-      const jobs = await JobStore.open(store);
-      for (const id of succeeded()) {
-        const record = await jobs.get(id);
-        expect(record).toMatchObject({ origin: 'window', phase: 'succeeded', profileId: profileOf.get(id) });
-        expect(record?.baseUrl).toBe(profileOf.get(id) === gpu1.id ? app.first.url : app.second.url);
+      // The four outputs are the same picture (one input, inverted), so the library's folder may hold
+      // one file; its index holds each job's output, downloaded from the server that made it.
+      const done = async (): Promise<number> => (await ok(c, 'library.list')).items.filter((i) => i.status === 'done').length;
+      for (let n = await done(), deadline = Date.now() + 30_000; n < 4; n = await done()) {
+        if (Date.now() > deadline) throw new Error(`only ${n} of 4 outputs reached the library`);
+        await new Promise((r) => setTimeout(r, 100));
       }
-      const items = await library.list();
-      expect(items).toHaveLength(4);
-      for (const item of items) {
-        expect(item.status).toBe('done');
-        expect(item.server.profileId).toBe(profileOf.get(item.promptId));
+      expect(pngsUnder(join(app.dataDir, 'library')).length).toBeGreaterThan(0);
+      await c.dispose();
+      const store = await Store.open(join(app.dataDir, 'flowdeck.sqlite'));
+      const library = await Library.open({ store, root: join(app.dataDir, 'library'), source: () => null });
+      try {
+        const jobs = await JobStore.open(store);
+        for (const id of succeeded()) {
+          const record = await jobs.get(id);
+          expect(record).toMatchObject({ origin: 'window', phase: 'succeeded', profileId: profileOf.get(id) });
+          expect(record?.baseUrl).toBe(profileOf.get(id) === gpu1.id ? app.first.url : app.second.url);
+        }
+        const items = await library.list();
+        expect(items).toHaveLength(4);
+        for (const item of items) {
+          expect(item.status).toBe('done');
+          expect(item.server.profileId).toBe(profileOf.get(item.promptId));
+        }
+      } finally {
+        await library.dispose();
+        await store.close();
       }
-    } finally {
-      await library.dispose();
-      await store.close();
-    }
-  });
+    },
+  );
 
   it('runs on the active server only with target "active" or none, as before', async () => {
     const c = await openCore();
@@ -135,7 +148,10 @@ describe('repeated runs on the pool in the app', () => {
     const c = await openCore();
     const { gpu2 } = await twoServerPool(c);
     const slow = JSON.stringify({
-      '3': { class_type: 'DemoSampler', inputs: { prompt: 'slow', seed: 7, steps: 40, width: 64, height: 64, cfg: 7, sampler_name: 'euler', delay_ms: 500, fail_at_step: 0 } },
+      '3': {
+        class_type: 'DemoSampler',
+        inputs: { prompt: 'slow', seed: 7, steps: 40, width: 64, height: 64, cfg: 7, sampler_name: 'euler', delay_ms: 500, fail_at_step: 0 },
+      },
       '9': { class_type: 'SaveImage', inputs: { images: ['3', 0], filename_prefix: 'slow' } },
     });
     const { promptIds } = await ok(c, 'run.submit', { workflowJson: slow, repeat: 2, label: 'slow.json', target: 'pool' });
@@ -146,7 +162,11 @@ describe('repeated runs on the pool in the app', () => {
     expect(await ok(c, 'jobs.cancel', { promptId: onGpu2 })).toEqual({ cancelled: true });
     await until(() => updates().some((u) => u.promptId === onGpu2 && u.phase === 'cancelled'), 'the GPU 2 job cancelled', 30_000);
     // The job on the active server goes on.
-    expect(updates().filter((u) => u.promptId === onGpu1).at(-1)?.phase).not.toBe('cancelled');
+    expect(
+      updates()
+        .filter((u) => u.promptId === onGpu1)
+        .at(-1)?.phase,
+    ).not.toBe('cancelled');
     expect(await ok(c, 'jobs.cancel', { promptId: onGpu1 })).toEqual({ cancelled: true });
   });
 

@@ -55,7 +55,10 @@ describe('queue, cancel and interrupt', () => {
     expect((await runCli(['cancel', pending, '--local', '--server', local.url], { env: env() })).code).toBe(0);
     expect((await runCli(['interrupt', running, '--local', '--server', local.url], { env: env() })).code).toBe(0);
     await new Promise((r) => setTimeout(r, 500));
-    const after = JSON.parse((await runCli(['queue', '--local', '--server', local.url, '--json'], { env: env() })).stdout) as { running: unknown[]; pending: unknown[] };
+    const after = JSON.parse((await runCli(['queue', '--local', '--server', local.url, '--json'], { env: env() })).stdout) as {
+      running: unknown[];
+      pending: unknown[];
+    };
     expect(after).toEqual({ running: [], pending: [] });
   });
 
@@ -69,7 +72,10 @@ describe('queue, cancel and interrupt', () => {
         headers: { 'Content-Type': 'application/json', 'X-API-Key': 'cli-cloud-key' },
         body: JSON.stringify({
           prompt: {
-            '1': { class_type: 'DemoSampler', inputs: { prompt: 'slow', seed: 1, steps: 50, width: 32, height: 32, cfg: 7, sampler_name: 'euler', delay_ms: 200 } },
+            '1': {
+              class_type: 'DemoSampler',
+              inputs: { prompt: 'slow', seed: 1, steps: 50, width: 32, height: 32, cfg: 7, sampler_name: 'euler', delay_ms: 200 },
+            },
             '2': { class_type: 'PreviewImage', inputs: { images: ['1', 0] } },
           },
         }),

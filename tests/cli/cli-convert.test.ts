@@ -32,7 +32,10 @@ function demoUiGraph(): string {
       node(3, 'SaveImage', { inputs: [['images', 'IMAGE', 2]], values: ['cli/ui'] }),
       node(4, 'Note', { values: ['converted by flowdeck'] }),
     ],
-    [[1, 1, 0, 2, 0, 'IMAGE'], [2, 2, 0, 3, 0, 'IMAGE']],
+    [
+      [1, 1, 0, 2, 0, 'IMAGE'],
+      [2, 2, 0, 3, 0, 'IMAGE'],
+    ],
   );
   return stringifyJsonExact(g).replace(',123,"randomize"', ',18446744073709551615,"randomize"');
 }
@@ -49,7 +52,10 @@ afterAll(async () => {
 describe('flowdeck convert', () => {
   it('prints the API prompt of a UI file (--json: the prompt alone), warnings on stderr', async () => {
     const g = basicGraph();
-    (g.nodes as JsonObject[]).push(node(8, 'Reroute', { inputs: [['', '*', null]], outputs: ['*'] }), node(9, 'Save', { inputs: [['images', 'IMAGE', 7]], values: ['dangling'] }));
+    (g.nodes as JsonObject[]).push(
+      node(8, 'Reroute', { inputs: [['', '*', null]], outputs: ['*'] }),
+      node(9, 'Save', { inputs: [['images', 'IMAGE', 7]], values: ['dangling'] }),
+    );
     (g.links as unknown[]).push([7, 8, 0, 9, 0, 'IMAGE']);
     const file = cli.write('ui.json', stringifyJsonExact(g).replace('[42,"randomize"', '[18446744073709551615,"randomize"'));
     const run = await runCli(['convert', file, '--object-info', objectInfo, '--json'], { env: env() });
@@ -71,7 +77,9 @@ describe('flowdeck convert', () => {
     const text = readFileSync(out, 'utf8');
     expect(text).toContain('\n  "1": {');
     expect((parseJsonExact(text) as JsonObject)['3']).toMatchObject({ class_type: 'Sampler' });
-    const nowhere = await runCli(['convert', join(cli.dir, 'ui2.json'), '--object-info', objectInfo, '--out', join(cli.dir, 'no-such-folder', 'p.json')], { env: env() });
+    const nowhere = await runCli(['convert', join(cli.dir, 'ui2.json'), '--object-info', objectInfo, '--out', join(cli.dir, 'no-such-folder', 'p.json')], {
+      env: env(),
+    });
     expect(nowhere.code).toBe(2);
     expect(nowhere.stderr).toContain('Cannot write');
   });
@@ -91,12 +99,18 @@ describe('flowdeck convert', () => {
     expect(run.stdout.trim()).toBe(stringifyJsonExact(api));
   });
 
-  it('uses an image\'s prompt as is, else converts its workflow, and says when it has neither', async () => {
+  it("uses an image's prompt as is, else converts its workflow, and says when it has neither", async () => {
     const api = { '7': { class_type: 'Save', inputs: { filename_prefix: 'ran' } } };
-    const both = await runCli(['convert', cli.write('both.png', png({ prompt: JSON.stringify(api), workflow: JSON.stringify(basicGraph()) })), '--json', '--object-info', objectInfo], { env: env() });
+    const both = await runCli(
+      ['convert', cli.write('both.png', png({ prompt: JSON.stringify(api), workflow: JSON.stringify(basicGraph()) })), '--json', '--object-info', objectInfo],
+      { env: env() },
+    );
     expect(both.code, both.stderr).toBe(0);
     expect(JSON.parse(both.stdout)).toEqual(api);
-    const workflowOnly = await runCli(['convert', cli.write('wf.png', png({ workflow: JSON.stringify(basicGraph()) })), '--json', '--object-info', objectInfo], { env: env() });
+    const workflowOnly = await runCli(
+      ['convert', cli.write('wf.png', png({ workflow: JSON.stringify(basicGraph()) })), '--json', '--object-info', objectInfo],
+      { env: env() },
+    );
     expect(workflowOnly.code, workflowOnly.stderr).toBe(0);
     expect(Object.keys(JSON.parse(workflowOnly.stdout) as object).sort()).toEqual(['1', '2', '3', '4', '5']);
     const none = await runCli(['convert', cli.write('none.png', png({})), '--json', '--object-info', objectInfo], { env: env() });
@@ -114,16 +128,31 @@ describe('flowdeck convert', () => {
     expect(run.stdout).toContain('"seed":18446744073709551615');
     const prompt = parseJsonExact(run.stdout) as JsonObject;
     expect(Object.keys(prompt).sort()).toEqual(['1', '3']);
-    expect((prompt['1'] as JsonObject).inputs).toEqual({ prompt: 'a lighthouse at dusk', seed: 18446744073709551615n, steps: 2, width: 32, height: 32, cfg: 7, sampler_name: 'euler', delay_ms: 10, fail_at_step: 0 });
+    expect((prompt['1'] as JsonObject).inputs).toEqual({
+      prompt: 'a lighthouse at dusk',
+      seed: 18446744073709551615n,
+      steps: 2,
+      width: 32,
+      height: 32,
+      cfg: 7,
+      sampler_name: 'euler',
+      delay_ms: 10,
+      fail_at_step: 0,
+    });
     expect((prompt['3'] as JsonObject).inputs).toEqual({ filename_prefix: 'cli/ui', images: ['1', 0] });
   });
 
   it('prints the empty prompt of a graph with nothing to run, saying why; run refuses it with the same reason', async () => {
-    const notes = cli.write('notes.json', JSON.stringify(graph([node(1, 'Note', { values: ['a'] }), node(2, 'Loader', { values: ['a.safetensors'], mode: 2 })], [])));
+    const notes = cli.write(
+      'notes.json',
+      JSON.stringify(graph([node(1, 'Note', { values: ['a'] }), node(2, 'Loader', { values: ['a.safetensors'], mode: 2 })], [])),
+    );
     const convert = await runCli(['convert', notes, '--object-info', objectInfo, '--json'], { env: env() });
     expect(convert.code, convert.stderr).toBe(0);
     expect(convert.stdout.trim()).toBe('{}');
-    expect(convert.stderr).toContain('warning: Nothing in this workflow runs on the server: it holds 1 note (Note 1), which the editor never sends; 1 muted node (Loader 2), which the server never runs.');
+    expect(convert.stderr).toContain(
+      'warning: Nothing in this workflow runs on the server: it holds 1 note (Note 1), which the editor never sends; 1 muted node (Loader 2), which the server never runs.',
+    );
     const run = await runCli(['run', notes, '--server', cli.local.url, '--local', '--out', join(cli.dir, 'notes-out')], { env: env() });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('1 note (Note 1), which the editor never sends');
@@ -134,17 +163,41 @@ describe('flowdeck convert', () => {
       'info-3d.json',
       JSON.stringify({
         ...OBJECT_INFO,
-        Viewer3D: { input: { required: { model_file: [[], {}], image: ['LOAD_3D', {}], width: ['INT', { default: 8 }] } }, output: ['IMAGE'], name: 'Viewer3D' },
+        Viewer3D: {
+          input: { required: { model_file: [[], {}], image: ['LOAD_3D', {}], width: ['INT', { default: 8 }] } },
+          output: ['IMAGE'],
+          name: 'Viewer3D',
+        },
         Preview3DOptional: { input: { required: { model_file: ['STRING', {}] }, optional: { image: ['LOAD_3D', {}] } }, output: [], name: 'Preview3DOptional' },
       }).replace('"__SEED_MAX__"', '18446744073709551615'),
     );
-    const required = await runCli(['convert', cli.write('3d.json', JSON.stringify(graph([node(4, 'Viewer3D', { values: ['cube.glb', 'a', 'b', 'c', null, 16] })], []))), '--object-info', info, '--json'], { env: env() });
+    const required = await runCli(
+      [
+        'convert',
+        cli.write('3d.json', JSON.stringify(graph([node(4, 'Viewer3D', { values: ['cube.glb', 'a', 'b', 'c', null, 16] })], []))),
+        '--object-info',
+        info,
+        '--json',
+      ],
+      { env: env() },
+    );
     expect(required.code).toBe(2);
     expect(required.stdout).toBe('');
     expect(required.stderr).toMatch(/node 4 \(Viewer3D\) input "image": it is a picture of the 3D scene/);
-    const optional = await runCli(['convert', cli.write('3d-opt.json', JSON.stringify(graph([node(4, 'Preview3DOptional', { values: ['cube.glb'] })], []))), '--object-info', info, '--json'], { env: env() });
+    const optional = await runCli(
+      [
+        'convert',
+        cli.write('3d-opt.json', JSON.stringify(graph([node(4, 'Preview3DOptional', { values: ['cube.glb'] })], []))),
+        '--object-info',
+        info,
+        '--json',
+      ],
+      { env: env() },
+    );
     expect(optional.code, optional.stderr).toBe(0);
-    expect(JSON.parse(optional.stdout)).toEqual({ '4': { inputs: { model_file: 'cube.glb' }, class_type: 'Preview3DOptional', _meta: { title: 'Preview3DOptional' } } });
+    expect(JSON.parse(optional.stdout)).toEqual({
+      '4': { inputs: { model_file: 'cube.glb' }, class_type: 'Preview3DOptional', _meta: { title: 'Preview3DOptional' } },
+    });
     expect(optional.stderr).toMatch(/warning: Node 4 \(Preview3DOptional\): input "image" cannot be converted: .*; it is left out\./);
   });
 
@@ -161,9 +214,12 @@ describe('flowdeck convert', () => {
 });
 
 describe('flowdeck run with a UI-format workflow', () => {
-  it('converts with the server\'s definitions and runs it', async () => {
+  it("converts with the server's definitions and runs it", async () => {
     const out = join(cli.dir, 'run-out');
-    const run = await runCli(['run', cli.write('demo-run.json', demoUiGraph()), '--server', cli.local.url, '--local', '--out', out], { env: env(), timeoutMs: 60_000 });
+    const run = await runCli(['run', cli.write('demo-run.json', demoUiGraph()), '--server', cli.local.url, '--local', '--out', out], {
+      env: env(),
+      timeoutMs: 60_000,
+    });
     expect(run.code, run.stderr).toBe(0);
     const paths = run.stdout.trim().split('\n');
     expect(paths).toHaveLength(1);
@@ -171,7 +227,9 @@ describe('flowdeck run with a UI-format workflow', () => {
     expect(PNG.sync.read(output).width).toBe(32);
     // The local server got the editor graph as extra_pnginfo.workflow and wrote it into the PNG.
     const chunks = readTextChunks(output);
-    expect(JSON.parse(chunks.workflow!)).toMatchObject({ nodes: [{ id: 1, type: 'DemoSampler' }, { type: 'Reroute' }, { type: 'SaveImage' }, { type: 'Note' }] });
+    expect(JSON.parse(chunks.workflow!)).toMatchObject({
+      nodes: [{ id: 1, type: 'DemoSampler' }, { type: 'Reroute' }, { type: 'SaveImage' }, { type: 'Note' }],
+    });
     expect(Object.keys(JSON.parse(chunks.prompt!) as object).sort()).toEqual(['1', '3']);
   });
 
@@ -181,7 +239,10 @@ describe('flowdeck run with a UI-format workflow', () => {
     const run = await runCli([...args, '--server', cli.local.url, '--local', '--out', out], { env: env(), timeoutMs: 60_000 });
     expect(run.code, run.stderr).toBe(0);
     const chunks = readTextChunks(readFileSync(run.stdout.trim().split('\n')[0]!));
-    expect((JSON.parse(chunks.prompt!) as Record<string, { inputs: JsonObject }>)['1']!.inputs).toMatchObject({ seed: 7, prompt: 'a lighthouse set on the command line' });
+    expect((JSON.parse(chunks.prompt!) as Record<string, { inputs: JsonObject }>)['1']!.inputs).toMatchObject({
+      seed: 7,
+      prompt: 'a lighthouse set on the command line',
+    });
     const sampler = (JSON.parse(chunks.workflow!) as { nodes: JsonObject[] }).nodes[0]!;
     expect(sampler.widgets_values).toEqual(['a lighthouse set on the command line', 7, 'randomize', 2, 32, 32, 7, 'euler', 10, 0]);
   });

@@ -18,7 +18,10 @@ let server: HostileServer | null = null;
 
 function workflowFile(): string {
   const path = join(work, 'wf.json');
-  writeFileSync(path, JSON.stringify({ '1': { class_type: 'LoadImage', inputs: { image: 'x.png' } }, '9': { class_type: 'SaveImage', inputs: { images: ['1', 0] } } }));
+  writeFileSync(
+    path,
+    JSON.stringify({ '1': { class_type: 'LoadImage', inputs: { image: 'x.png' } }, '9': { class_type: 'SaveImage', inputs: { images: ['1', 0] } } }),
+  );
   return path;
 }
 
@@ -76,7 +79,12 @@ describe('downloads', { timeout: 90_000 }, () => {
 
   it('a 20 B/s drip is aborted by the throughput watchdog', async () => {
     server = await startHostileServer(finishedJobRoutes(drip(20)));
-    const run = await runMeasured(CLI, ['run', workflowFile(), '--server', server.url, '--local', '--out', join(work, 'o4')], env({ FLOWDECK_MIN_DOWNLOAD_WINDOW: '3' }), 60_000);
+    const run = await runMeasured(
+      CLI,
+      ['run', workflowFile(), '--server', server.url, '--local', '--out', join(work, 'o4')],
+      env({ FLOWDECK_MIN_DOWNLOAD_WINDOW: '3' }),
+      60_000,
+    );
     expect(run.code, run.stderr).toBe(5);
     expect(run.stderr).toMatch(/slower than 16 KiB\/s/);
     // Three library attempts (the CLI's library retry policy) and the direct one, 3 s each at most.
@@ -116,7 +124,12 @@ describe('a server that accepts connections and never answers', { timeout: 150_0
 
   it('run on a cloud profile fails within the node definitions deadline, naming /api/object_info', async () => {
     server = await startHostileServer({ '/api/object_info': blackHole, 'POST /api/prompt': blackHole });
-    const run = await runMeasured(CLI, ['run', workflowFile(), '--server', server.url, '--out', join(work, 'o8')], env({ ...deadline, FLOWDECK_API_KEY: 'k-0123456789' }), 60_000);
+    const run = await runMeasured(
+      CLI,
+      ['run', workflowFile(), '--server', server.url, '--out', join(work, 'o8')],
+      env({ ...deadline, FLOWDECK_API_KEY: 'k-0123456789' }),
+      60_000,
+    );
     expect(run.code, run.stderr).toBe(5);
     expect(run.stderr).toContain(`waiting for ${server.url} to answer /api/object_info`);
     // object_info gets twice the answer deadline (8 s here), and the submit is not tried after it
@@ -134,14 +147,23 @@ describe('a server that accepts connections and never answers', { timeout: 150_0
   });
 
   it('watch --once fails within the answer deadline', async () => {
-    server = await startHostileServer({ '/api/queue': blackHole, '/api/object_info': blackHole, 'POST /api/upload/image': blackHole, 'POST /api/prompt': blackHole });
+    server = await startHostileServer({
+      '/api/queue': blackHole,
+      '/api/object_info': blackHole,
+      'POST /api/upload/image': blackHole,
+      'POST /api/prompt': blackHole,
+    });
     const folder = join(work, 'hot');
     mkdirSync(folder, { recursive: true });
     writeFileSync(join(folder, 'a.png'), Buffer.from('89504e470d0a1a0a', 'hex'));
-    const run = await runMeasured(CLI, ['watch', folder, '--workflow', workflowFile(), '--bind', '1.image', '--server', server.url, '--local', '--once', '--settle', '0'], env(deadline), 120_000);
+    const run = await runMeasured(
+      CLI,
+      ['watch', folder, '--workflow', workflowFile(), '--bind', '1.image', '--server', server.url, '--local', '--once', '--settle', '0'],
+      env(deadline),
+      120_000,
+    );
     expect(run.code, run.stderr).toBe(5);
     expect(run.stderr).toMatch(/waiting for http:\/\/127\.0\.0\.1:\d+ to answer \/api\//);
     expect(run.ms).toBeLessThan(15_000);
   });
 });
-

@@ -59,7 +59,12 @@ it('leaves each output complete or absent, never a truncated file under a real n
   await exited;
 
   const library = join(dataDir, 'library');
-  const published = (dir: string): string[] => (existsSync(dir) ? readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile() && !e.parentPath.includes('.incoming')).map((e) => join(e.parentPath, e.name)) : []);
+  const published = (dir: string): string[] =>
+    existsSync(dir)
+      ? readdirSync(dir, { recursive: true, withFileTypes: true })
+          .filter((e) => e.isFile() && !e.parentPath.includes('.incoming'))
+          .map((e) => join(e.parentPath, e.name))
+      : [];
   for (const file of [...published(out), ...published(library)].filter((f) => !f.includes('.part-') && f.endsWith('.bin'))) {
     expect(statSync(file).size, `${file} is under its final name: it must be complete (${stderr})`).toBe(SIZE);
   }
@@ -73,5 +78,9 @@ it('leaves each output complete or absent, never a truncated file under a real n
   expect(readdirSync(out).filter((n) => n.includes('.part-'))).toEqual([]);
   const incoming = join(library, '.incoming');
   expect(existsSync(incoming) ? readdirSync(incoming).filter((n) => n.startsWith(`${child.pid}-`)) : []).toEqual([]);
-  expect(readdirSync(out).filter((n) => n.endsWith('.bin')).every((n) => statSync(join(out, n)).size === SIZE)).toBe(true);
+  expect(
+    readdirSync(out)
+      .filter((n) => n.endsWith('.bin'))
+      .every((n) => statSync(join(out, n)).size === SIZE),
+  ).toBe(true);
 }, 120_000);

@@ -23,7 +23,10 @@ beforeAll(async () => {
   server.on('connection', () => (contacts += 1));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  writeFileSync(join(work, 'wf.json'), JSON.stringify({ '1': { class_type: 'LoadImage', inputs: { image: 'x.png' } }, '2': { class_type: 'PreviewImage', inputs: { images: ['1', 0] } } }));
+  writeFileSync(
+    join(work, 'wf.json'),
+    JSON.stringify({ '1': { class_type: 'LoadImage', inputs: { image: 'x.png' } }, '2': { class_type: 'PreviewImage', inputs: { images: ['1', 0] } } }),
+  );
   mkdirSync(join(work, 'a-folder'));
   writeFileSync(join(work, 'empty.png'), '');
   writeFileSync(join(work, 'ok.png'), 'not empty');
@@ -49,7 +52,10 @@ describe('flowdeck run with a bad local file', () => {
     ['a missing file', 'missing.png', 'does not exist'],
   ] as const) {
     it(`--upload ${label}: exit 2 with the path and reason, no request`, async () => {
-      const run = await runCli(['run', join(work, 'wf.json'), '--server', url, '--local', '--upload', `1.image=${join(work, file)}`], { env: env(), timeoutMs: 15_000 });
+      const run = await runCli(['run', join(work, 'wf.json'), '--server', url, '--local', '--upload', `1.image=${join(work, file)}`], {
+        env: env(),
+        timeoutMs: 15_000,
+      });
       expect(run.code, run.stderr).toBe(2);
       expect(run.stderr).toContain(`The file to upload ${join(work, file)} ${reason}.`);
       expect(contacts).toBe(0);
@@ -57,7 +63,10 @@ describe('flowdeck run with a bad local file', () => {
   }
 
   it('--mask with a folder as the mask: exit 2, no request', async () => {
-    const run = await runCli(['run', join(work, 'wf.json'), '--server', url, '--local', '--mask', `1.image=${join(work, 'ok.png')},${join(work, 'a-folder')}`], { env: env() });
+    const run = await runCli(
+      ['run', join(work, 'wf.json'), '--server', url, '--local', '--mask', `1.image=${join(work, 'ok.png')},${join(work, 'a-folder')}`],
+      { env: env() },
+    );
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toContain(`The mask ${join(work, 'a-folder')} is a folder, not a file.`);
     expect(contacts).toBe(0);
@@ -72,7 +81,9 @@ describe('flowdeck run with a bad local file', () => {
 
 describe('flowdeck watch on something that is not a usable folder', () => {
   it('a file: says it is a file, not a folder', async () => {
-    const run = await runCli(['watch', join(work, 'ok.png'), '--workflow', join(work, 'wf.json'), '--bind', '1.image', '--server', url, '--local', '--once'], { env: env() });
+    const run = await runCli(['watch', join(work, 'ok.png'), '--workflow', join(work, 'wf.json'), '--bind', '1.image', '--server', url, '--local', '--once'], {
+      env: env(),
+    });
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toContain(`${join(work, 'ok.png')} is a file, not a folder.`);
     expect(run.stderr).not.toContain('does not exist');
@@ -83,7 +94,10 @@ describe('flowdeck watch on something that is not a usable folder', () => {
       ['/', 'is the root of the file system'],
       ['/etc', 'is a system folder'],
     ] as const) {
-      const run = await runCli(['watch', dir, '--workflow', join(work, 'wf.json'), '--bind', '1.image', '--server', url, '--local', '--once', '--out', join(work, 'out')], { env: env() });
+      const run = await runCli(
+        ['watch', dir, '--workflow', join(work, 'wf.json'), '--bind', '1.image', '--server', url, '--local', '--once', '--out', join(work, 'out')],
+        { env: env() },
+      );
       expect(run.code, run.stderr).toBe(2);
       expect(run.stderr).toContain(`${dir} ${reason}`);
     }

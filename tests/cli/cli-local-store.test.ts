@@ -31,7 +31,9 @@ describe('a damaged store', () => {
   it('run --json: moves the file aside, warns, runs the job and prints its JSON', async () => {
     const { dir, junk } = corruptDataDir('run');
     const wf = cli.write('wf.json', TINY_IMAGE_WORKFLOW);
-    const run = await runCli(['run', wf, '--server', cli.local.url, '--local', '--out', join(cli.dir, 'run-out'), '--json'], { env: { FLOWDECK_DATA_DIR: dir } });
+    const run = await runCli(['run', wf, '--server', cli.local.url, '--local', '--out', join(cli.dir, 'run-out'), '--json'], {
+      env: { FLOWDECK_DATA_DIR: dir },
+    });
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout.trim())).toMatchObject({ status: 'succeeded' });
     expect(run.stderr).toMatch(/warning: The local data store was damaged \(file is not a database\); it was moved aside to .*flowdeck\.sqlite\.corrupt-/);

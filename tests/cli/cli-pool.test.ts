@@ -46,7 +46,22 @@ function freshCase(count: number, workflow: object = invert): { inDir: string; o
 }
 
 function watchArgs(c: ReturnType<typeof freshCase>, servers: string[], extra: string[] = []): string[] {
-  return ['watch', c.inDir, '--workflow', c.workflowPath, '--bind', '1.image', ...servers.flatMap((s) => ['--server', s]), '--out', c.outDir, '--once', '--json', '--settle', '0', ...extra];
+  return [
+    'watch',
+    c.inDir,
+    '--workflow',
+    c.workflowPath,
+    '--bind',
+    '1.image',
+    ...servers.flatMap((s) => ['--server', s]),
+    '--out',
+    c.outDir,
+    '--once',
+    '--json',
+    '--settle',
+    '0',
+    ...extra,
+  ];
 }
 
 function events(stdout: string): Array<Record<string, unknown>> {
@@ -55,7 +70,6 @@ function events(stdout: string): Array<Record<string, unknown>> {
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
-
 
 describe('flowdeck watch on a pool', () => {
   it('runs every file once across the servers, and --json says which server ran each', async () => {
@@ -84,7 +98,10 @@ describe('flowdeck watch on a pool', () => {
     // The first server is known as a local one (no key needed); the second is taken for a cloud
     // server (no profile, no --local) and has no key.
     mkdirSync(c.dataDir, { recursive: true });
-    writeFileSync(join(c.dataDir, 'settings.json'), JSON.stringify({ profiles: [{ id: 'gpu-a', name: 'gpu-a', kind: 'local', baseUrl: a.url }], activeProfileId: null }));
+    writeFileSync(
+      join(c.dataDir, 'settings.json'),
+      JSON.stringify({ profiles: [{ id: 'gpu-a', name: 'gpu-a', kind: 'local', baseUrl: a.url }], activeProfileId: null }),
+    );
     const run = await runCli(watchArgs(c, [a.url, b.url]), { env: { FLOWDECK_DATA_DIR: c.dataDir } });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain(`${b.url} has no API key`);
@@ -131,8 +148,13 @@ describe('flowdeck watch on a pool', () => {
   });
 
   it('run --repeat N spreads the runs over the pool, one line per run naming its server', async () => {
-    const c = freshCase(0, { '1': { class_type: 'DemoSampler', inputs: { prompt: 'x', seed: 1, steps: 2, width: 16, height: 16, cfg: 7, sampler_name: 'euler', delay_ms: 50 } }, '2': { class_type: 'SaveImage', inputs: { images: ['1', 0], filename_prefix: 'rep' } } });
-    const run = await runCli(['run', c.workflowPath, '--repeat', '4', '--server', a.url, '--server', b.url, '--local', '--out', c.outDir, '--json'], { env: { FLOWDECK_DATA_DIR: c.dataDir } });
+    const c = freshCase(0, {
+      '1': { class_type: 'DemoSampler', inputs: { prompt: 'x', seed: 1, steps: 2, width: 16, height: 16, cfg: 7, sampler_name: 'euler', delay_ms: 50 } },
+      '2': { class_type: 'SaveImage', inputs: { images: ['1', 0], filename_prefix: 'rep' } },
+    });
+    const run = await runCli(['run', c.workflowPath, '--repeat', '4', '--server', a.url, '--server', b.url, '--local', '--out', c.outDir, '--json'], {
+      env: { FLOWDECK_DATA_DIR: c.dataDir },
+    });
     expect(run.code, run.stderr).toBe(0);
     const lines = events(run.stdout);
     expect(lines.map((l) => l.run).sort()).toEqual([1, 2, 3, 4]);
@@ -142,9 +164,14 @@ describe('flowdeck watch on a pool', () => {
   });
 
   it('run --repeat N on one server runs it N times there', async () => {
-    const c = freshCase(0, { '1': { class_type: 'DemoSampler', inputs: { prompt: 'y', seed: 2, steps: 1, width: 16, height: 16, cfg: 7, sampler_name: 'euler', delay_ms: 0 } }, '2': { class_type: 'SaveImage', inputs: { images: ['1', 0], filename_prefix: 'one' } } });
+    const c = freshCase(0, {
+      '1': { class_type: 'DemoSampler', inputs: { prompt: 'y', seed: 2, steps: 1, width: 16, height: 16, cfg: 7, sampler_name: 'euler', delay_ms: 0 } },
+      '2': { class_type: 'SaveImage', inputs: { images: ['1', 0], filename_prefix: 'one' } },
+    });
     const before = a.stats.promptRequests;
-    const run = await runCli(['run', c.workflowPath, '--repeat', '3', '--server', a.url, '--local', '--out', c.outDir, '--json'], { env: { FLOWDECK_DATA_DIR: c.dataDir } });
+    const run = await runCli(['run', c.workflowPath, '--repeat', '3', '--server', a.url, '--local', '--out', c.outDir, '--json'], {
+      env: { FLOWDECK_DATA_DIR: c.dataDir },
+    });
     expect(run.code, run.stderr).toBe(0);
     expect(events(run.stdout).map((l) => l.server)).toEqual([a.url, a.url, a.url]);
     expect(a.stats.promptRequests - before).toBe(3);
@@ -160,7 +187,10 @@ describe('flowdeck watch on a pool', () => {
   it('run --repeat moves the runs of a server killed mid-job and still runs each once (exit 0)', async () => {
     const dying = await startDemoProcess();
     try {
-      const c = freshCase(0, { '1': { class_type: 'DemoSampler', inputs: { prompt: 'k', seed: 3, steps: 3, width: 16, height: 16, cfg: 7, sampler_name: 'euler', delay_ms: 200 } }, '2': { class_type: 'SaveImage', inputs: { images: ['1', 0], filename_prefix: 'kill' } } });
+      const c = freshCase(0, {
+        '1': { class_type: 'DemoSampler', inputs: { prompt: 'k', seed: 3, steps: 3, width: 16, height: 16, cfg: 7, sampler_name: 'euler', delay_ms: 200 } },
+        '2': { class_type: 'SaveImage', inputs: { images: ['1', 0], filename_prefix: 'kill' } },
+      });
       const running = runCli(['run', c.workflowPath, '--repeat', '6', '--server', a.url, '--server', dying.url, '--local', '--out', c.outDir, '--json'], {
         env: { FLOWDECK_DATA_DIR: c.dataDir, FLOWDECK_UNREACHABLE_AFTER: '1', FLOWDECK_POOL_RECONCILE_AFTER: '2', FLOWDECK_POOL_PROBE_INTERVAL: '0.5' },
         timeoutMs: 60_000,

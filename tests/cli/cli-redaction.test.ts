@@ -47,7 +47,9 @@ it('an execution_error echoing the key is redacted before it is printed or store
   const wf = join(work, 'wf.json');
   writeFileSync(wf, JSON.stringify({ '1': { class_type: 'PartnerNode', inputs: {} } }));
   const data = join(work, 'data');
-  const run = await runCli(['run', wf, '--server', server.url, '--local', '--json', '--out', join(work, 'out')], { env: { FLOWDECK_DATA_DIR: data, FLOWDECK_API_KEY: KEY } });
+  const run = await runCli(['run', wf, '--server', server.url, '--local', '--json', '--out', join(work, 'out')], {
+    env: { FLOWDECK_DATA_DIR: data, FLOWDECK_API_KEY: KEY },
+  });
   expect(run.code, run.stderr).toBe(1);
   const result = JSON.parse(run.stdout) as { status: string; error: string };
   expect(result.status).toBe('failed');

@@ -12,7 +12,10 @@ const SEED_MAX = '18446744073709551615';
 
 function samplerWorkflow(extra: Record<string, unknown> = {}): string {
   return JSON.stringify({
-    '1': { class_type: 'DemoSampler', inputs: { prompt: 'a lighthouse at dusk', seed: 7, steps: 3, width: 64, height: 48, cfg: 7, sampler_name: 'euler', delay_ms: 40, ...extra } },
+    '1': {
+      class_type: 'DemoSampler',
+      inputs: { prompt: 'a lighthouse at dusk', seed: 7, steps: 3, width: 64, height: 48, cfg: 7, sampler_name: 'euler', delay_ms: 40, ...extra },
+    },
     '2': { class_type: 'SaveImage', inputs: { images: ['1', 0], filename_prefix: 'cli/test' } },
   });
 }
@@ -73,7 +76,12 @@ describe('flowdeck run against the cloud flavour', () => {
       env: env({ FLOWDECK_API_KEY: cloud.apiKey! }),
     });
     expect(run.code, run.stderr).toBe(0);
-    const result = JSON.parse(run.stdout) as { prompt_id: string; status: string; outputs: { node: string; filename: string; type: string; path: string }[]; error: null };
+    const result = JSON.parse(run.stdout) as {
+      prompt_id: string;
+      status: string;
+      outputs: { node: string; filename: string; type: string; path: string }[];
+      error: null;
+    };
     expect(result.status).toBe('succeeded');
     expect(result.error).toBeNull();
     expect(result.outputs).toHaveLength(1);
@@ -133,12 +141,17 @@ describe('flowdeck run against the local flavour', () => {
     for (let y = 0; y < 16; y += 1) for (let x = 0; x < 16; x += 1) mask.data.set(x < 8 ? [255, 255, 255, 255] : [0, 0, 0, 255], (y * 16 + x) * 4);
     const maskPath = join(work, 'mask.png');
     writeFileSync(maskPath, PNG.sync.write(mask, { colorType: 2 }));
-    const wf = writeWorkflow('mask.json', JSON.stringify({
-      '1': { class_type: 'LoadImage', inputs: { image: 'placeholder.png' } },
-      '2': { class_type: 'MaskToImage', inputs: { mask: ['1', 1] } },
-      '3': { class_type: 'SaveImage', inputs: { images: ['2', 0], filename_prefix: 'masktest' } },
-    }));
-    const run = await runCli(['run', wf, '--local', '--server', local.url, '--mask', `1.image=${image},${maskPath}`, '--out', join(work, 'out-mask')], { env: env() });
+    const wf = writeWorkflow(
+      'mask.json',
+      JSON.stringify({
+        '1': { class_type: 'LoadImage', inputs: { image: 'placeholder.png' } },
+        '2': { class_type: 'MaskToImage', inputs: { mask: ['1', 1] } },
+        '3': { class_type: 'SaveImage', inputs: { images: ['2', 0], filename_prefix: 'masktest' } },
+      }),
+    );
+    const run = await runCli(['run', wf, '--local', '--server', local.url, '--mask', `1.image=${image},${maskPath}`, '--out', join(work, 'out-mask')], {
+      env: env(),
+    });
     expect(run.code, run.stderr).toBe(0);
     const result = PNG.sync.read(readFileSync(run.stdout.trim()));
     const at = (x: number, y: number): number => result.data[(y * 16 + x) * 4]!;
@@ -153,7 +166,9 @@ describe('flowdeck run against the local flavour', () => {
     const invalid = await runCli(['run', writeWorkflow('bad.json', '{"1": {'), '--local', '--server', local.url], { env: env() });
     expect(invalid.code).toBe(2);
     expect(invalid.stderr).toContain('not valid JSON');
-    const ui = await runCli(['run', writeWorkflow('ui.json', JSON.stringify({ last_node_id: 3, nodes: [], links: [] })), '--local', '--server', local.url], { env: env() });
+    const ui = await runCli(['run', writeWorkflow('ui.json', JSON.stringify({ last_node_id: 3, nodes: [], links: [] })), '--local', '--server', local.url], {
+      env: env(),
+    });
     expect(ui.code).toBe(2);
     expect(ui.stderr).toContain('API');
     const usage = await runCli(['run', '--bogus'], { env: env() });

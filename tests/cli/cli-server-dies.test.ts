@@ -28,7 +28,12 @@ it('gives up with exit 5 and the last known state when the server dies mid-job',
   const wf = join(work, 'slow.json');
   writeFileSync(wf, slowWorkflow('dies'));
   setTimeout(() => void demo?.kill(), 5_000);
-  const run = await runMeasured(CLI, ['run', wf, '--server', url, '--local', '--out', join(work, 'out'), '--json'], { FLOWDECK_DATA_DIR: join(work, 'data'), FLOWDECK_UNREACHABLE_AFTER: '3' }, 60_000);
+  const run = await runMeasured(
+    CLI,
+    ['run', wf, '--server', url, '--local', '--out', join(work, 'out'), '--json'],
+    { FLOWDECK_DATA_DIR: join(work, 'data'), FLOWDECK_UNREACHABLE_AFTER: '3' },
+    60_000,
+  );
   expect(run.code, run.stderr).toBe(5);
   expect(run.stderr).toMatch(/the server stopped answering/i);
   expect(run.stderr).toMatch(/last known state: running/);

@@ -11,7 +11,11 @@ function workflow(): Workflow {
 
 const DEFINITIONS = parseNodeDefinitions(
   JSON.stringify({
-    KSampler: { input: { required: { seed: ['INT', { default: 0 }], steps: ['INT', { default: 20 }], cfg: ['FLOAT', { default: 8 }] } }, input_order: { required: ['seed', 'steps', 'cfg'] }, output: ['LATENT'] },
+    KSampler: {
+      input: { required: { seed: ['INT', { default: 0 }], steps: ['INT', { default: 20 }], cfg: ['FLOAT', { default: 8 }] } },
+      input_order: { required: ['seed', 'steps', 'cfg'] },
+      output: ['LATENT'],
+    },
   }),
 );
 

@@ -132,7 +132,7 @@ describe('cloud flavour: job status', () => {
     await waitForStatus(svc, ok.json.prompt_id as string, 'success');
   });
 
-  it('speaks success/error with the other vocabulary, and hides other accounts\' jobs', async () => {
+  it("speaks success/error with the other vocabulary, and hides other accounts' jobs", async () => {
     const svc = await startDemo({ flavour: 'cloud', statusVocabulary: 'success_error' });
     svc.setKeyState('other-key', 'active');
     const ok = await submit(svc, { prompt: loopWorkflow(1, 0) });
@@ -144,7 +144,7 @@ describe('cloud flavour: job status', () => {
 });
 
 describe('cloud flavour: events', () => {
-  it('sends every event of a key\'s job to every socket of that key (clientId ignored), and none to other keys', async () => {
+  it("sends every event of a key's job to every socket of that key (clientId ignored), and none to other keys", async () => {
     const svc = await startDemo({ flavour: 'cloud' });
     svc.setKeyState('other-key', 'active');
     const one = await TestSocket.open(svc, { clientId: 'one' });
@@ -156,7 +156,11 @@ describe('cloud flavour: events', () => {
     const id = json.prompt_id as string;
     for (const s of [one, two]) {
       await s.waitForEnd(id);
-      await s.waitFor((f) => f.kind === 'json' && f.type === 'status' && (f.data.status as { exec_info: { queue_remaining: number } }).exec_info.queue_remaining === 0, 8000, 2);
+      await s.waitFor(
+        (f) => f.kind === 'json' && f.type === 'status' && (f.data.status as { exec_info: { queue_remaining: number } }).exec_info.queue_remaining === 0,
+        8000,
+        2,
+      );
     }
     for (const type of ['execution_start', 'execution_cached', 'executing', 'progress', 'progress_state', 'executed', 'execution_success']) {
       expect(one.json(type).length).toBeGreaterThan(0);

@@ -37,10 +37,23 @@ describe('local flavour: a simple job', () => {
     expect(kinds(socket.frames)).toEqual(expected.map((m) => m.type));
     // Same data, apart from ids and timestamps.
     const normalise = (type: string, data: Record<string, unknown>): unknown =>
-      JSON.parse(JSON.stringify({ type, data }).replaceAll(id1, 'P1').replaceAll(id2, 'P2').replace(/"timestamp":\d+/g, '"timestamp":0'));
+      JSON.parse(
+        JSON.stringify({ type, data })
+          .replaceAll(id1, 'P1')
+          .replaceAll(id2, 'P2')
+          .replace(/"timestamp":\d+/g, '"timestamp":0'),
+      );
     const traceId1 = '55a658eb-1f40-44cc-9361-53a3c6633fcd';
     const traceId2 = '0a83bfeb-a866-45da-81aa-3e1e7806d100';
-    const expectedNorm = expected.map((m) => JSON.parse(JSON.stringify(m).replaceAll(traceId1, 'P1').replaceAll(traceId2, 'P2').replace(/"timestamp": ?\d+/g, '"timestamp":0')) as unknown);
+    const expectedNorm = expected.map(
+      (m) =>
+        JSON.parse(
+          JSON.stringify(m)
+            .replaceAll(traceId1, 'P1')
+            .replaceAll(traceId2, 'P2')
+            .replace(/"timestamp": ?\d+/g, '"timestamp":0'),
+        ) as unknown,
+    );
     expect(socket.frames.map((f) => (f.kind === 'json' ? normalise(f.type, f.data) : null))).toEqual(expectedNorm);
   });
 
@@ -58,7 +71,12 @@ describe('local flavour: a simple job', () => {
     const entry = await waitForHistory(svc, id);
     const trace = readTrace<{ history: { json: Record<string, Record<string, unknown>> } }>('simple_prompt.json');
     const traced = trace.history.json['55a658eb-1f40-44cc-9361-53a3c6633fcd']!;
-    const norm = (v: unknown, pid: string): unknown => JSON.parse(JSON.stringify(v).replaceAll(pid, 'P').replace(/"timestamp":\d+/g, '"timestamp":0'));
+    const norm = (v: unknown, pid: string): unknown =>
+      JSON.parse(
+        JSON.stringify(v)
+          .replaceAll(pid, 'P')
+          .replace(/"timestamp":\d+/g, '"timestamp":0'),
+      );
     expect(norm(entry, id)).toEqual(norm(traced, '55a658eb-1f40-44cc-9361-53a3c6633fcd'));
 
     // The output file is there, and /history?max_items=1 lists the latest job only.
@@ -94,7 +112,14 @@ describe('local flavour: previews and text frames', () => {
     const n = four.readUInt32BE(4);
     const metaText = four.subarray(8, 8 + n).toString('utf8');
     expect(metaText.startsWith('{"node_id": "5", "prompt_id": ')).toBe(true);
-    expect(JSON.parse(metaText)).toEqual({ node_id: '5', prompt_id: idA, display_node_id: '5', parent_node_id: null, real_node_id: '5', image_type: 'image/jpeg' });
+    expect(JSON.parse(metaText)).toEqual({
+      node_id: '5',
+      prompt_id: idA,
+      display_node_id: '5',
+      parent_node_id: null,
+      real_node_id: '5',
+      image_type: 'image/jpeg',
+    });
     expect(n).toBe(166);
     expect([...four.subarray(8 + n, 8 + n + 3)]).toEqual([0xff, 0xd8, 0xff]);
     // Type 1: [1][1 = JPEG][JPEG].
@@ -162,11 +187,14 @@ describe('local flavour: routing by clientId (traces/ws_probe_node.json)', () =>
     const { json } = await submit(svc, { prompt: loopWorkflow(2, 0), client_id: 'node-A' });
     const id = json.prompt_id as string;
     await a.waitFor((f) => f.kind === 'json' && f.type === 'executing' && f.data.node === null);
-    await b.waitFor((f) => f.kind === 'json' && f.type === 'status' && (f.data.status as { exec_info: { queue_remaining: number } }).exec_info.queue_remaining === 0, 8000, 3);
+    await b.waitFor(
+      (f) => f.kind === 'json' && f.type === 'status' && (f.data.status as { exec_info: { queue_remaining: number } }).exec_info.queue_remaining === 0,
+      8000,
+      3,
+    );
 
     const trace = readTrace<{ phase1: { A: TraceFrame[]; B: TraceFrame[] } }>('ws_probe_node.json');
-    const probeKinds = (frames: Array<Record<string, unknown>>): string[] =>
-      frames.map((f) => (f.binary ? `binary${String(f.event)}` : String(f.type)));
+    const probeKinds = (frames: Array<Record<string, unknown>>): string[] => frames.map((f) => (f.binary ? `binary${String(f.event)}` : String(f.type)));
     expect(kinds(a.frames)).toEqual(probeKinds(trace.phase1.A as unknown as Array<Record<string, unknown>>));
     expect(kinds(b.frames)).toEqual(probeKinds(trace.phase1.B as unknown as Array<Record<string, unknown>>));
     expect(b.frames.some((f) => f.kind === 'json' && f.data.prompt_id === id)).toBe(false);
@@ -180,7 +208,11 @@ describe('local flavour: routing by clientId (traces/ws_probe_node.json)', () =>
     const b = await TestSocket.open(svc, { clientId: 'node-B' });
     await submit(svc, { prompt: loopWorkflow(2, 0) });
     for (const s of [a, b]) {
-      await s.waitFor((f) => f.kind === 'json' && f.type === 'status' && (f.data.status as { exec_info: { queue_remaining: number } }).exec_info.queue_remaining === 0, 8000, 2);
+      await s.waitFor(
+        (f) => f.kind === 'json' && f.type === 'status' && (f.data.status as { exec_info: { queue_remaining: number } }).exec_info.queue_remaining === 0,
+        8000,
+        2,
+      );
     }
     const trace = readTrace<{ phase2: { A: Array<Record<string, unknown>>; B: Array<Record<string, unknown>> } }>('ws_probe_node.json');
     const probeKinds = (frames: Array<Record<string, unknown>>): string[] => frames.map((f) => (f.binary ? `binary${String(f.event)}` : String(f.type)));

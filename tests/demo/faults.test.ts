@@ -72,7 +72,9 @@ describe.each(flavours)('%s flavour: faults', (flavour) => {
     svc.faults.sendMalformedFrames(true);
     const first = await submit(svc, { prompt: loopWorkflow(1, 0), client_id: 'a' });
     await socket.waitForEnd(first.json.prompt_id as string);
-    const bad = socket.binaries().filter((b) => b.length < 4 || ![1, 3, 4].includes(b.readUInt32BE(0)) || (b.readUInt32BE(0) === 3 && 8 + b.readUInt32BE(4) > b.length));
+    const bad = socket
+      .binaries()
+      .filter((b) => b.length < 4 || ![1, 3, 4].includes(b.readUInt32BE(0)) || (b.readUInt32BE(0) === 3 && 8 + b.readUInt32BE(4) > b.length));
     expect(bad).toHaveLength(3);
     expect(bad.some((b) => b.length < 4)).toBe(true);
     expect(bad.some((b) => b.length >= 8 && b.readUInt32BE(0) === 3)).toBe(true);

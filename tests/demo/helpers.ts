@@ -77,9 +77,7 @@ export async function uploadPng(svc: DemoService, filename = 'sample.png', image
   return ((await res.json()) as { name: string }).name;
 }
 
-export type Frame =
-  | { kind: 'json'; type: string; data: Record<string, unknown> }
-  | { kind: 'binary'; bytes: Buffer };
+export type Frame = { kind: 'json'; type: string; data: Record<string, unknown> } | { kind: 'binary'; bytes: Buffer };
 
 export class TestSocket {
   readonly frames: Frame[] = [];

@@ -17,7 +17,7 @@ describe.each(['local', 'cloud'] as const)('%s flavour with the default node lib
     try {
       const socket = await TestSocket.open(svc, { clientId: 'lib' });
       const workflow = sampleWorkflow('text-to-image.json');
-      ((workflow['3'] as { inputs: Record<string, unknown> }).inputs).steps = 3;
+      (workflow['3'] as { inputs: Record<string, unknown> }).inputs.steps = 3;
       const { status, json } = await submit(svc, { prompt: workflow, client_id: 'lib' });
       expect(status).toBe(200);
       const end = await socket.waitForEnd(json.prompt_id as string, 20_000);
@@ -29,7 +29,11 @@ describe.each(['local', 'cloud'] as const)('%s flavour with the default node lib
       const view = await api(svc, `/api/view?filename=${encodeURIComponent(image.filename)}&subfolder=${image.subfolder}&type=${image.type}`);
       const file = view.status === 302 ? await fetch(view.headers.get('location')!) : view;
       expect(file.status).toBe(200);
-      expect(Buffer.from(await file.arrayBuffer()).subarray(0, 4).toString('hex')).toBe('89504e47');
+      expect(
+        Buffer.from(await file.arrayBuffer())
+          .subarray(0, 4)
+          .toString('hex'),
+      ).toBe('89504e47');
     } finally {
       await svc.stop();
     }

@@ -49,7 +49,10 @@ describe('local queue and interrupt', () => {
     await expectEmpty200(await api(svc, '/interrupt', { method: 'POST' }));
     await socket.waitFor((f) => f.kind === 'json' && f.type === 'executing' && f.data.node === null && f.data.prompt_id === p3.prompt_id);
 
-    const trace = readTrace<{ ws_filtered: Array<{ kind: string; msg?: { type: string; data: Record<string, unknown> } }>; history_p1: { json: Record<string, Record<string, unknown>> } }>('queue_interrupt.json');
+    const trace = readTrace<{
+      ws_filtered: Array<{ kind: string; msg?: { type: string; data: Record<string, unknown> } }>;
+      history_p1: { json: Record<string, Record<string, unknown>> };
+    }>('queue_interrupt.json');
     const filtered = socket.frames.filter((f) => f.kind === 'json' && !['progress', 'progress_state'].includes(f.type));
     const expected = trace.ws_filtered.filter((f) => f.kind === 'json').map((f) => f.msg!);
     expect(filtered.map((f) => (f.kind === 'json' ? f.type : ''))).toEqual(expected.map((m) => m.type));

@@ -29,7 +29,18 @@ describe('local flavour: routes with and without /api', () => {
     const svc = await startDemo({ flavour: 'local' });
     await uploadPng(svc, 'sample.png');
     await finishedJob(svc);
-    for (const path of ['/prompt', '/queue', '/history?max_items=2', '/object_info/ImageInvert', '/features', '/embeddings', '/extensions', '/models', '/object_info', '/view?filename=sample.png&type=input']) {
+    for (const path of [
+      '/prompt',
+      '/queue',
+      '/history?max_items=2',
+      '/object_info/ImageInvert',
+      '/features',
+      '/embeddings',
+      '/extensions',
+      '/models',
+      '/object_info',
+      '/view?filename=sample.png&type=input',
+    ]) {
       const plain = await api(svc, path);
       const prefixed = await api(svc, `/api${path}`);
       expect([plain.status, prefixed.status], path).toEqual([200, 200]);
@@ -64,7 +75,11 @@ describe('local flavour: routes with and without /api', () => {
   it('refuses a request whose Origin differs from a loopback Host with an empty 403; no Origin is fine', async () => {
     const svc = await startDemo({ flavour: 'local' });
     await expectEmpty(await api(svc, '/api/queue', { headers: { Origin: 'http://evil.example' } }), 403);
-    const post = await api(svc, '/api/prompt', { method: 'POST', headers: { Origin: 'https://evil.example', 'Content-Type': 'application/json' }, body: JSON.stringify({ prompt: loopWorkflow(1, 0) }) });
+    const post = await api(svc, '/api/prompt', {
+      method: 'POST',
+      headers: { Origin: 'https://evil.example', 'Content-Type': 'application/json' },
+      body: JSON.stringify({ prompt: loopWorkflow(1, 0) }),
+    });
     await expectEmpty(post, 403);
     expect(svc.stats.submissions.size).toBe(0);
     expect((await api(svc, '/api/queue', { headers: { Origin: svc.url } })).status).toBe(200);
@@ -111,7 +126,11 @@ describe('local flavour: /view (traces/view.json)', () => {
     expect([...alpha.data.subarray(0, 4)]).toEqual([0, 0, 0, 128]);
     const preview = await api(svc, '/view?filename=sample.png&type=input&preview=jpeg;50');
     expect(preview.headers.get('content-type')).toBe('image/jpeg');
-    expect(Buffer.from(await preview.arrayBuffer()).subarray(0, 3).toString('hex')).toBe('ffd8ff');
+    expect(
+      Buffer.from(await preview.arrayBuffer())
+        .subarray(0, 3)
+        .toString('hex'),
+    ).toBe('ffd8ff');
     expect(svc.stats.viewRequests).toBe(12);
   });
 
@@ -161,10 +180,21 @@ describe('cloud flavour: every endpoint', () => {
     expect(await (await api(svc, '/api/features')).json()).toEqual({ supports_preview_metadata: true, max_upload_size: 50000000, max_concurrent_jobs: 1 });
     const list = (await (await api(svc, '/api/jobs?status=completed&limit=1000')).json()) as { jobs: Array<Record<string, unknown>>; pagination: object };
     expect(list.pagination).toEqual({ offset: 0, limit: 1000, total: list.jobs.length, has_more: false });
-    expect(list.jobs.find((j) => j.id === id)).toMatchObject({ status: 'completed', outputs_count: 1, create_time: expect.any(Number), execution_start_time: expect.any(Number) });
+    expect(list.jobs.find((j) => j.id === id)).toMatchObject({
+      status: 'completed',
+      outputs_count: 1,
+      create_time: expect.any(Number),
+      execution_start_time: expect.any(Number),
+    });
     expect((await api(svc, '/api/jobs?limit=1001')).status).toBe(400);
     expect((await api(svc, '/api/jobs?status=done')).status).toBe(400);
-    expect(await (await api(svc, `/api/jobs/${id}`)).json()).toMatchObject({ id, workflow: expect.any(Object), outputs: expect.any(Object), update_time: expect.any(Number), execution_meta: expect.any(Object) });
+    expect(await (await api(svc, `/api/jobs/${id}`)).json()).toMatchObject({
+      id,
+      workflow: expect.any(Object),
+      outputs: expect.any(Object),
+      update_time: expect.any(Number),
+      execution_meta: expect.any(Object),
+    });
     expect((await api(svc, '/api/jobs/unknown-id')).status).toBe(404);
     expect((await api(svc, '/api/system_stats')).status).toBe(200);
     expect(await (await api(svc, '/api/prompt')).json()).toEqual({ exec_info: { queue_remaining: 0 } });

@@ -53,7 +53,14 @@ describe('local uploads', () => {
     for (const res of [
       await uploadFile(svc, png, 'x.png', { subfolder: '../escape' }),
       await uploadFile(svc, png, '../evil.png'),
-      await api(svc, '/upload/image', { method: 'POST', body: (() => { const f = new FormData(); f.append('type', 'input'); return f; })() }),
+      await api(svc, '/upload/image', {
+        method: 'POST',
+        body: (() => {
+          const f = new FormData();
+          f.append('type', 'input');
+          return f;
+        })(),
+      }),
     ]) {
       expect(res.status).toBe(400);
       expect(res.headers.get('content-type')).toBe('application/octet-stream');
@@ -68,10 +75,15 @@ describe('local uploads', () => {
     expect((await download(svc, 'big.png', '', 'input')).status).toBe(404);
   });
 
-  it('mask: stores the original\'s RGB with the mask\'s alpha under the mask\'s name (traces/uploads.json)', async () => {
+  it("mask: stores the original's RGB with the mask's alpha under the mask's name (traces/uploads.json)", async () => {
     const svc = await startDemo({ flavour: 'local' });
     await uploadPng(svc, 'sample.png', solidImage(32, 24, [200, 30, 30, 255]));
-    const fields = { type: 'input', subfolder: 'clipspace', original_ref: JSON.stringify({ filename: 'sample.png', subfolder: '', type: 'input' }), overwrite: 'true' };
+    const fields = {
+      type: 'input',
+      subfolder: 'clipspace',
+      original_ref: JSON.stringify({ filename: 'sample.png', subfolder: '', type: 'input' }),
+      overwrite: 'true',
+    };
     const res = await uploadFile(svc, encodePngImage(halfMask(32, 24)), 'clipspace-mask-1.png', fields, '/upload/mask');
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual(uploadsTrace.upload_mask!.json);
@@ -84,7 +96,13 @@ describe('local uploads', () => {
     // A smaller mask is scaled to the original (nearest); a JPEG original works too.
     const jpegBytes = jpeg.encode({ width: 32, height: 24, data: Buffer.from(solidImage(32, 24, [10, 200, 10, 255]).data) }, 95).data;
     await uploadFile(svc, jpegBytes, 'photo.jpg');
-    const small = await uploadFile(svc, encodePngImage(halfMask(8, 6)), 'm2.png', { original_ref: JSON.stringify({ filename: 'photo.jpg', subfolder: '', type: 'input' }) }, '/upload/mask');
+    const small = await uploadFile(
+      svc,
+      encodePngImage(halfMask(8, 6)),
+      'm2.png',
+      { original_ref: JSON.stringify({ filename: 'photo.jpg', subfolder: '', type: 'input' }) },
+      '/upload/mask',
+    );
     expect(await small.json()).toEqual({ name: 'm2.png', subfolder: '', type: 'input' });
     const scaled = decodePngImage(new Uint8Array(await (await download(svc, 'm2.png', '', 'input')).arrayBuffer()));
     expect(scaled.data[3]).toBe(0);
@@ -139,7 +157,13 @@ describe('cloud uploads', () => {
   it('mask: composes into a content-addressed PNG; a missing original is a 400', async () => {
     const svc = await startDemo({ flavour: 'cloud' });
     const original = await uploadPng(svc, 'photo.png', solidImage(8, 8, [50, 60, 70, 255]));
-    const res = await uploadFile(svc, encodePngImage(halfMask(8, 8)), 'mask.png', { type: 'input', subfolder: 'clipspace', original_ref: JSON.stringify({ filename: original, subfolder: '', type: 'input' }) }, '/api/upload/mask');
+    const res = await uploadFile(
+      svc,
+      encodePngImage(halfMask(8, 8)),
+      'mask.png',
+      { type: 'input', subfolder: 'clipspace', original_ref: JSON.stringify({ filename: original, subfolder: '', type: 'input' }) },
+      '/api/upload/mask',
+    );
     expect(res.status).toBe(200);
     const body = (await res.json()) as { name: string; subfolder: string; type: string };
     expect(body.name).toMatch(/^[0-9a-f]{16}\.png$/);
@@ -148,7 +172,13 @@ describe('cloud uploads', () => {
     expect([...stored.data.subarray(0, 4)]).toEqual([50, 60, 70, 0]);
     expect([...stored.data.subarray(7 * 4, 8 * 4)]).toEqual([50, 60, 70, 255]);
 
-    const missing = await uploadFile(svc, encodePngImage(halfMask(8, 8)), 'mask.png', { original_ref: JSON.stringify({ filename: 'nope.png', subfolder: '', type: 'input' }) }, '/api/upload/mask');
+    const missing = await uploadFile(
+      svc,
+      encodePngImage(halfMask(8, 8)),
+      'mask.png',
+      { original_ref: JSON.stringify({ filename: 'nope.png', subfolder: '', type: 'input' }) },
+      '/api/upload/mask',
+    );
     expect(missing.status).toBe(400);
     expect(await missing.json()).toEqual({ code: 'original_not_found', message: expect.any(String) });
   });

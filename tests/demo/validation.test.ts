@@ -74,7 +74,11 @@ describe('local flavour: rejected workflows as the real server answers them', ()
     expect(body.node_errors['5']!.errors[0]).toMatchObject({ type: 'value_bigger_than_max', message: 'Value 1001 bigger than max of 1000', details: 'steps' });
     const floatRes = await postJson(svc, '/prompt', { prompt: loopWorkflow(2, 11.5) });
     const floatBody = (await floatRes.json()) as typeof body;
-    expect(floatBody.node_errors['5']!.errors[0]).toMatchObject({ type: 'value_bigger_than_max', message: 'Value 11.5 bigger than max of 10.0', details: 'delay' });
+    expect(floatBody.node_errors['5']!.errors[0]).toMatchObject({
+      type: 'value_bigger_than_max',
+      message: 'Value 11.5 bigger than max of 10.0',
+      details: 'delay',
+    });
     const wrong = await postJson(svc, '/prompt', { prompt: loopWorkflow(2, 'x' as unknown as number) });
     const wrongBody = (await wrong.json()) as typeof body;
     expect(wrongBody.node_errors['5']!.errors[0]).toMatchObject({ type: 'invalid_input_type', details: "delay, x, could not convert string to float: 'x'" });
@@ -127,7 +131,9 @@ describe('combo and boolean inputs', () => {
     const nodes = traceNodes();
     nodes.set('ComboNode', comboNode);
     const svc = await startDemo({ flavour: 'local', nodes });
-    const res = await postJson(svc, '/prompt', { prompt: { '1': { class_type: 'ComboNode', inputs: { direction: 'sideways', mode: 'medium', flag: 'false' } } } });
+    const res = await postJson(svc, '/prompt', {
+      prompt: { '1': { class_type: 'ComboNode', inputs: { direction: 'sideways', mode: 'medium', flag: 'false' } } },
+    });
     expect(res.status).toBe(400);
     const body = (await res.json()) as { node_errors: Record<string, { errors: Array<Record<string, unknown>> }> };
     expect(body.node_errors['1']!.errors).toEqual([

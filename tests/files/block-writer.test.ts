@@ -219,7 +219,9 @@ if (mode === 'failed') {
   const loader = pathToFileURL(resolve(import.meta.dirname, '../../node_modules/tsx/dist/loader.mjs')).href;
   const run = (mode: string): Promise<{ code: number | null; stdout: string }> =>
     new Promise((done) => {
-      const child = execFile(process.execPath, ['--import', loader, script, mode], { timeout: 20_000 }, (_error, stdout) => done({ code: child.exitCode, stdout }));
+      const child = execFile(process.execPath, ['--import', loader, script, mode], { timeout: 20_000 }, (_error, stdout) =>
+        done({ code: child.exitCode, stdout }),
+      );
     });
   const expected = createHash('sha256');
   for (let i = 0; i < 3; i += 1) expected.update(Buffer.alloc(BLOCK_BYTES, i));

@@ -55,7 +55,8 @@ describe('checkUploadFile', () => {
 
 describe('uploadNameProblem', () => {
   it('refuses names that are not a single file name', () => {
-    for (const name of ['..', '.', '', 'a/b.png', 'a\\b.png', '../x.png', 'a\0b', 'x'.repeat(256)]) expect(uploadNameProblem(name), JSON.stringify(name)).not.toBeNull();
+    for (const name of ['..', '.', '', 'a/b.png', 'a\\b.png', '../x.png', 'a\0b', 'x'.repeat(256)])
+      expect(uploadNameProblem(name), JSON.stringify(name)).not.toBeNull();
     for (const name of ['mask.png', 'my picture (2).png', 'été.png', '.hidden.png']) expect(uploadNameProblem(name), name).toBeNull();
   });
 });

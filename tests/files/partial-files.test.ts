@@ -30,7 +30,14 @@ describe('partial files', () => {
   it('left by a dead process, or unowned and old, are removed; live, recent and foreign ones stay', async () => {
     const dir = mkdtempSync(join(work, 'sweep-'));
     const stale = [`a.png.part-${deadPid}-0123456789ab`, `b.png.json.part-${deadPid}-x1y2z3`, 'c.png.part-a1b2c3d4e5f6'];
-    const kept = [`live.png.part-${process.pid}-0123456789ab`, 'recent.png.part-0a1b2c3d4e5f', 'notes.part-1', 'x.png.part-zzzz', 'report.part-final.txt', 'a.png'];
+    const kept = [
+      `live.png.part-${process.pid}-0123456789ab`,
+      'recent.png.part-0a1b2c3d4e5f',
+      'notes.part-1',
+      'x.png.part-zzzz',
+      'report.part-final.txt',
+      'a.png',
+    ];
     for (const name of [...stale, ...kept]) writeFileSync(join(dir, name), 'partial');
     const hourAgo = new Date(Date.now() - 3600_000);
     for (const name of [...stale, 'notes.part-1', 'x.png.part-zzzz', 'report.part-final.txt']) utimesSync(join(dir, name), hourAgo, hourAgo);

@@ -2,16 +2,7 @@
 // whose status/history/queue answers the test sets. Not a test file itself (no .test.ts).
 import type { NodeDefinitions } from '@main/service/object-info';
 import type { ConnectionState, DownloadResult, EventStream, JobHistory, ServiceApi } from '@main/service/ports';
-import type {
-  JobStatusReading,
-  OutputFile,
-  QueueSnapshot,
-  ServerEvent,
-  ServerKind,
-  ServerProfile,
-  SubmitResult,
-  UploadResult,
-} from '@main/service/types';
+import type { JobStatusReading, OutputFile, QueueSnapshot, ServerEvent, ServerKind, ServerProfile, SubmitResult, UploadResult } from '@main/service/types';
 import type { TrackerClock } from '@main/jobs/tracker';
 import { capabilitiesFor, type ServerCapabilities, type ServerFeatures } from '@main/service/capabilities';
 import type { JobDetail, JobPage } from '@main/service/job-list';

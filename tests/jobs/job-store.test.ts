@@ -107,7 +107,14 @@ describe('JobStore', () => {
     clock = 2_000;
     const error = { exceptionType: 'E', explanation: 'x', message: 'y', nodeId: null, nodeType: null, traceback: [] };
     await jobs.recordEnd('e1', { phase: 'failed', rawStatus: 'error', progress: { nodesDone: 1, nodesTotal: 2, currentNode: null }, error, outputs: [a, b] });
-    expect(await jobs.get('e1')).toMatchObject({ phase: 'failed', rawStatus: 'error', endedAt: 2_000, updatedAt: 2_000, error, progress: { nodesDone: 1, nodesTotal: 2, currentNode: null } });
+    expect(await jobs.get('e1')).toMatchObject({
+      phase: 'failed',
+      rawStatus: 'error',
+      endedAt: 2_000,
+      updatedAt: 2_000,
+      error,
+      progress: { nodesDone: 1, nodesTotal: 2, currentNode: null },
+    });
     expect((await jobs.get('e1'))!.outputs.map((o) => o.filename)).toEqual(['a.png', 'b.png']);
     await jobs.recordEnd('e2', { phase: 'succeeded', rawStatus: 'success', progress: null, error: null, outputs: [] });
     expect(await jobs.get('e2')).toMatchObject({ phase: 'succeeded', endedAt: 2_000, error: null, outputs: [] });
@@ -162,9 +169,7 @@ describe('JobStore', () => {
     store = await Store.open(':memory:');
     const jobs = await JobStore.open(store, { now });
     await jobs.recordSubmitted({ ...base, promptId: 'good' });
-    await store.run(
-      `INSERT INTO jobs (prompt_id, server_kind, base_url, phase, created_at, updated_at) VALUES ('bad', 'martian', 'x', 'pending', 1, 1)`,
-    );
+    await store.run(`INSERT INTO jobs (prompt_id, server_kind, base_url, phase, created_at, updated_at) VALUES ('bad', 'martian', 'x', 'pending', 1, 1)`);
     await store.run(`UPDATE jobs SET outputs = 'not json' WHERE prompt_id = 'good'`);
     const list = await jobs.listInFlight();
     expect(list.map((j) => j.promptId)).toEqual(['good']);

@@ -28,7 +28,10 @@ afterEach(async () => {
 
 function sampler(delayMs: number, classType = 'DemoSampler'): Workflow {
   return {
-    '1': { class_type: classType, inputs: { prompt: 'a pipeline', seed: 3, steps: 2, width: 32, height: 24, cfg: 7, sampler_name: 'euler', delay_ms: delayMs } },
+    '1': {
+      class_type: classType,
+      inputs: { prompt: 'a pipeline', seed: 3, steps: 2, width: 32, height: 24, cfg: 7, sampler_name: 'euler', delay_ms: delayMs },
+    },
     '2': { class_type: 'SaveImage', inputs: { images: ['1', 0], filename_prefix: 'pipeline/test' } },
   };
 }
@@ -69,7 +72,6 @@ async function verdictWithin(api: ServiceApi, promptId: string, wanted: Verdict[
   }
 }
 
-
 describe.each(['local', 'cloud'] as const)('the job pipeline on the %s demo service', (flavour) => {
   it('journals the intent before the submit where the client picks the id, submits once, and the tracker follows it', async () => {
     const { service, profile, apiKey, api, jobs } = await setup(flavour);
@@ -78,7 +80,10 @@ describe.each(['local', 'cloud'] as const)('the job pipeline on the %s demo serv
       seen.push({ chosen, phase: chosen ? ((await jobs.get(chosen))?.phase ?? null) : null, inFlight: (await jobs.listInFlight()).length });
     });
     const before = [...service.stats.submissions.values()].reduce((a, b) => a + b, 0);
-    const submitted = await submitJob({ api: observed, jobs, clientId: 'pipeline-test', profileId: 'p-1' }, { workflow: sampler(20), workflowName: 'pipe.json', origin: 'cli' });
+    const submitted = await submitJob(
+      { api: observed, jobs, clientId: 'pipeline-test', profileId: 'p-1' },
+      { workflow: sampler(20), workflowName: 'pipe.json', origin: 'cli' },
+    );
 
     expect(seen).toHaveLength(1);
     if (api.capabilities.clientPromptId) {
@@ -89,7 +94,13 @@ describe.each(['local', 'cloud'] as const)('the job pipeline on the %s demo serv
       expect(seen[0]).toEqual({ chosen: undefined, phase: null, inFlight: 0 });
     }
     expect([...service.stats.submissions.values()].reduce((a, b) => a + b, 0)).toBe(before + 1);
-    expect(await jobs.get(submitted.promptId)).toMatchObject({ phase: 'pending', origin: 'cli', profileId: 'p-1', workflowName: 'pipe.json', serverKind: flavour });
+    expect(await jobs.get(submitted.promptId)).toMatchObject({
+      phase: 'pending',
+      origin: 'cli',
+      profileId: 'p-1',
+      workflowName: 'pipe.json',
+      serverKind: flavour,
+    });
 
     const events = new EventsSocket(profile, { apiKey, backoff: { minMs: 50, maxMs: 200 } });
     const tracker = new JobTracker({ api, events, jobs, pollIntervalMs: 100, timeoutMs: 15_000 });
@@ -105,7 +116,9 @@ describe.each(['local', 'cloud'] as const)('the job pipeline on the %s demo serv
 
   it('leaves no journal entry for a workflow the server refuses', async () => {
     const { api, jobs } = await setup(flavour);
-    await expect(submitJob({ api, jobs, clientId: 'pipeline-test' }, { workflow: sampler(0, 'NoSuchNode'), workflowName: 'bad.json', origin: 'window' })).rejects.toBeInstanceOf(WorkflowRejectedError);
+    await expect(
+      submitJob({ api, jobs, clientId: 'pipeline-test' }, { workflow: sampler(0, 'NoSuchNode'), workflowName: 'bad.json', origin: 'window' }),
+    ).rejects.toBeInstanceOf(WorkflowRejectedError);
     expect(await jobs.list()).toEqual([]);
   });
 
@@ -118,7 +131,10 @@ describe.each(['local', 'cloud'] as const)('the job pipeline on the %s demo serv
     }
     const first = await submitJob({ api, jobs, clientId: 'pipeline-test' }, { workflow: sampler(20), workflowName: 'once.json', origin: 'hot-folder' });
     const count = [...service.stats.submissions.values()].reduce((a, b) => a + b, 0);
-    const again = await submitJob({ api, jobs, clientId: 'pipeline-test' }, { workflow: sampler(20), workflowName: 'once.json', origin: 'hot-folder', promptId: first.promptId });
+    const again = await submitJob(
+      { api, jobs, clientId: 'pipeline-test' },
+      { workflow: sampler(20), workflowName: 'once.json', origin: 'hot-folder', promptId: first.promptId },
+    );
     expect(again.promptId).toBe(first.promptId);
     expect([...service.stats.submissions.values()].reduce((a, b) => a + b, 0)).toBe(count);
     expect(await jobs.get(first.promptId)).toMatchObject({ origin: 'hot-folder', phase: 'pending' });

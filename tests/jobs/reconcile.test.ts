@@ -41,7 +41,7 @@ async function setup(kind: ServerKind) {
 const notFound = (): ServiceError => new ServiceError('not_found', 'The server has no such resource for the job status (HTTP 404).', { status: 404 });
 
 describe('JobTracker.reconcile on the cloud', () => {
-  it('finishes, resumes or fails every in-flight job, and leaves other servers\' jobs alone', async () => {
+  it("finishes, resumes or fails every in-flight job, and leaves other servers' jobs alone", async () => {
     const { jobs, api, clock, tracker, job } = await setup('cloud');
     await jobs.recordSubmitted(job('done'));
     await jobs.updatePhase('done', 'running', 'in_progress');
@@ -60,7 +60,13 @@ describe('JobTracker.reconcile on the cloud', () => {
     api.histories.set('failed', {
       reading: reading('error', 'failed'),
       outputs: [],
-      error: { exceptionType: 'ModelDownloadError', exceptionMessage: 'model x.safetensors not found', nodeId: '1', nodeType: 'CheckpointLoader', traceback: [] },
+      error: {
+        exceptionType: 'ModelDownloadError',
+        exceptionMessage: 'model x.safetensors not found',
+        nodeId: '1',
+        nodeType: 'CheckpointLoader',
+        traceback: [],
+      },
     });
     api.statuses.set('running', reading('in_progress', 'running'));
     api.statuses.set('never-sent', notFound());
@@ -85,10 +91,10 @@ describe('JobTracker.reconcile on the cloud', () => {
     expect(byId['done']!.nodesTotal).toBe(2);
 
     // The journal agrees; only the resumed jobs are still in flight, none is "submitting" any more.
-    expect((await jobs.get('done'))).toMatchObject({ phase: 'succeeded', rawStatus: 'completed' });
+    expect(await jobs.get('done')).toMatchObject({ phase: 'succeeded', rawStatus: 'completed' });
     expect((await jobs.get('done'))!.outputs).toHaveLength(2);
     expect((await jobs.get('failed'))!.error?.exceptionType).toBe('ModelDownloadError');
-    expect((await jobs.get('never-sent'))).toMatchObject({ phase: 'failed', rawStatus: 'never_submitted' });
+    expect(await jobs.get('never-sent')).toMatchObject({ phase: 'failed', rawStatus: 'never_submitted' });
     expect((await jobs.listInFlight()).map((j) => [j.promptId, j.phase])).toEqual([
       ['running', 'running'],
       ['sent-before-crash', 'pending'],
@@ -162,34 +168,45 @@ describe('JobTracker.reconcile on a local server', () => {
 });
 
 describe('JobTracker.reconcile and hot folders', () => {
-  it.each(['local', 'cloud'] as const)('leaves a hot folder\'s unconfirmed send on %s to the folder, which may send it again under the same id; settles one no folder holds', async (kind) => {
-    const { store, jobs, api, tracker, job } = await setup(kind);
-    // The folder holds its send while its watch entry is 'submitting' under the id (a removed
-    // folder's entries are gone, so its send is nobody's but the tracker's).
-    const watch = await WatchJournal.open(store);
-    await watch.saveEntry(watchEntry('folder-send', api.profile.baseUrl, kind));
-    await jobs.recordSubmitting(job('folder-send', { origin: 'hot-folder' }));
-    await jobs.recordSubmitting(job('folder-gone-send', { origin: 'hot-folder' }));
-    await jobs.recordSubmitting(job('window-send', { origin: 'window' }));
-    await jobs.recordSubmitted(job('folder-accepted', { origin: 'hot-folder' }));
-    api.statuses.set('folder-send', notFound());
-    api.statuses.set('folder-gone-send', notFound());
-    api.statuses.set('window-send', notFound());
-    api.statuses.set('folder-accepted', reading('pending', 'pending'));
-    api.queue = { running: [], pending: [{ promptId: 'folder-accepted', number: 1 }] };
+  it.each(['local', 'cloud'] as const)(
+    "leaves a hot folder's unconfirmed send on %s to the folder, which may send it again under the same id; settles one no folder holds",
+    async (kind) => {
+      const { store, jobs, api, tracker, job } = await setup(kind);
+      // The folder holds its send while its watch entry is 'submitting' under the id (a removed
+      // folder's entries are gone, so its send is nobody's but the tracker's).
+      const watch = await WatchJournal.open(store);
+      await watch.saveEntry(watchEntry('folder-send', api.profile.baseUrl, kind));
+      await jobs.recordSubmitting(job('folder-send', { origin: 'hot-folder' }));
+      await jobs.recordSubmitting(job('folder-gone-send', { origin: 'hot-folder' }));
+      await jobs.recordSubmitting(job('window-send', { origin: 'window' }));
+      await jobs.recordSubmitted(job('folder-accepted', { origin: 'hot-folder' }));
+      api.statuses.set('folder-send', notFound());
+      api.statuses.set('folder-gone-send', notFound());
+      api.statuses.set('window-send', notFound());
+      api.statuses.set('folder-accepted', reading('pending', 'pending'));
+      api.queue = { running: [], pending: [{ promptId: 'folder-accepted', number: 1 }] };
 
-    const results = await tracker.reconcile();
-    expect(results.map((r) => r.promptId).sort()).toEqual(['folder-accepted', 'folder-gone-send', 'window-send']);
-    expect(tracker.get('folder-send')).toBeNull();
-    expect(await jobs.get('folder-send')).toMatchObject({ phase: 'submitting', origin: 'hot-folder' });
-    expect(await jobs.get('folder-gone-send')).toMatchObject({ phase: 'failed', rawStatus: 'never_submitted', origin: 'hot-folder' });
-    expect(await jobs.get('window-send')).toMatchObject({ phase: 'failed', rawStatus: 'never_submitted' });
-  });
+      const results = await tracker.reconcile();
+      expect(results.map((r) => r.promptId).sort()).toEqual(['folder-accepted', 'folder-gone-send', 'window-send']);
+      expect(tracker.get('folder-send')).toBeNull();
+      expect(await jobs.get('folder-send')).toMatchObject({ phase: 'submitting', origin: 'hot-folder' });
+      expect(await jobs.get('folder-gone-send')).toMatchObject({ phase: 'failed', rawStatus: 'never_submitted', origin: 'hot-folder' });
+      expect(await jobs.get('window-send')).toMatchObject({ phase: 'failed', rawStatus: 'never_submitted' });
+    },
+  );
 });
 
 /** A hot folder's watch entry that recorded `promptId` before sending it. */
 function watchEntry(promptId: string, baseUrl: string, kind: ServerKind): EntryRecord {
-  const file = { folderId: 'folder', contentKey: `key-${promptId}`, imageSha256: `key-${promptId}`, maskSha256: null, path: `/in/${promptId}.png`, relPath: `${promptId}.png`, maskPath: null };
+  const file = {
+    folderId: 'folder',
+    contentKey: `key-${promptId}`,
+    imageSha256: `key-${promptId}`,
+    maskSha256: null,
+    path: `/in/${promptId}.png`,
+    relPath: `${promptId}.png`,
+    maskPath: null,
+  };
   return { ...discoveredEntry(file, 1), state: 'submitting', promptId, serverKind: kind, baseUrl };
 }
 

@@ -15,7 +15,18 @@ function samplerWorkflow(extra: Record<string, number> = {}): Workflow {
   return {
     '1': {
       class_type: 'DemoSampler',
-      inputs: { prompt: 'a lighthouse', seed: 18446744073709551615n, steps: 3, width: 32, height: 24, cfg: 7, sampler_name: 'euler', delay_ms: 40, fail_at_step: 0, ...extra },
+      inputs: {
+        prompt: 'a lighthouse',
+        seed: 18446744073709551615n,
+        steps: 3,
+        width: 32,
+        height: 24,
+        cfg: 7,
+        sampler_name: 'euler',
+        delay_ms: 40,
+        fail_at_step: 0,
+        ...extra,
+      },
     },
     '2': { class_type: 'SaveImage', inputs: { images: ['1', 0], filename_prefix: 'tracker/test' } },
   };

@@ -50,7 +50,15 @@ const start = (promptId = P): ServerEvent[] => [
 ];
 
 function preview(promptId: string | null, byte: number, frameType: 1 | 4 = 1): ServerEvent {
-  return { type: 'preview', frameType, promptId, nodeId: frameType === 4 ? '1' : null, displayNodeId: null, mime: 'image/jpeg', bytes: new Uint8Array([0xff, 0xd8, 0xff, byte]) };
+  return {
+    type: 'preview',
+    frameType,
+    promptId,
+    nodeId: frameType === 4 ? '1' : null,
+    displayNodeId: null,
+    mime: 'image/jpeg',
+    bytes: new Uint8Array([0xff, 0xd8, 0xff, byte]),
+  };
 }
 
 describe('JobTracker, following by events', () => {
@@ -73,7 +81,13 @@ describe('JobTracker, following by events', () => {
         type: 'executed',
         promptId: P,
         node: '9',
-        output: { images: [{ filename: 'a.png', subfolder: '', type: 'output' }, { filename: 'b.png', subfolder: '', type: 'output' }], animated: [false] },
+        output: {
+          images: [
+            { filename: 'a.png', subfolder: '', type: 'output' },
+            { filename: 'b.png', subfolder: '', type: 'output' },
+          ],
+          animated: [false],
+        },
       },
       // A second output node reporting one of the same files, plus a video under another key.
       {
@@ -136,15 +150,19 @@ describe('JobTracker, following by events', () => {
   it('fails a job with a plain-language explanation of its exception type', async () => {
     const { events, tracker } = setup();
     const job = tracker.track(P, { workflow: WORKFLOW });
-    events.emit(...start(), { type: 'executing', promptId: P, node: '1' }, {
-      type: 'execution_error',
-      promptId: P,
-      nodeId: '1',
-      nodeType: 'KSampler',
-      exceptionType: 'OOMError',
-      exceptionMessage: 'CUDA out of memory. Tried to allocate 2.00 GiB',
-      traceback: ['  File "execution.py", line 1\n'],
-    });
+    events.emit(
+      ...start(),
+      { type: 'executing', promptId: P, node: '1' },
+      {
+        type: 'execution_error',
+        promptId: P,
+        nodeId: '1',
+        nodeType: 'KSampler',
+        exceptionType: 'OOMError',
+        exceptionMessage: 'CUDA out of memory. Tried to allocate 2.00 GiB',
+        traceback: ['  File "execution.py", line 1\n'],
+      },
+    );
     const end = await job.waitForEnd();
     expect(end.phase).toBe('failed');
     expect(end.error).toMatchObject({
@@ -169,7 +187,15 @@ describe('JobTracker, following by events', () => {
   it('ignores events of other jobs and duplicate terminal events', async () => {
     const { events, tracker, updates } = setup();
     const job = tracker.track(P);
-    events.emit(...start(Q), { type: 'execution_error', promptId: Q, nodeId: '1', nodeType: 'X', exceptionType: 'RuntimeError', exceptionMessage: 'no', traceback: [] });
+    events.emit(...start(Q), {
+      type: 'execution_error',
+      promptId: Q,
+      nodeId: '1',
+      nodeType: 'X',
+      exceptionType: 'RuntimeError',
+      exceptionMessage: 'no',
+      traceback: [],
+    });
     expect(tracker.get(P)?.phase).toBe('pending');
     events.emit(...start(), { type: 'execution_success', promptId: P }, { type: 'execution_success', promptId: P });
     events.emit({ type: 'execution_error', promptId: P, nodeId: '1', nodeType: 'X', exceptionType: 'RuntimeError', exceptionMessage: 'late', traceback: [] });
@@ -207,7 +233,7 @@ describe('JobTracker, previews and progress text', () => {
     expect(tracker.get(Q)?.latestPreview?.nodeId).toBe('1');
   });
 
-  it('does not hand a preview of someone else\'s running job to ours', () => {
+  it("does not hand a preview of someone else's running job to ours", () => {
     const { events, tracker } = setup();
     const seen: string[] = [];
     tracker.onPreview((p) => seen.push(p.promptId));
@@ -404,7 +430,11 @@ describe('cancellation requested by the user', () => {
     expect(tracker.get(P)).toMatchObject({ phase: 'pending' });
     api.statuses.set(P, { phase: 'running', raw: 'unknown', known: false });
     await clock.advance(60_000);
-    expect(tracker.get(P)).toMatchObject({ phase: 'cancelled', rawStatus: 'cancelled', error: { message: 'Removed from the queue before it started.', explanation: expect.stringMatching(/cancelled by another client/) } });
+    expect(tracker.get(P)).toMatchObject({
+      phase: 'cancelled',
+      rawStatus: 'cancelled',
+      error: { message: 'Removed from the queue before it started.', explanation: expect.stringMatching(/cancelled by another client/) },
+    });
   });
 
   it('without a cancel request the same answer means the job was lost', async () => {

@@ -41,10 +41,16 @@ describe('flowdeck login and logout with the OS keychain', () => {
 
     const wf = join(work, 'wf.json');
     const { writeFileSync } = await import('node:fs');
-    writeFileSync(wf, JSON.stringify({
-      '1': { class_type: 'DemoSampler', inputs: { prompt: 'keychain', seed: 1, steps: 2, width: 32, height: 32, cfg: 7, sampler_name: 'euler', delay_ms: 10 } },
-      '2': { class_type: 'SaveImage', inputs: { images: ['1', 0], filename_prefix: 'kc' } },
-    }));
+    writeFileSync(
+      wf,
+      JSON.stringify({
+        '1': {
+          class_type: 'DemoSampler',
+          inputs: { prompt: 'keychain', seed: 1, steps: 2, width: 32, height: 32, cfg: 7, sampler_name: 'euler', delay_ms: 10 },
+        },
+        '2': { class_type: 'SaveImage', inputs: { images: ['1', 0], filename_prefix: 'kc' } },
+      }),
+    );
     const run = await runCli(['run', wf, '--server', demo.url, '--out', join(work, 'out')], { env: env() });
     expect(run.code, run.stderr).toBe(0);
 

@@ -84,20 +84,41 @@ beforeAll(async () => {
   await Promise.all([local.start(), cloud.start()]);
 
   // A picture on the local server, into the default library folder (<data>/library).
-  writeFileSync(join(work, 'lighthouse.json'), JSON.stringify({
-    '1': { class_type: 'DemoSampler', inputs: { prompt: 'a lighthouse at dusk', seed: 18446744073709551615n.toString(), steps: 2, width: 40, height: 30, cfg: 7, sampler_name: 'euler', delay_ms: 10 } },
-    '2': { class_type: 'SaveImage', inputs: { images: ['1', 0], filename_prefix: 'cli/lib' } },
-  }).replace('"18446744073709551615"', '18446744073709551615'));
+  writeFileSync(
+    join(work, 'lighthouse.json'),
+    JSON.stringify({
+      '1': {
+        class_type: 'DemoSampler',
+        inputs: {
+          prompt: 'a lighthouse at dusk',
+          seed: 18446744073709551615n.toString(),
+          steps: 2,
+          width: 40,
+          height: 30,
+          cfg: 7,
+          sampler_name: 'euler',
+          delay_ms: 10,
+        },
+      },
+      '2': { class_type: 'SaveImage', inputs: { images: ['1', 0], filename_prefix: 'cli/lib' } },
+    }).replace('"18446744073709551615"', '18446744073709551615'),
+  );
   const first = await runCli(['run', join(work, 'lighthouse.json'), '--local', '--server', local.url, '--out', join(work, 'out1'), '--json'], { env: env() });
   expect(first.code, first.stderr).toBe(0);
   imageRun = JSON.parse(first.stdout) as RunJson;
 
   // Video and audio on the cloud flavour, into a library folder chosen by FLOWDECK_LIBRARY_DIR.
-  writeFileSync(join(work, 'media.json'), JSON.stringify({
-    '1': { class_type: 'DemoSampler', inputs: { prompt: 'waves on a beach', seed: 3, steps: 2, width: 16, height: 16, cfg: 7, sampler_name: 'euler', delay_ms: 10 } },
-    '3': { class_type: 'DemoVideo', inputs: { image: ['1', 0], frames: 2, fps: 12 } },
-    '4': { class_type: 'DemoAudio', inputs: { seconds: 0.5, frequency: 220 } },
-  }));
+  writeFileSync(
+    join(work, 'media.json'),
+    JSON.stringify({
+      '1': {
+        class_type: 'DemoSampler',
+        inputs: { prompt: 'waves on a beach', seed: 3, steps: 2, width: 16, height: 16, cfg: 7, sampler_name: 'euler', delay_ms: 10 },
+      },
+      '3': { class_type: 'DemoVideo', inputs: { image: ['1', 0], frames: 2, fps: 12 } },
+      '4': { class_type: 'DemoAudio', inputs: { seconds: 0.5, frequency: 220 } },
+    }),
+  );
   const second = await runCli(['run', join(work, 'media.json'), '--server', cloud.url, '--out', join(work, 'out2'), '--json'], {
     env: env({ FLOWDECK_API_KEY: cloud.apiKey!, FLOWDECK_LIBRARY_DIR: join(work, 'elsewhere') }),
   });
@@ -176,7 +197,15 @@ describe('flowdeck library list', () => {
     }
     expect(items.map((i) => i.media_type).sort()).toEqual(['audio', 'image', 'video']);
     const image = items.find((i) => i.media_type === 'image')!;
-    expect(image).toMatchObject({ prompt_id: imageRun.prompt_id, mime: 'image/png', width: 40, height: 30, workflow_name: 'lighthouse.json', node_class: 'SaveImage', prompt: 'a lighthouse at dusk' });
+    expect(image).toMatchObject({
+      prompt_id: imageRun.prompt_id,
+      mime: 'image/png',
+      width: 40,
+      height: 30,
+      workflow_name: 'lighthouse.json',
+      node_class: 'SaveImage',
+      prompt: 'a lighthouse at dusk',
+    });
     // Each row keeps the folder it was written to (the second run used FLOWDECK_LIBRARY_DIR).
     expect(image.path).toBe(imageRun.outputs[0]!.library_path);
     const video = items.find((i) => i.media_type === 'video')!;
@@ -210,7 +239,14 @@ describe('flowdeck library list', () => {
     const run = await runCli(['library', 'grid'], { env: env() });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('flowdeck library list');
-    for (const args of [['list', '--type', 'hologram'], ['list', '--since', 'last tuesday'], ['search'], ['list', 'words'], ['list', '--limit', '-1'], ['list', '--bogus']]) {
+    for (const args of [
+      ['list', '--type', 'hologram'],
+      ['list', '--since', 'last tuesday'],
+      ['search'],
+      ['list', 'words'],
+      ['list', '--limit', '-1'],
+      ['list', '--bogus'],
+    ]) {
       await expect(inProcess(args), args.join(' ')).rejects.toBeInstanceOf(UsageError);
     }
   });
@@ -272,7 +308,10 @@ describe('flowdeck library and hot-folder provenance', () => {
       const json = await runCli(['library', ...args, '--json'], { env: hotEnv });
       expect(json.code, json.stderr).toBe(0);
       const items = JSON.parse(json.stdout) as ListedItem[];
-      expect(items.map((i) => [i.prompt_id, i.source_file, i.status]), args.join(' ')).toEqual([['hot-job-1', '/photos/in/cat.png', 'done']]);
+      expect(
+        items.map((i) => [i.prompt_id, i.source_file, i.status]),
+        args.join(' '),
+      ).toEqual([['hot-job-1', '/photos/in/cat.png', 'done']]);
       expect(readFileSync(items[0]!.path!)).toEqual(readFileSync(output));
     }
     const text = await runCli(['library', 'list'], { env: hotEnv });

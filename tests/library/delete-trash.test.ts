@@ -43,7 +43,13 @@ afterAll(async () => {
 });
 
 async function open(trash?: TrashFunction): Promise<Library> {
-  const library = await Library.open({ store, root: join(dir, 'library'), source: () => quickClient('local', server.url, null, 0), retry: QUICK_RETRY, ...(trash ? { trash } : {}) });
+  const library = await Library.open({
+    store,
+    root: join(dir, 'library'),
+    source: () => quickClient('local', server.url, null, 0),
+    retry: QUICK_RETRY,
+    ...(trash ? { trash } : {}),
+  });
   await library.start();
   libraries.push(library);
   return library;
@@ -57,7 +63,10 @@ function png(seed: number): Buffer {
 
 async function downloaded(library: Library, filename: string, bytes: Buffer) {
   server.setFile(filename, bytes);
-  const [item] = await library.record({ promptId: `job-${filename}`, outputs: [{ filename, subfolder: '', type: 'output', node: '1', key: 'images' }] }, { server: libServer });
+  const [item] = await library.record(
+    { promptId: `job-${filename}`, outputs: [{ filename, subfolder: '', type: 'output', node: '1', key: 'images' }] },
+    { server: libServer },
+  );
   const [done] = await library.whenSettled([item!.id]);
   expect(done?.status).toBe('done');
   return done!;
@@ -112,7 +121,10 @@ describe('delete', () => {
     server.setFile('slow.bin', Buffer.alloc(100_000, 3));
     server.plan('slow.bin', ['stall']);
     const stalled = server.stalled();
-    const [item] = await library.record({ promptId: 'slow', outputs: [{ filename: 'slow.bin', subfolder: '', type: 'output', node: '1', key: 'images' }] }, { server: libServer });
+    const [item] = await library.record(
+      { promptId: 'slow', outputs: [{ filename: 'slow.bin', subfolder: '', type: 'output', node: '1', key: 'images' }] },
+      { server: libServer },
+    );
     await stalled;
     expect(await library.delete(item!.id)).toEqual({ removed: true, trash: null });
     expect(await library.get(item!.id)).toBeNull();

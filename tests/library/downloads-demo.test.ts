@@ -61,7 +61,10 @@ async function openLibrary(api: ServiceClient, root = join(dir, 'library')): Pro
 
 function samplerWorkflow(prompt: string): Workflow {
   return {
-    '1': { class_type: 'DemoSampler', inputs: { prompt, seed: 7, steps: 2, width: 32, height: 24, cfg: 7, sampler_name: 'euler', delay_ms: 10, fail_at_step: 0 } },
+    '1': {
+      class_type: 'DemoSampler',
+      inputs: { prompt, seed: 7, steps: 2, width: 32, height: 24, cfg: 7, sampler_name: 'euler', delay_ms: 10, fail_at_step: 0 },
+    },
     '2': { class_type: 'SaveImage', inputs: { images: ['1', 0], filename_prefix: 'library/test' } },
   };
 }
@@ -108,7 +111,18 @@ describe.each(['local', 'cloud'] as const)('a job on the %s demo service', (flav
     expect(recorded).toHaveLength(1);
     const [item] = await library.whenSettled(recorded.map((i) => i.id));
 
-    expect(item).toMatchObject({ status: 'done', attempts: 1, error: null, retryAt: null, mediaKind: 'image', mime: 'image/png', width: 32, height: 24, nodeClass: 'SaveImage', createdAt: snapshot.trackedAt });
+    expect(item).toMatchObject({
+      status: 'done',
+      attempts: 1,
+      error: null,
+      retryAt: null,
+      mediaKind: 'image',
+      mime: 'image/png',
+      width: 32,
+      height: 24,
+      nodeClass: 'SaveImage',
+      createdAt: snapshot.trackedAt,
+    });
     expect(item!.promptText).toBe('a lighthouse at dusk');
     const bytes = await readFile(item!.path!);
     expect(item!.size).toBe(bytes.length);
@@ -125,7 +139,9 @@ describe.each(['local', 'cloud'] as const)('a job on the %s demo service', (flav
       expect(service.stats.storageRequestsWithKey).toBe(0);
     }
     // Announced: added, then downloading, then done.
-    await expect.poll(() => changes.map((c) => (c.type === 'removed' ? 'removed' : `${c.type}:${c.item.status}`))).toEqual(['added:pending', 'updated:downloading', 'updated:done']);
+    await expect
+      .poll(() => changes.map((c) => (c.type === 'removed' ? 'removed' : `${c.type}:${c.item.status}`)))
+      .toEqual(['added:pending', 'updated:downloading', 'updated:done']);
   });
 
   it('stores duplicate content once and numbers a different file with the same name', async () => {
@@ -164,7 +180,10 @@ describe.each(['local', 'cloud'] as const)('a job on the %s demo service', (flav
     const service = services[flavour];
     const api = quickClient(flavour, service.url, service.apiKey);
     const library = await openLibrary(api);
-    const [recorded] = await library.record({ promptId: 'audio-1', outputs: [await demoOutput(flavour, 'tone.wav', sineWav(0.5, 440), 'audio')] }, { server: serverOf(flavour) });
+    const [recorded] = await library.record(
+      { promptId: 'audio-1', outputs: [await demoOutput(flavour, 'tone.wav', sineWav(0.5, 440), 'audio')] },
+      { server: serverOf(flavour) },
+    );
     const [item] = await library.whenSettled([recorded!.id]);
     expect(item).toMatchObject({ status: 'done', mediaKind: 'audio', mime: 'audio/wav', durationMs: 500, width: null });
     expect(await library.thumbnail(item!.id)).toBeNull();
@@ -185,7 +204,10 @@ describe('the cloud flavour: expired signed URLs', () => {
     const library = await openLibrary(api);
     service.faults.setResponseDelay(150);
     const viewsBefore = service.stats.viewRequests;
-    const [recorded] = await library.record({ promptId: 'exp-1', outputs: [await demoOutput('cloud', 'exp1.png', pngBytes(3, 3, [1, 2, 3, 255]))] }, { server: serverOf('cloud') });
+    const [recorded] = await library.record(
+      { promptId: 'exp-1', outputs: [await demoOutput('cloud', 'exp1.png', pngBytes(3, 3, [1, 2, 3, 255]))] },
+      { server: serverOf('cloud') },
+    );
     await expireDuringNextStorageRequest(service);
     const [item] = await library.whenSettled([recorded!.id]);
     expect(item).toMatchObject({ status: 'done', attempts: 1 });
@@ -202,7 +224,10 @@ describe('the cloud flavour: expired signed URLs', () => {
       if (c.type === 'updated' && c.item.status === 'failed') failures.push(c.item);
     });
     service.faults.setResponseDelay(150);
-    const [recorded] = await library.record({ promptId: 'exp-2', outputs: [await demoOutput('cloud', 'exp2.png', pngBytes(3, 3, [9, 9, 9, 255]))] }, { server: serverOf('cloud') });
+    const [recorded] = await library.record(
+      { promptId: 'exp-2', outputs: [await demoOutput('cloud', 'exp2.png', pngBytes(3, 3, [9, 9, 9, 255]))] },
+      { server: serverOf('cloud') },
+    );
     await expireDuringNextStorageRequest(service);
     await expireDuringNextStorageRequest(service);
     await expect.poll(() => failures.length, { timeout: 5000 }).toBeGreaterThan(0);
@@ -238,7 +263,10 @@ describe('thumbnails', () => {
     const api = quickClient('local', service.url, null);
     const library = await openLibrary(api);
     // Half transparent: flattened on white, never black.
-    const [recorded] = await library.record({ promptId: 'thumb-1', outputs: [await demoOutput('local', 'big.png', pngBytes(300, 150, [0, 0, 0, 0]))] }, { server: serverOf('local') });
+    const [recorded] = await library.record(
+      { promptId: 'thumb-1', outputs: [await demoOutput('local', 'big.png', pngBytes(300, 150, [0, 0, 0, 0]))] },
+      { server: serverOf('local') },
+    );
     const [item] = await library.whenSettled([recorded!.id]);
     const thumb = await library.thumbnail(item!.id, 64);
     expect(thumb).toMatchObject({ mime: 'image/jpeg', width: 64, height: 32 });
@@ -257,7 +285,10 @@ describe('thumbnails', () => {
     expect(t1).toMatchObject({ width: 300, height: 150 });
     expect(await library.thumbnail(9999)).toBeNull();
     // A file removed by hand: no thumbnail, no error.
-    const other = await library.record({ promptId: 'thumb-2', outputs: [await demoOutput('local', 'gone.png', pngBytes(20, 20, [1, 1, 1, 255]))] }, { server: serverOf('local') });
+    const other = await library.record(
+      { promptId: 'thumb-2', outputs: [await demoOutput('local', 'gone.png', pngBytes(20, 20, [1, 1, 1, 255]))] },
+      { server: serverOf('local') },
+    );
     const [gone] = await library.whenSettled([other[0]!.id]);
     await rm(gone!.path!);
     expect(await library.thumbnail(gone!.id, 64)).toBeNull();

@@ -137,7 +137,10 @@ describe('failures shown per item', () => {
 
   it('gives up at once on a file over the size cap, and a restart does not fetch it again', async () => {
     server.setFile('huge.bin', BYTES);
-    const capped = new ServiceClient({ kind: 'local', baseUrl: server.url }, { apiKey: () => null, retry: { retries: 0, baseMs: 5, maxMs: 20 }, limits: { ...DEFAULT_LIMITS, outputBytes: 16 * 1024 } });
+    const capped = new ServiceClient(
+      { kind: 'local', baseUrl: server.url },
+      { apiKey: () => null, retry: { retries: 0, baseMs: 5, maxMs: 20 }, limits: { ...DEFAULT_LIMITS, outputBytes: 16 * 1024 } },
+    );
     const library = await open(capped);
     const item = await recordOne(library, 'huge.bin');
     const [failed] = await library.whenSettled([item.id]);
@@ -166,13 +169,20 @@ describe('failures shown per item', () => {
 
 describe('hostile file names from the server', () => {
   it('keeps every file inside its dated folder under a safe name', async () => {
-    const hostile = ['../../../../etc/passwd', '..\\..\\windows\\win.ini', 'con.png', 'a/b/../../c.png', 'evil\u202egnp.exe', '.bashrc', '...', 'name\nwith\rcontrols.png', 'x'.repeat(400) + '.png'];
+    const hostile = [
+      '../../../../etc/passwd',
+      '..\\..\\windows\\win.ini',
+      'con.png',
+      'a/b/../../c.png',
+      'evil\u202egnp.exe',
+      '.bashrc',
+      '...',
+      'name\nwith\rcontrols.png',
+      'x'.repeat(400) + '.png',
+    ];
     for (const name of hostile) server.setFile(name, Buffer.from(name));
     const library = await open();
-    const recorded = await library.record(
-      { promptId: 'hostile', outputs: hostile.map((name) => output(name)) },
-      { server: libServer, createdAt: AT },
-    );
+    const recorded = await library.record({ promptId: 'hostile', outputs: hostile.map((name) => output(name)) }, { server: libServer, createdAt: AT });
     const items = await library.whenSettled(recorded.map((i) => i.id));
     expect(items.map((i) => i.status)).toEqual(hostile.map(() => 'done'));
     const folder = dateFolder(AT);

@@ -21,7 +21,10 @@ let library: Library;
 
 function workflow(prompt: string, extra: Record<string, unknown> = {}): Workflow {
   return {
-    '3': { class_type: 'DemoSampler', inputs: { prompt, negative_prompt: 'blurry', seed: 18446744073709551615n, steps: 4, sampler_name: 'euler_ancestral', ...extra } },
+    '3': {
+      class_type: 'DemoSampler',
+      inputs: { prompt, negative_prompt: 'blurry', seed: 18446744073709551615n, steps: 4, sampler_name: 'euler_ancestral', ...extra },
+    },
     '9': { class_type: 'SaveImage', inputs: { images: ['3', 0], filename_prefix: 'Flowdeck' } },
     '12': { class_type: 'DemoVideo', inputs: { image: ['3', 0], frames: 24 } },
     '13': { class_type: 'DemoAudio', inputs: { seconds: 1, frequency: 440 } },
@@ -50,7 +53,10 @@ describe('recording', () => {
     const changes: LibraryChange[] = [];
     library.onChange((c) => changes.push(c));
     const items = await library.record(
-      { promptId: 'job-1', outputs: [out('9', 'Flowdeck_00001_.png'), out('12', 'clip.webm', 'video'), out('13', 'tone.wav', 'audio'), out('9', 'preview.png', 'images', 'temp')] },
+      {
+        promptId: 'job-1',
+        outputs: [out('9', 'Flowdeck_00001_.png'), out('12', 'clip.webm', 'video'), out('13', 'tone.wav', 'audio'), out('9', 'preview.png', 'images', 'temp')],
+      },
       { server: SERVER, workflow: workflow('a lighthouse at dusk'), workflowName: 'Text to image', createdAt: T0 },
     );
     // The temp preview is not an output.
@@ -133,9 +139,18 @@ describe('recording', () => {
 
 describe('list and search', () => {
   beforeEach(async () => {
-    await library.record({ promptId: 'j-a', outputs: [out('9', 'lighthouse_00001_.png')] }, { server: SERVER, workflow: workflow('a lighthouse at dusk'), workflowName: 'Text to image', createdAt: T0 - 2 * DAY });
-    await library.record({ promptId: 'j-b', outputs: [out('9', 'forest_00001_.png'), out('12', 'forest.webm', 'video')] }, { server: SERVER, workflow: workflow('a misty forest, Café at night'), workflowName: 'Text to image', createdAt: T0 - DAY });
-    await library.record({ promptId: 'j-c', outputs: [out('13', 'tone.wav', 'audio')] }, { server: CLOUD, workflow: workflow('ocean waves'), workflowName: 'Soundscape', createdAt: T0 });
+    await library.record(
+      { promptId: 'j-a', outputs: [out('9', 'lighthouse_00001_.png')] },
+      { server: SERVER, workflow: workflow('a lighthouse at dusk'), workflowName: 'Text to image', createdAt: T0 - 2 * DAY },
+    );
+    await library.record(
+      { promptId: 'j-b', outputs: [out('9', 'forest_00001_.png'), out('12', 'forest.webm', 'video')] },
+      { server: SERVER, workflow: workflow('a misty forest, Café at night'), workflowName: 'Text to image', createdAt: T0 - DAY },
+    );
+    await library.record(
+      { promptId: 'j-c', outputs: [out('13', 'tone.wav', 'audio')] },
+      { server: CLOUD, workflow: workflow('ocean waves'), workflowName: 'Soundscape', createdAt: T0 },
+    );
   });
 
   it('lists newest first, by type, date range, workflow, server and job, with paging', async () => {
@@ -193,7 +208,10 @@ describe('list and search', () => {
   });
 
   it('a query of only symbols or emoji finds only the items containing it, never everything', async () => {
-    const sunrise = await library.record({ promptId: 'j-emoji', outputs: [out('9', 'sun_00001_.png')] }, { server: SERVER, workflow: workflow('sunrise 🌅 over #hills'), createdAt: T0 });
+    const sunrise = await library.record(
+      { promptId: 'j-emoji', outputs: [out('9', 'sun_00001_.png')] },
+      { server: SERVER, workflow: workflow('sunrise 🌅 over #hills'), createdAt: T0 },
+    );
     const ids = async (q: string): Promise<number[]> => (await library.search(q)).map((i) => i.id);
     expect(await library.count()).toBe(5);
     expect(await ids('🌅')).toEqual([sunrise[0]!.id]);
@@ -220,20 +238,43 @@ describe('search within dates over many rows', () => {
   it('finds rows of an old date range, also one recorded long after its job was created', async () => {
     const index = await LibraryIndex.open(store);
     const row = (i: number, createdAt: number, prompt: string): NewItemRow => ({
-      promptId: `bulk-${i}`, profileId: null, serverKind: 'local', baseUrl: 'http://b', workflow: null, workflowName: 'Bulk', nodeId: '9', nodeClass: 'SaveImage',
-      outputKey: 'images', fileName: `f${i}.png`, fileSubfolder: '', fileType: 'output', mediaKind: 'image', inputs: '{}', inputText: '', promptText: prompt,
-      createdAt, recordedAt: createdAt, status: 'done',
+      promptId: `bulk-${i}`,
+      profileId: null,
+      serverKind: 'local',
+      baseUrl: 'http://b',
+      workflow: null,
+      workflowName: 'Bulk',
+      nodeId: '9',
+      nodeClass: 'SaveImage',
+      outputKey: 'images',
+      fileName: `f${i}.png`,
+      fileSubfolder: '',
+      fileType: 'output',
+      mediaKind: 'image',
+      inputs: '{}',
+      inputText: '',
+      promptText: prompt,
+      createdAt,
+      recordedAt: createdAt,
+      status: 'done',
     });
     // 5000 rows over 5000 minutes, ids in creation order, spanning several id blocks.
     const rows = Array.from({ length: 5000 }, (_, i) => row(i, T0 + i * 60_000, i % 2 === 0 ? 'common harbour' : 'common field'));
     await index.transaction((tx) => index.insertMany(rows, tx));
     // Recorded last (highest id) but created before everything else.
     await index.insert(row(9999, T0 - DAY, 'common harbour late'));
-    const between = async (since: number, until: number): Promise<string[]> => (await index.search('common harbour', { since, until, limit: 1000 })).map((r) => r.prompt_id);
+    const between = async (since: number, until: number): Promise<string[]> =>
+      (await index.search('common harbour', { since, until, limit: 1000 })).map((r) => r.prompt_id);
     expect(await between(T0 + 100 * 60_000, T0 + 104 * 60_000)).toEqual(['bulk-102', 'bulk-100']);
     expect(await between(T0 - 2 * DAY, T0)).toEqual(['bulk-9999']);
     expect(await between(T0 - 3 * DAY, T0 - 2 * DAY)).toEqual([]);
-    expect((await index.search('harbour', { since: T0 + 4990 * 60_000, limit: 1000 })).map((r) => r.prompt_id)).toEqual(['bulk-4998', 'bulk-4996', 'bulk-4994', 'bulk-4992', 'bulk-4990']);
+    expect((await index.search('harbour', { since: T0 + 4990 * 60_000, limit: 1000 })).map((r) => r.prompt_id)).toEqual([
+      'bulk-4998',
+      'bulk-4996',
+      'bulk-4994',
+      'bulk-4992',
+      'bulk-4990',
+    ]);
     expect(await index.search('harbour', { until: T0 - 5 * DAY })).toEqual([]);
   });
 });

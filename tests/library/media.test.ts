@@ -55,7 +55,13 @@ describe('probeMedia', () => {
 
   it('takes a WAV duration from fmt and data, also when the data size was left unset', () => {
     const wav = Buffer.from(sineWav(1.5, 440));
-    expect(probeMedia(wav.subarray(0, 4096), wav.length, 'tone.wav', null)).toEqual({ kind: 'audio', mime: 'audio/wav', width: null, height: null, durationMs: 1500 });
+    expect(probeMedia(wav.subarray(0, 4096), wav.length, 'tone.wav', null)).toEqual({
+      kind: 'audio',
+      mime: 'audio/wav',
+      width: null,
+      height: null,
+      durationMs: 1500,
+    });
     const streamed = Buffer.from(wav);
     streamed.writeUInt32LE(0xffffffff, 40);
     expect(probeMedia(streamed, streamed.length, 'tone.wav', null).durationMs).toBe(1500);
@@ -91,7 +97,13 @@ describe('probeMedia', () => {
     const unknown = Buffer.from('not a known format');
     expect(probeMedia(unknown, unknown.length, 'scene.glb', null)).toMatchObject({ kind: 'model', mime: 'model/gltf-binary' });
     expect(probeMedia(unknown, unknown.length, 'noext', 'audio/x-custom; q=1')).toMatchObject({ kind: 'audio', mime: 'audio/x-custom' });
-    expect(probeMedia(unknown, unknown.length, 'noext', 'application/octet-stream')).toEqual({ kind: 'other', mime: null, width: null, height: null, durationMs: null });
+    expect(probeMedia(unknown, unknown.length, 'noext', 'application/octet-stream')).toEqual({
+      kind: 'other',
+      mime: null,
+      width: null,
+      height: null,
+      durationMs: null,
+    });
     // Truncated headers give what they can, never throw.
     expect(probeMedia(png(3, 3).subarray(0, 12), 12, 'p.png', null)).toMatchObject({ kind: 'image', width: null });
     expect(probeMedia(Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00]), 5, 'j.jpg', null)).toMatchObject({ kind: 'image', width: null });

@@ -100,7 +100,11 @@ describe('exported mask against reference images', () => {
     expect([out.width, out.height]).toEqual([W, H]);
     expect(out.rgbMax).toBe(0);
     const cov = strokeCoverage(W, H, [a, b], brush);
-    expectAlpha(out.alpha, cov.map((c) => 255 - c), W);
+    expectAlpha(
+      out.alpha,
+      cov.map((c) => 255 - c),
+      W,
+    );
 
     // The same facts read directly: centre line masked, 10 px away masked, 11.5 px away untouched.
     expect(out.alpha[30 * W + 40]).toBe(0);
@@ -119,7 +123,11 @@ describe('exported mask against reference images', () => {
     model.beginStroke('brush', brush, at);
     model.endStroke();
     const out = await exported(model);
-    expectAlpha(out.alpha, strokeCoverage(W, H, [at], brush).map((c) => 255 - c), W);
+    expectAlpha(
+      out.alpha,
+      strokeCoverage(W, H, [at], brush).map((c) => 255 - c),
+      W,
+    );
     // R = 20, W = 10: full within 10.5, gone from 20.5, linear between.
     expect(out.alpha[35 * W + 50]).toBe(0);
     expect(out.alpha[35 * W + 60]).toBe(0); // 10 away
@@ -135,7 +143,11 @@ describe('exported mask against reference images', () => {
     model.endStroke();
     expect(model.countMasked()).toBe(W * H);
     const eraser = { size: 30, hardness: 0.4, opacity: 1 };
-    const path = [{ x: 20, y: 10 }, { x: 70, y: 60 }, { x: 90, y: 20 }];
+    const path = [
+      { x: 20, y: 10 },
+      { x: 70, y: 60 },
+      { x: 90, y: 20 },
+    ];
     model.beginStroke('eraser', eraser, path[0]!);
     model.strokeTo(path[1]!);
     model.strokeTo(path[2]!);
@@ -148,7 +160,10 @@ describe('exported mask against reference images', () => {
 
   it('invert: painted becomes kept and kept becomes masked, partial values mirrored', async () => {
     const brush = { size: 16, hardness: 0.3, opacity: 1 };
-    const path = [{ x: 10, y: 60 }, { x: 90, y: 8 }];
+    const path = [
+      { x: 10, y: 60 },
+      { x: 90, y: 8 },
+    ];
     const model = new MaskModel(W, H);
     model.beginStroke('brush', brush, path[0]!);
     model.strokeTo(path[1]!);
@@ -163,14 +178,23 @@ describe('exported mask against reference images', () => {
   it('opacity: one stroke reaches its opacity and does not compound over itself; a second stroke adds', async () => {
     const brush = { size: 12, hardness: 1, opacity: 0.5 };
     // Back and forth over the same line within one stroke.
-    const path = [{ x: 10, y: 20 }, { x: 90, y: 20 }, { x: 10, y: 20 }, { x: 90, y: 20 }];
+    const path = [
+      { x: 10, y: 20 },
+      { x: 90, y: 20 },
+      { x: 10, y: 20 },
+      { x: 90, y: 20 },
+    ];
     const model = new MaskModel(W, H);
     model.beginStroke('brush', brush, path[0]!);
     for (const p of path.slice(1)) model.strokeTo(p);
     model.endStroke();
     let out = await exported(model);
     const once = strokeCoverage(W, H, path, brush);
-    expectAlpha(out.alpha, once.map((c) => 255 - c), W);
+    expectAlpha(
+      out.alpha,
+      once.map((c) => 255 - c),
+      W,
+    );
     expect(out.alpha[20 * W + 50]).toBe(255 - 128); // round(255 * 0.5)
 
     // A second stroke over the first: c + (255 - c) * 0.5.
@@ -178,7 +202,11 @@ describe('exported mask against reference images', () => {
     model.strokeTo(path[1]!);
     model.endStroke();
     out = await exported(model);
-    expectAlpha(out.alpha, once.map((c) => 255 - (c + ((255 - c) * c) / 255)), W);
+    expectAlpha(
+      out.alpha,
+      once.map((c) => 255 - (c + ((255 - c) * c) / 255)),
+      W,
+    );
     expect(out.alpha[20 * W + 50]).toBe(255 - (128 + 64));
   });
 
@@ -187,7 +215,11 @@ describe('exported mask against reference images', () => {
     model.beginStroke('brush', { size: 40, hardness: 1, opacity: 1 }, { x: 50, y: 35, pressure: 0.5 });
     model.endStroke();
     const out = await exported(model);
-    expectAlpha(out.alpha, strokeCoverage(W, H, [{ x: 50, y: 35 }], { size: 20, hardness: 1, opacity: 1 }).map((c) => 255 - c), W);
+    expectAlpha(
+      out.alpha,
+      strokeCoverage(W, H, [{ x: 50, y: 35 }], { size: 20, hardness: 1, opacity: 1 }).map((c) => 255 - c),
+      W,
+    );
   });
 
   it('many coalesced points along a line paint exactly what one segment paints', async () => {

@@ -79,7 +79,13 @@ describe('re-opening a masked image', () => {
 
   it('reads every PNG colour type and depth as 8-bit RGBA', () => {
     // 16-bit RGBA: the high byte of each sample.
-    const deepBytes = fastPngEncode({ width: 2, height: 1, channels: 4, depth: 16, data: new Uint16Array([10, 20, 30, 0, 200, 100, 50, 255].map((v) => v * 256 + 7)) });
+    const deepBytes = fastPngEncode({
+      width: 2,
+      height: 1,
+      channels: 4,
+      depth: 16,
+      data: new Uint16Array([10, 20, 30, 0, 200, 100, 50, 255].map((v) => v * 256 + 7)),
+    });
     const d = decodePngRgba(deepBytes);
     expect([...d.data]).toEqual([10, 20, 30, 0, 200, 100, 50, 255]);
     expect(pngSize(deepBytes)).toEqual({ width: 2, height: 1 });

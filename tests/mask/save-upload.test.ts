@@ -18,7 +18,15 @@ import { Api } from '../../src/renderer/src/lib/api';
 import { maskPortFromApi } from '../../src/renderer/src/lib/mask/bridge-port';
 import { MaskModel } from '../../src/renderer/src/lib/mask/model';
 import { exportMaskPng } from '../../src/renderer/src/lib/mask/png';
-import { describeSave, MaskSaveError, refFromInputValue, saveMaskedImage, uploadName, type MaskUploadPort, type ServerImageRef } from '../../src/renderer/src/lib/mask/upload';
+import {
+  describeSave,
+  MaskSaveError,
+  refFromInputValue,
+  saveMaskedImage,
+  uploadName,
+  type MaskUploadPort,
+  type ServerImageRef,
+} from '../../src/renderer/src/lib/mask/upload';
 import type { FlowdeckApi, JobSnapshotView, UploadView } from '@shared/ipc/contract';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -55,7 +63,11 @@ describe('saveMaskedImage (scripted port)', () => {
     const { port, calls } = recordingPort();
     const result = await saveMaskedImage(port, { name: 'C:\\photos\\photo.png', bytes: png, mime: 'image/png', serverRef: null }, png);
     expect(calls).toEqual(['image photo.png', 'mask {"name":"photo (1).png","subfolder":"pics","type":"input"}']);
-    expect(result).toMatchObject({ originalUploaded: true, inputValue: 'clipspace/mask.png', original: { name: 'photo (1).png', subfolder: 'pics', type: 'input' } });
+    expect(result).toMatchObject({
+      originalUploaded: true,
+      inputValue: 'clipspace/mask.png',
+      original: { name: 'photo (1).png', subfolder: 'pics', type: 'input' },
+    });
     expect(describeSave(result)).toEqual([
       'Uploaded the original as input/pics/photo (1).png.',
       'Uploaded the mask; the server saved the masked image as input/clipspace/mask.png.',
@@ -65,7 +77,11 @@ describe('saveMaskedImage (scripted port)', () => {
 
   it('does not upload an original that is already on the server', async () => {
     const { port, calls } = recordingPort();
-    const result = await saveMaskedImage(port, { name: 'x.png', bytes: png, mime: 'image/png', serverRef: { name: 'ComfyUI_00001_.png', subfolder: '', type: 'output' } }, png);
+    const result = await saveMaskedImage(
+      port,
+      { name: 'x.png', bytes: png, mime: 'image/png', serverRef: { name: 'ComfyUI_00001_.png', subfolder: '', type: 'output' } },
+      png,
+    );
     expect(calls).toEqual(['mask {"name":"ComfyUI_00001_.png","subfolder":"","type":"output"}']);
     expect(result.originalUploaded).toBe(false);
     expect(describeSave(result)[0]).toBe('The original was already on the server: output/ComfyUI_00001_.png.');
@@ -137,7 +153,8 @@ async function until<T>(read: () => T | undefined, what: string, timeoutMs = 15_
 
 function ended(h: Harness, promptId: string): Promise<JobSnapshotView> {
   return until(() => {
-    for (const e of h.events) if (e.name === 'job.update' && e.payload.promptId === promptId && ['succeeded', 'failed', 'cancelled'].includes(e.payload.phase)) return e.payload;
+    for (const e of h.events)
+      if (e.name === 'job.update' && e.payload.promptId === promptId && ['succeeded', 'failed', 'cancelled'].includes(e.payload.phase)) return e.payload;
     return undefined;
   }, `job ${promptId} to end`);
 }
@@ -174,7 +191,11 @@ for (const flavour of ['local', 'cloud'] as const) {
       const original = PNG.sync.read(EXAMPLE);
       const model = paintStroke(original.width, original.height);
       const port = maskPortFromApi(h.api);
-      const result = await saveMaskedImage(port, { name: 'example.png', bytes: new Uint8Array(EXAMPLE), mime: 'image/png', serverRef: null }, exportMaskPng(model));
+      const result = await saveMaskedImage(
+        port,
+        { name: 'example.png', bytes: new Uint8Array(EXAMPLE), mime: 'image/png', serverRef: null },
+        exportMaskPng(model),
+      );
       expect(result.originalUploaded).toBe(true);
 
       // The file the server stored, read from its folder.
@@ -202,7 +223,10 @@ for (const flavour of ['local', 'cloud'] as const) {
       const done = await ended(h, promptIds[0]!);
       expect(done.phase).toBe('succeeded');
       const file = done.outputs[0]!;
-      const fetched = await h.api.call('output.fetch', { promptId: promptIds[0]!, file: { filename: file.filename, subfolder: file.subfolder, type: file.type } });
+      const fetched = await h.api.call('output.fetch', {
+        promptId: promptIds[0]!,
+        file: { filename: file.filename, subfolder: file.subfolder, type: file.type },
+      });
       const out = PNG.sync.read(Buffer.from(fetched.bytes));
       const px = (x: number, y: number): number[] => [...out.data.subarray((y * out.width + x) * 4, (y * out.width + x) * 4 + 3)];
       expect(px(128, mid)).toEqual([255, 255, 255]);
@@ -214,10 +238,18 @@ for (const flavour of ['local', 'cloud'] as const) {
     it('re-saving names the masked file as the original, so only the mask is sent and the colours stay', async () => {
       const model = paintStroke(256, 256);
       const port = maskPortFromApi(h.api);
-      const first = await saveMaskedImage(port, { name: 'example.png', bytes: new Uint8Array(EXAMPLE), mime: 'image/png', serverRef: null }, exportMaskPng(model));
+      const first = await saveMaskedImage(
+        port,
+        { name: 'example.png', bytes: new Uint8Array(EXAMPLE), mime: 'image/png', serverRef: null },
+        exportMaskPng(model),
+      );
       // Edit further: a vertical stroke; the original is now the masked file on the server.
       model.line('brush', { size: 20, hardness: 1, opacity: 1 }, { x: 200, y: 20 }, { x: 200, y: 230 });
-      const second = await saveMaskedImage(port, { name: 'example.png', bytes: new Uint8Array(EXAMPLE), mime: 'image/png', serverRef: refFromInputValue(first.inputValue) }, exportMaskPng(model));
+      const second = await saveMaskedImage(
+        port,
+        { name: 'example.png', bytes: new Uint8Array(EXAMPLE), mime: 'image/png', serverRef: refFromInputValue(first.inputValue) },
+        exportMaskPng(model),
+      );
       expect(second.originalUploaded).toBe(false);
       const stored = PNG.sync.read(readFileSync(join(service.dataDir, second.masked.type, second.masked.subfolder, second.masked.name)));
       const original = PNG.sync.read(EXAMPLE);

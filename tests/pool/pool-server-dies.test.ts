@@ -59,7 +59,22 @@ it('finishes every file exactly once, exit 0, when one server of three is killed
   let victim: number | null = null;
   const run = await runCliEvents(
     CLI,
-    ['watch', inDir, '--workflow', workflow, '--bind', '1.image', ...servers.flatMap((s) => ['--server', s.demo.url]), '--local', '--out', outDir, '--concurrency', '1', '--once', '--json'],
+    [
+      'watch',
+      inDir,
+      '--workflow',
+      workflow,
+      '--bind',
+      '1.image',
+      ...servers.flatMap((s) => ['--server', s.demo.url]),
+      '--local',
+      '--out',
+      outDir,
+      '--concurrency',
+      '1',
+      '--once',
+      '--json',
+    ],
     { FLOWDECK_DATA_DIR: join(work, 'data'), FLOWDECK_UNREACHABLE_AFTER: '2', FLOWDECK_POOL_RECONCILE_AFTER: '4', FLOWDECK_POOL_PROBE_INTERVAL: '1' },
     (event) => {
       if (event.event !== 'done') return;
@@ -82,7 +97,10 @@ it('finishes every file exactly once, exit 0, when one server of three is killed
   expect(new Set(files).size, JSON.stringify(run.events)).toBe(IMAGES);
   expect(files.length).toBe(IMAGES);
   const perInput = outputsPerInput(outDir, readdirSync(inDir));
-  expect([...perInput.entries()].filter(([, n]) => n !== 1), 'inputs without exactly one output').toEqual([]);
+  expect(
+    [...perInput.entries()].filter(([, n]) => n !== 1),
+    'inputs without exactly one output',
+  ).toEqual([]);
 
   const ranOn = new Set(doneEvents.map((e) => servers.findIndex((s) => typeof e.server === 'string' && sameServer(e.server, s.demo.url))));
   expect(ranOn.has(-1), `a done event names no server of the pool: ${JSON.stringify(doneEvents)}`).toBe(false);

@@ -19,9 +19,16 @@ describe('routeError', () => {
   });
 
   it('keeps the node and input of a rejection, and tolerates missing details', () => {
-    const details = { errorType: 'prompt_outputs_failed_validation', nodeErrors: [{ nodeId: '3', classType: 'DemoSampler', inputName: 'steps', message: 'Value 0 smaller than min of 1' }] };
+    const details = {
+      errorType: 'prompt_outputs_failed_validation',
+      nodeErrors: [{ nodeId: '3', classType: 'DemoSampler', inputName: 'steps', message: 'Value 0 smaller than min of 1' }],
+    };
     expect(routeError(new CallError({ code: 'invalid_workflow', message: 'rejected', details }))).toEqual({ kind: 'rejected', message: 'rejected', details });
-    expect(routeError(new CallError({ code: 'invalid_workflow', message: 'rejected', details: { nope: 1 } }))).toEqual({ kind: 'rejected', message: 'rejected', details: null });
+    expect(routeError(new CallError({ code: 'invalid_workflow', message: 'rejected', details: { nope: 1 } }))).toEqual({
+      kind: 'rejected',
+      message: 'rejected',
+      details: null,
+    });
     expect(routeError(new Error('boom'))).toEqual({ kind: 'plain', message: 'boom' });
   });
 });
@@ -31,13 +38,19 @@ describe('Api', () => {
 
   it('returns results that match the contract and turns failures into CallError', async () => {
     await expect(new Api(bridge({ ok: true, value: { version: '1.2.3' } })).call('renderer.ready')).resolves.toEqual({ version: '1.2.3' });
-    await expect(new Api(bridge({ ok: false, error: { code: 'network', message: 'down' } })).call('renderer.ready')).rejects.toMatchObject({ code: 'network', message: 'down' });
+    await expect(new Api(bridge({ ok: false, error: { code: 'network', message: 'down' } })).call('renderer.ready')).rejects.toMatchObject({
+      code: 'network',
+      message: 'down',
+    });
     await expect(new Api(bridge({ ok: true, value: { version: 3 } })).call('renderer.ready')).rejects.toMatchObject({ code: 'internal' });
   });
 
   it('drops events that do not match the contract', () => {
     const listeners: ((payload: unknown) => unknown)[] = [];
-    const api = new Api({ invoke: async () => ({ ok: true, value: null }), on: (_name: string, l: (p: unknown) => unknown) => (listeners.push(l), () => undefined) } as unknown as FlowdeckApi);
+    const api = new Api({
+      invoke: async () => ({ ok: true, value: null }),
+      on: (_name: string, l: (p: unknown) => unknown) => (listeners.push(l), () => undefined),
+    } as unknown as FlowdeckApi);
     const seen: unknown[] = [];
     api.on('queue.changed', (q) => void seen.push(q));
     listeners[0]!({ running: 'nope' });
@@ -48,7 +61,12 @@ describe('Api', () => {
 
 describe('interpretParse', () => {
   it('opens an API workflow with exact integers', () => {
-    const doc = interpretParse('w.json', null, { format: 'api', workflowJson: '{"3":{"class_type":"X","inputs":{"seed":18446744073709551615}}}', nodeCount: 1, unknownClasses: [] });
+    const doc = interpretParse('w.json', null, {
+      format: 'api',
+      workflowJson: '{"3":{"class_type":"X","inputs":{"seed":18446744073709551615}}}',
+      nodeCount: 1,
+      unknownClasses: [],
+    });
     expect(doc).toBeInstanceOf(OpenDocument);
     expect(((doc as OpenDocument).workflow['3'] as { inputs: { seed: unknown } }).inputs.seed).toBe(18446744073709551615n);
   });
@@ -56,7 +74,14 @@ describe('interpretParse', () => {
   it('opens a converted UI workflow or an image with the editor graph kept for the run', () => {
     const graph = '{"nodes":[],"links":[]}';
     for (const format of ['ui', 'image'] as const) {
-      const doc = interpretParse('w', null, { format, workflowJson: '{"1":{"class_type":"X","inputs":{}}}', nodeCount: 1, unknownClasses: null, uiWorkflowJson: graph, warnings: [] });
+      const doc = interpretParse('w', null, {
+        format,
+        workflowJson: '{"1":{"class_type":"X","inputs":{}}}',
+        nodeCount: 1,
+        unknownClasses: null,
+        uiWorkflowJson: graph,
+        warnings: [],
+      });
       expect(doc).toBeInstanceOf(OpenDocument);
       expect((doc as OpenDocument).uiWorkflowJson).toBe(graph);
     }
@@ -65,7 +90,9 @@ describe('interpretParse', () => {
   });
 
   it('says plainly why a UI workflow did not convert, and reports invalid JSON with its position', () => {
-    expect(interpretParse('ui.json', null, { format: 'conversion_failed', message: 'Missing: Foo, Bar.', missingClasses: ['Foo', 'Bar'], nodeId: null })).toEqual({
+    expect(
+      interpretParse('ui.json', null, { format: 'conversion_failed', message: 'Missing: Foo, Bar.', missingClasses: ['Foo', 'Bar'], nodeId: null }),
+    ).toEqual({
       tone: 'error',
       title: 'The UI-format workflow could not be converted',
       message: 'Missing: Foo, Bar.',

@@ -7,7 +7,18 @@ import type { NodeClassView, NodeInputView } from '@shared/ipc/contract';
 import { randomBigIntInRange } from '../../src/renderer/src/lib/workflow/exact';
 
 function nodeClass(name: string, displayName: string, inputs: NodeInputView[]): NodeClassView {
-  return { name, displayName, category: 'demo', description: '', outputNode: false, apiNode: false, deprecated: false, experimental: false, inputs, outputs: [] };
+  return {
+    name,
+    displayName,
+    category: 'demo',
+    description: '',
+    outputNode: false,
+    apiNode: false,
+    deprecated: false,
+    experimental: false,
+    inputs,
+    outputs: [],
+  };
 }
 
 const classes: Record<string, NodeClassView> = {
@@ -51,7 +62,11 @@ describe('form model', () => {
   });
 
   it('maps every widget kind, exact integer bounds and the image upload flag', () => {
-    expect(spec({ name: 'seed', kind: 'int', min: 0, max: { bigint: '18446744073709551615' } })).toMatchObject({ kind: 'int', seed: true, max: 18446744073709551615n });
+    expect(spec({ name: 'seed', kind: 'int', min: 0, max: { bigint: '18446744073709551615' } })).toMatchObject({
+      kind: 'int',
+      seed: true,
+      max: 18446744073709551615n,
+    });
     expect(spec({ name: 'noise_seed', kind: 'int' })).toMatchObject({ seed: true });
     expect(spec({ name: 'steps', kind: 'int', default: 4 })).toMatchObject({ seed: false, default: 4n });
     expect(spec({ name: 's', kind: 'combo', options: ['a', 2] })).toMatchObject({ kind: 'combo', options: ['a', '2'] });
@@ -64,7 +79,11 @@ describe('form model', () => {
     const seed = groups[0]!.fields.find((f) => f.name === 'seed')!;
     expect(initialDraft(seed)).toBe('18446744073709551615');
     const drafts = new Map<string, Draft>([[fieldKey('3', 'seed'), '18446744073709551614']]);
-    const { workflow: out, problems } = applyDrafts(workflow, groups.flatMap((g) => g.fields), drafts);
+    const { workflow: out, problems } = applyDrafts(
+      workflow,
+      groups.flatMap((g) => g.fields),
+      drafts,
+    );
     expect(problems).toEqual([]);
     expect(stringifyJsonExact(out)).toContain('"seed":18446744073709551614');
     expect(stringifyJsonExact(out)).toContain('"model":["4",0]');
@@ -82,7 +101,11 @@ describe('form model', () => {
     expect(checkDraft(seed, '18446744073709551616')).toMatch(/largest/);
     expect(checkDraft(spec({ name: 's', kind: 'combo', options: ['a', 'b'] }), 'c')).toMatch(/not one of/);
     const drafts = new Map<string, Draft>([[fieldKey('3', 'steps'), '0']]);
-    const { problems } = applyDrafts(workflow, groups.flatMap((g) => g.fields), drafts);
+    const { problems } = applyDrafts(
+      workflow,
+      groups.flatMap((g) => g.fields),
+      drafts,
+    );
     expect(problems).toEqual([{ nodeId: '3', input: 'steps', message: 'The smallest allowed value is 1.' }]);
   });
 

@@ -9,16 +9,46 @@ import { DEFAULT_OUTPUT_NAME, draftOf, newDraft, problemsFromIssues, standingPro
 
 function row(relPath: string, patch: Partial<HotFileView> = {}): HotFileView {
   return {
-    folderId: 'f1', path: `/in/${relPath}`, relPath, state: 'waiting', promptId: null, attempts: 0, reason: null,
-    retryAt: null, progress: null, outputs: [], duplicateOf: null, updatedAt: 1000, ...patch,
+    folderId: 'f1',
+    path: `/in/${relPath}`,
+    relPath,
+    state: 'waiting',
+    promptId: null,
+    attempts: 0,
+    reason: null,
+    retryAt: null,
+    progress: null,
+    outputs: [],
+    duplicateOf: null,
+    updatedAt: 1000,
+    ...patch,
   };
 }
 
 const folder: HotFolderView = {
-  id: 'f1', name: 'Scans', inputDir: '/in', outputDir: '/out', recursive: true, patterns: ['*.png', '*.tif'],
-  workflowJson: '{"1": {"class_type": "LoadImage", "inputs": {"image": "x.png"}}}', workflowName: 'invert.json', bind: '1.image',
-  maskRule: null, outputName: '{stem}.{ext}', concurrency: 3, processed: 'move', enabled: true, runOn: 'active',
-  status: { counters: { waiting: 0, running: 0, done: 0, failed: 0, duplicates: 0 }, paused: false, pauseKind: null, pauseReason: null, scanned: true, idle: true },
+  id: 'f1',
+  name: 'Scans',
+  inputDir: '/in',
+  outputDir: '/out',
+  recursive: true,
+  patterns: ['*.png', '*.tif'],
+  workflowJson: '{"1": {"class_type": "LoadImage", "inputs": {"image": "x.png"}}}',
+  workflowName: 'invert.json',
+  bind: '1.image',
+  maskRule: null,
+  outputName: '{stem}.{ext}',
+  concurrency: 3,
+  processed: 'move',
+  enabled: true,
+  runOn: 'active',
+  status: {
+    counters: { waiting: 0, running: 0, done: 0, failed: 0, duplicates: 0 },
+    paused: false,
+    pauseKind: null,
+    pauseReason: null,
+    scanned: true,
+    idle: true,
+  },
 };
 
 describe('file rows', () => {
@@ -33,18 +63,29 @@ describe('file rows', () => {
   });
 
   it('sorts by relative path with numbers in order', () => {
-    expect(sortedFileRows([row('img10.png'), row('img2.png'), row('sub/a.png'), row('img1.png')]).map((r) => r.relPath)).toEqual(['img1.png', 'img2.png', 'img10.png', 'sub/a.png']);
+    expect(sortedFileRows([row('img10.png'), row('img2.png'), row('sub/a.png'), row('img1.png')]).map((r) => r.relPath)).toEqual([
+      'img1.png',
+      'img2.png',
+      'img10.png',
+      'sub/a.png',
+    ]);
   });
 
   it('counts uploading, submitting and running as under way', () => {
-    expect(['settling', 'waiting', 'uploading', 'submitting', 'running', 'done', 'failed', 'duplicate'].filter((state) => isActive(row('a', { state: state as HotFileView['state'] })))).toEqual(['uploading', 'submitting', 'running']);
+    expect(
+      ['settling', 'waiting', 'uploading', 'submitting', 'running', 'done', 'failed', 'duplicate'].filter((state) =>
+        isActive(row('a', { state: state as HotFileView['state'] })),
+      ),
+    ).toEqual(['uploading', 'submitting', 'running']);
   });
 
   it('says why a file failed or waits, its attempts and its next try', () => {
     const at = (ms: number): string => `@${ms}`;
     expect(describeFileProblem(row('a'), at)).toBeNull();
     expect(describeFileProblem(row('a', { state: 'failed', reason: 'Not an image: x.txt', attempts: 0 }), at)).toBe('Not an image: x.txt');
-    expect(describeFileProblem(row('a', { state: 'waiting', reason: 'Server unreachable', attempts: 2, retryAt: 5000 }), at)).toBe('Server unreachable · 2 attempts · next try at @5000');
+    expect(describeFileProblem(row('a', { state: 'waiting', reason: 'Server unreachable', attempts: 2, retryAt: 5000 }), at)).toBe(
+      'Server unreachable · 2 attempts · next try at @5000',
+    );
     // A failed file does not try again by itself, so no next try is shown.
     expect(describeFileProblem(row('a', { state: 'failed', reason: 'Gave up', attempts: 1, retryAt: 5000 }), at)).toBe('Gave up · 1 attempt');
     expect(describeFileProblem(row('a', { state: 'duplicate', duplicateOf: 'b.png' }), at)).toBe('Same content as b.png');
@@ -61,7 +102,9 @@ describe('status words', () => {
   it('tells the account reason, the user pause, and nothing while running', () => {
     expect(pauseText(folder.status)).toBeNull();
     expect(pauseText({ ...folder.status, paused: true, pauseKind: 'user' })).toBe('Paused by you');
-    expect(pauseText({ ...folder.status, paused: true, pauseKind: 'unauthorized', pauseReason: 'the API key was rejected: set a new key in Servers.' })).toBe('Paused: the API key was rejected: set a new key in Servers.');
+    expect(pauseText({ ...folder.status, paused: true, pauseKind: 'unauthorized', pauseReason: 'the API key was rejected: set a new key in Servers.' })).toBe(
+      'Paused: the API key was rejected: set a new key in Servers.',
+    );
   });
 
   it('sums up a drained batch', () => {
@@ -86,17 +129,47 @@ describe('the add/edit form', () => {
   });
 
   it('builds a new folder that the contract accepts, with defaults and no masks when the rule is empty', () => {
-    const draft = { ...newDraft(), inputDir: ' /in ', outputDir: '/out', workflowJson: folder.workflowJson, workflowName: 'w.json', bind: '1.image', maskRule: '' };
+    const draft = {
+      ...newDraft(),
+      inputDir: ' /in ',
+      outputDir: '/out',
+      workflowJson: folder.workflowJson,
+      workflowName: 'w.json',
+      bind: '1.image',
+      maskRule: '',
+    };
     const result = toSaveInput(draft, null);
     expect(result.ok).toBe(true);
     if (!result.ok) return;
-    expect(result.input).toEqual({ inputDir: '/in', outputDir: '/out', recursive: false, workflowJson: folder.workflowJson, workflowName: 'w.json', bind: '1.image', maskRule: null, outputName: DEFAULT_OUTPUT_NAME, concurrency: 2, processed: 'leave', runOn: 'active' });
+    expect(result.input).toEqual({
+      inputDir: '/in',
+      outputDir: '/out',
+      recursive: false,
+      workflowJson: folder.workflowJson,
+      workflowName: 'w.json',
+      bind: '1.image',
+      maskRule: null,
+      outputName: DEFAULT_OUTPUT_NAME,
+      concurrency: 2,
+      processed: 'leave',
+      runOn: 'active',
+    });
     expect(hotFolderSaveSchema.safeParse(result.input).success).toBe(true);
   });
 
   it('edits a folder in place: same id, its patterns kept, its values as the starting point', () => {
     const result = toSaveInput({ ...draftOf(folder), name: 'Scans 2' }, folder);
-    expect(result.ok && result.input).toMatchObject({ id: 'f1', name: 'Scans 2', patterns: ['*.png', '*.tif'], recursive: true, maskRule: null, outputName: '{stem}.{ext}', concurrency: 3, processed: 'move', runOn: 'active' });
+    expect(result.ok && result.input).toMatchObject({
+      id: 'f1',
+      name: 'Scans 2',
+      patterns: ['*.png', '*.tif'],
+      recursive: true,
+      maskRule: null,
+      outputName: '{stem}.{ext}',
+      concurrency: 3,
+      processed: 'move',
+      runOn: 'active',
+    });
     expect(result.ok && hotFolderSaveSchema.safeParse(result.input).success).toBe(true);
     // A folder on the pool stays on it when edited, and the choice is saved.
     const onPool = toSaveInput(draftOf({ ...folder, runOn: 'pool' }), { ...folder, runOn: 'pool' });
@@ -104,7 +177,13 @@ describe('the add/edit form', () => {
   });
 
   it("places main's issues on the fields and keeps the others general", () => {
-    expect(problemsFromIssues([{ path: 'inputDir', message: 'missing' }, { path: 'workflowName', message: 'too long' }, { path: 'settleMs', message: 'odd' }])).toEqual({
+    expect(
+      problemsFromIssues([
+        { path: 'inputDir', message: 'missing' },
+        { path: 'workflowName', message: 'too long' },
+        { path: 'settleMs', message: 'odd' },
+      ]),
+    ).toEqual({
       fields: { inputDir: 'missing', workflowJson: 'too long' },
       general: ['odd'],
     });

@@ -71,7 +71,14 @@ describe('image inputs from the demo server', () => {
   it('uses the definitions for custom nodes, and still knows LoadImage without definitions', () => {
     const workflow = parseWorkflowObject('{"1": {"class_type": "MyLoader", "inputs": {}}, "2": {"class_type": "LoadImage", "inputs": {}}, "3": "not a node"}')!;
     const custom: Record<string, NodeClassView> = {
-      MyLoader: { ...classes.LoadImage!, name: 'MyLoader', inputs: [{ name: 'picture', required: true, kind: 'combo', type: 'COMBO', imageUpload: true }, { name: 'note', required: false, kind: 'string', type: 'STRING' }] },
+      MyLoader: {
+        ...classes.LoadImage!,
+        name: 'MyLoader',
+        inputs: [
+          { name: 'picture', required: true, kind: 'combo', type: 'COMBO', imageUpload: true },
+          { name: 'note', required: false, kind: 'string', type: 'STRING' },
+        ],
+      },
     };
     expect(imageInputsOf(workflow, custom).map((c) => c.bind)).toEqual(['1.picture', '2.image']);
     expect(imageInputsOf(workflow, null).map((c) => c.bind)).toEqual(['2.image']);
@@ -83,7 +90,10 @@ describe('image inputs from the demo server', () => {
 describe('choosing a workflow file', () => {
   it('keeps the workflow text exact (a seed beyond 2^53) and names the file', async () => {
     const path = join(dataDir, 'big-seed.json');
-    writeFileSync(path, '{"3": {"class_type": "DemoSampler", "inputs": {"seed": 18446744073709551615}}, "1": {"class_type": "LoadImage", "inputs": {"image": "x.png"}}}');
+    writeFileSync(
+      path,
+      '{"3": {"class_type": "DemoSampler", "inputs": {"seed": 18446744073709551615}}, "1": {"class_type": "LoadImage", "inputs": {"image": "x.png"}}}',
+    );
     const choice = workflowChoiceFrom(await open(path));
     expect(choice).toMatchObject({ kind: 'chosen', name: 'big-seed.json', unknownClasses: [] });
     expect(choice.kind === 'chosen' && choice.workflowJson.includes('18446744073709551615')).toBe(true);
@@ -97,11 +107,20 @@ describe('choosing a workflow file', () => {
 
   it('explains a UI-format workflow that cannot be converted, invalid JSON, and a closed dialog', async () => {
     const ui = join(dataDir, 'ui.json');
-    writeFileSync(ui, JSON.stringify({ nodes: [{ id: 1, type: 'NoSuchCustomNode', mode: 0, inputs: [], outputs: [], widgets_values: [7, 'x'] }], links: [], version: 0.4 }));
-    expect(workflowChoiceFrom(await open(ui))).toMatchObject({ kind: 'problem', message: expect.stringMatching(/^The UI-format workflow could not be converted: /) });
+    writeFileSync(
+      ui,
+      JSON.stringify({ nodes: [{ id: 1, type: 'NoSuchCustomNode', mode: 0, inputs: [], outputs: [], widgets_values: [7, 'x'] }], links: [], version: 0.4 }),
+    );
+    expect(workflowChoiceFrom(await open(ui))).toMatchObject({
+      kind: 'problem',
+      message: expect.stringMatching(/^The UI-format workflow could not be converted: /),
+    });
     const broken = join(dataDir, 'broken.json');
     writeFileSync(broken, '{\n  "1": {"class_type": }\n}');
-    expect(workflowChoiceFrom(await open(broken))).toMatchObject({ kind: 'problem', message: expect.stringMatching(/^Not valid JSON: .*\(line 2, column \d+\)$/) });
+    expect(workflowChoiceFrom(await open(broken))).toMatchObject({
+      kind: 'problem',
+      message: expect.stringMatching(/^Not valid JSON: .*\(line 2, column \d+\)$/),
+    });
     expect(workflowChoiceFrom({ opened: false, name: null, path: null, parse: null })).toEqual({ kind: 'cancelled' });
   });
 });

@@ -47,8 +47,23 @@ describe('job parameters', () => {
 
 function job(promptId: string, phase: JobSnapshotView['phase'], extra: Partial<JobSnapshotView> = {}): JobSnapshotView {
   return {
-    promptId, profileId: 'p', label: 'w.json', phase, status: phase, submittedAt: 0, updatedAt: 0, finishedAt: null, currentNode: null,
-    progress: null, overall: null, nodesDone: 0, nodesTotal: null, progressText: null, outputs: [], error: null, ...extra,
+    promptId,
+    profileId: 'p',
+    label: 'w.json',
+    phase,
+    status: phase,
+    submittedAt: 0,
+    updatedAt: 0,
+    finishedAt: null,
+    currentNode: null,
+    progress: null,
+    overall: null,
+    nodesDone: 0,
+    nodesTotal: null,
+    progressText: null,
+    outputs: [],
+    error: null,
+    ...extra,
   };
 }
 

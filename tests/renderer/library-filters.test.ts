@@ -4,9 +4,23 @@ import { dateRangeProblem, matchesFilter, NO_FILTERS, startOfLocalDay, toListFil
 
 function item(overrides: Partial<LibraryItemView> = {}): LibraryItemView {
   return {
-    id: 1, promptId: 'p', fileName: 'a.png', mediaKind: 'image', mime: 'image/png', size: 10, width: 8, height: 8, durationMs: null,
-    createdAt: new Date(2026, 4, 10, 12).getTime(), status: 'done', error: null, workflowName: 'Portrait', profileId: 'demo',
-    serverUrl: 'http://127.0.0.1:8190', hasFile: true, ...overrides,
+    id: 1,
+    promptId: 'p',
+    fileName: 'a.png',
+    mediaKind: 'image',
+    mime: 'image/png',
+    size: 10,
+    width: 8,
+    height: 8,
+    durationMs: null,
+    createdAt: new Date(2026, 4, 10, 12).getTime(),
+    status: 'done',
+    error: null,
+    workflowName: 'Portrait',
+    profileId: 'demo',
+    serverUrl: 'http://127.0.0.1:8190',
+    hasFile: true,
+    ...overrides,
   };
 }
 
@@ -17,7 +31,15 @@ describe('library filters', () => {
   });
 
   it('turns a local date range into [start of from, start of the day after to)', () => {
-    const filter = toListFilter({ ...NO_FILTERS, query: ' lighthouse ', type: 'video', from: '2026-05-01', to: '2026-05-31', workflow: 'Portrait', server: 'demo' });
+    const filter = toListFilter({
+      ...NO_FILTERS,
+      query: ' lighthouse ',
+      type: 'video',
+      from: '2026-05-01',
+      to: '2026-05-31',
+      workflow: 'Portrait',
+      server: 'demo',
+    });
     expect(filter).toEqual({
       query: 'lighthouse',
       type: 'video',

@@ -7,8 +7,23 @@ import { LibraryResults } from '../../src/renderer/src/lib/library/results';
 
 function item(id: number, overrides: Partial<LibraryItemView> = {}): LibraryItemView {
   return {
-    id, promptId: `job-${id}`, fileName: `out_${id}.png`, mediaKind: 'image', mime: 'image/png', size: 1, width: 1, height: 1, durationMs: null,
-    createdAt: 1_000_000 + id, status: 'done', error: null, workflowName: 'wf', profileId: 'demo', serverUrl: 'http://x', hasFile: true, ...overrides,
+    id,
+    promptId: `job-${id}`,
+    fileName: `out_${id}.png`,
+    mediaKind: 'image',
+    mime: 'image/png',
+    size: 1,
+    width: 1,
+    height: 1,
+    durationMs: null,
+    createdAt: 1_000_000 + id,
+    status: 'done',
+    error: null,
+    workflowName: 'wf',
+    profileId: 'demo',
+    serverUrl: 'http://x',
+    hasFile: true,
+    ...overrides,
   };
 }
 

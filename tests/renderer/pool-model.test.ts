@@ -2,7 +2,15 @@
 // concurrency checks, what changed, and the status line's words.
 import { describe, expect, it } from 'vitest';
 import type { PoolStatusView, ProfileView } from '@shared/ipc/contract';
-import { addToPool, addableProfiles, concurrencyProblem, draftOfPool, movePoolEntry, poolChanged, removeFromPool } from '../../src/renderer/src/lib/pool/pool-draft';
+import {
+  addToPool,
+  addableProfiles,
+  concurrencyProblem,
+  draftOfPool,
+  movePoolEntry,
+  poolChanged,
+  removeFromPool,
+} from '../../src/renderer/src/lib/pool/pool-draft';
 import { poolStatusLine } from '../../src/renderer/src/lib/pool/pool-status';
 
 const profiles: ProfileView[] = [
@@ -21,7 +29,11 @@ describe('pool draft', () => {
   });
 
   it('moves an entry up or down and leaves the ends alone', () => {
-    const draft = [{ profileId: 'a', concurrency: 1 }, { profileId: 'b', concurrency: 2 }, { profileId: 'c', concurrency: 3 }];
+    const draft = [
+      { profileId: 'a', concurrency: 1 },
+      { profileId: 'b', concurrency: 2 },
+      { profileId: 'c', concurrency: 3 },
+    ];
     expect(movePoolEntry(draft, 2, -1).map((e) => e.profileId)).toEqual(['a', 'c', 'b']);
     expect(movePoolEntry(draft, 0, 1).map((e) => e.profileId)).toEqual(['b', 'a', 'c']);
     expect(movePoolEntry(draft, 0, -1)).toEqual(draft);

@@ -18,7 +18,16 @@ describe('headerVersion', () => {
 
 describe('chooseNodedir', () => {
   it('uses local headers only when they match this Node exactly', () => {
-    expect(chooseNodedir({ env: {}, nodeVersion: '20.20.2', candidates: [{ prefix: '/opt/node', version: null }, { prefix: '/usr', version: '20.20.2' }] }).nodedir).toBe('/usr');
+    expect(
+      chooseNodedir({
+        env: {},
+        nodeVersion: '20.20.2',
+        candidates: [
+          { prefix: '/opt/node', version: null },
+          { prefix: '/usr', version: '20.20.2' },
+        ],
+      }).nodedir,
+    ).toBe('/usr');
     const other = chooseNodedir({ env: {}, nodeVersion: '22.1.0', candidates: [{ prefix: '/usr', version: '20.20.2' }] });
     expect(other.nodedir).toBeNull();
     expect(other.reason).toMatch(/would not match/);

@@ -62,7 +62,11 @@ describe('uploads', () => {
     const file = path.join(dir, 'mask.png');
     await writeFile(file, Buffer.from([0x89, 0x50, 0x4e, 0x47]));
     service.json('POST', '/api/upload/mask', 200, { name: 'clipspace-mask-1.png', subfolder: 'clipspace', type: 'input' });
-    const result = await client('local').uploadMask(file, { originalRef: { filename: 'sample.png', subfolder: '', type: 'input' }, subfolder: 'clipspace', overwrite: true });
+    const result = await client('local').uploadMask(file, {
+      originalRef: { filename: 'sample.png', subfolder: '', type: 'input' },
+      subfolder: 'clipspace',
+      overwrite: true,
+    });
     expect(result).toEqual({ name: 'clipspace-mask-1.png', subfolder: 'clipspace', type: 'input' });
     const form = await formOf(service.requests[0] as Seen);
     expect(JSON.parse(String(form.get('original_ref')))).toEqual({ filename: 'sample.png', subfolder: '', type: 'input' });
@@ -144,7 +148,11 @@ describe('downloads', () => {
   });
 
   it('a 400 "expired" counts as expired; twice is an error, and no file is left behind', async () => {
-    storage.on('GET', '/signed/old.png', (_req, res) => res.writeHead(400, { 'Content-Type': 'application/xml' }).end('<Error><Code>ExpiredToken</Code><Message>The provided token has expired.</Message></Error>'));
+    storage.on('GET', '/signed/old.png', (_req, res) =>
+      res
+        .writeHead(400, { 'Content-Type': 'application/xml' })
+        .end('<Error><Code>ExpiredToken</Code><Message>The provided token has expired.</Message></Error>'),
+    );
     service.on('GET', '/api/view', (_req, res) => {
       res.writeHead(302, { Location: `${storage.url}/signed/old.png` }).end();
     });

@@ -64,7 +64,9 @@ describe('retries', () => {
     server.on('GET', '/api/queue', (_req, res) => {
       res.writeHead(500, { 'Content-Type': 'text/plain' }).end('500 Internal Server Error\n\nServer got itself in trouble');
     });
-    const error = await client('local', { retries: 2 }).getQueue().catch((e: unknown) => e);
+    const error = await client('local', { retries: 2 })
+      .getQueue()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ServiceError);
     expect(error).toMatchObject({ kind: 'server', status: 500, retryable: true });
     expect(server.count('GET', '/api/queue')).toBe(3);
@@ -74,7 +76,9 @@ describe('retries', () => {
     server.on('GET', '/api/queue', (_req, res) => {
       res.writeHead(501, { 'Content-Type': 'text/html' }).end('<h1>Unsupported method</h1>');
     });
-    const error = await client('local', { retries: 2 }).getQueue().catch((e: unknown) => e);
+    const error = await client('local', { retries: 2 })
+      .getQueue()
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ kind: 'protocol', status: 501, retryable: false });
     expect((error as Error).message).toMatch(/not a workflow server/);
     expect((error as Error).message).not.toMatch(/overloaded/);
@@ -101,7 +105,9 @@ describe('retries', () => {
     [429, 'subscription_inactive'],
   ])('HTTP %i is never retried and becomes kind %s', async (status, kind) => {
     server.json('GET', '/api/queue', status, { code: 'E', message: `server says ${status}` });
-    const error = await client('cloud').getQueue().catch((e: unknown) => e);
+    const error = await client('cloud')
+      .getQueue()
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ kind, status });
     expect((error as Error).message).toContain(`server says ${status}`);
     expect(server.count('GET', '/api/queue')).toBe(1);
@@ -140,7 +146,9 @@ describe('retries', () => {
     server.on('GET', '/api/queue', () => {
       asked += 1;
     });
-    const error = await client('local', { timeoutMs: 200, retries: 3 }).getQueue().catch((e: unknown) => e);
+    const error = await client('local', { timeoutMs: 200, retries: 3 })
+      .getQueue()
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ kind: 'network', retryable: false });
     expect((error as Error).message).toMatch(/did not answer the queue \(\/api\/queue\) within 0\.2 s/);
     // Silent for the whole deadline: not asked again (each retry would add a whole deadline).
@@ -172,7 +180,9 @@ describe('the API key', () => {
 
   it('is redacted from server text in errors', async () => {
     server.json('GET', '/api/queue', 401, { message: `key ${KEY} is not valid` });
-    const error = await client('cloud').getQueue().catch((e: unknown) => e);
+    const error = await client('cloud')
+      .getQueue()
+      .catch((e: unknown) => e);
     expect((error as Error).message).not.toContain(KEY);
     expect((error as Error).message).toContain('[redacted]');
   });
@@ -189,7 +199,8 @@ describe('submit', () => {
       SaveImage: { input: { required: {} }, name: 'SaveImage', output_node: true },
     });
   // A send under a chosen id through the one owner of "did my send get through?" (jobs/submit-job.ts).
-  const sendAs = (api: ServiceClient, promptId: string) => submitJob({ api, jobs: null, clientId: 'c' }, { workflow, workflowName: null, origin: 'cli', promptId });
+  const sendAs = (api: ServiceClient, promptId: string) =>
+    submitJob({ api, jobs: null, clientId: 'c' }, { workflow, workflowName: null, origin: 'cli', promptId });
 
   it('sends prompt, client_id, prompt_id, front and extra_data; bigint exact', async () => {
     server.json('POST', '/api/prompt', 200, { prompt_id: 'p-1', number: 7, node_errors: {} });
@@ -228,9 +239,17 @@ describe('submit', () => {
   it('a 400 rejection names node, class, input and reason', async () => {
     server.json('POST', '/api/prompt', 400, {
       error: { type: 'prompt_outputs_failed_validation', message: 'Prompt outputs failed validation', details: '', extra_info: {} },
-      node_errors: { '1': { errors: [{ type: 'value_bigger_than_max', message: 'Value 9 bigger than max of 1', details: 'seed', extra_info: { input_name: 'seed' } }], class_type: 'Seeded', dependent_outputs: ['2'] } },
+      node_errors: {
+        '1': {
+          errors: [{ type: 'value_bigger_than_max', message: 'Value 9 bigger than max of 1', details: 'seed', extra_info: { input_name: 'seed' } }],
+          class_type: 'Seeded',
+          dependent_outputs: ['2'],
+        },
+      },
     });
-    const error = await client('local', { key: null }).submit(workflow, { clientId: 'c' }).catch((e: unknown) => e);
+    const error = await client('local', { key: null })
+      .submit(workflow, { clientId: 'c' })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WorkflowRejectedError);
     expect((error as Error).message).toContain('node 1 (Seeded), input "seed": Value 9 bigger than max of 1');
   });
@@ -276,7 +295,9 @@ describe('submit', () => {
       else
         res
           .writeHead(400, { 'Content-Type': 'application/json' })
-          .end(JSON.stringify({ error: { type: 'invalid_prompt_id', message: `Prompt ID ${id} already exists`, details: '', extra_info: {} }, node_errors: {} }));
+          .end(
+            JSON.stringify({ error: { type: 'invalid_prompt_id', message: `Prompt ID ${id} already exists`, details: '', extra_info: {} }, node_errors: {} }),
+          );
     });
     server.on('GET', /^\/api\/(history|queue)/, hangUp); // the check itself fails: resend anyway
     await expect(sendAs(client('local', { key: null }), id)).resolves.toEqual({ promptId: id, number: null });
@@ -338,12 +359,20 @@ describe('status, history and queue operations', () => {
     await client('cloud').clearPending();
     await client('cloud').interrupt();
     await client('cloud').interrupt('x');
-    expect(calls()).toEqual(['POST /api/queue {"delete":["a","b"]}', 'GET /api/queue', 'POST /api/queue {"clear":true}', 'POST /api/interrupt', 'POST /api/interrupt']);
+    expect(calls()).toEqual([
+      'POST /api/queue {"delete":["a","b"]}',
+      'GET /api/queue',
+      'POST /api/queue {"clear":true}',
+      'POST /api/interrupt',
+      'POST /api/interrupt',
+    ]);
   });
 
   it('object_info: exact parse of a large INT', async () => {
     server.on('GET', '/api/object_info', (_req, res) => {
-      res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"K":{"input":{"required":{"seed":["INT",{"default":0,"min":0,"max":18446744073709551615}]}}}}');
+      res
+        .writeHead(200, { 'Content-Type': 'application/json' })
+        .end('{"K":{"input":{"required":{"seed":["INT",{"default":0,"min":0,"max":18446744073709551615}]}}}}');
     });
     const defs = await client('local').getNodeDefinitions();
     expect(defs.get('K')?.inputs[0]).toMatchObject({ kind: 'int', max: 18446744073709551615n });

@@ -64,10 +64,24 @@ describe.each(['cloud', 'local'] as ServerKind[])('the documented cloud API agai
     expect(caps.discovered).toBe(true);
     expect(caps.previewMetadata).toBe(true);
     if (kind === 'cloud') {
-      expect(caps).toMatchObject({ interrupt: 'all-running', jobList: 'jobs-endpoint', jobStatus: 'status-endpoint', uploadReference: 'name', maxConcurrentJobs: 1, clientPromptId: false });
+      expect(caps).toMatchObject({
+        interrupt: 'all-running',
+        jobList: 'jobs-endpoint',
+        jobStatus: 'status-endpoint',
+        uploadReference: 'name',
+        maxConcurrentJobs: 1,
+        clientPromptId: false,
+      });
       expect(caps.uploadLimits).toEqual(CLOUD_UPLOAD_LIMITS);
     } else {
-      expect(caps).toMatchObject({ interrupt: 'one-prompt', jobList: 'history', jobStatus: 'queue-and-history', uploadReference: 'subfolder/name', maxConcurrentJobs: null, clientPromptId: true });
+      expect(caps).toMatchObject({
+        interrupt: 'one-prompt',
+        jobList: 'history',
+        jobStatus: 'queue-and-history',
+        uploadReference: 'subfolder/name',
+        maxConcurrentJobs: null,
+        clientPromptId: true,
+      });
       expect(caps.uploadLimits.maxBytes).toBe(100 * 1024 * 1024);
     }
   });
@@ -202,7 +216,8 @@ describe('stopping one running cloud job while others run', () => {
       req.on('data', (c: Buffer) => (body += c.toString('utf8')));
       req.on('end', () => {
         res.setHeader('Content-Type', 'application/json');
-        if (req.url === '/api/queue' && req.method === 'GET') return res.end(JSON.stringify({ queue_running: running.map((id, i) => [i, id, {}, [], {}]), queue_pending: [] }));
+        if (req.url === '/api/queue' && req.method === 'GET')
+          return res.end(JSON.stringify({ queue_running: running.map((id, i) => [i, id, {}, [], {}]), queue_pending: [] }));
         if (req.url === '/api/queue') return res.end(JSON.stringify({ deleted: [], cleared: false }));
         if (req.url === '/api/interrupt') {
           interrupts.push(body);
@@ -247,8 +262,12 @@ describe('capabilities', () => {
 
   it('names the limit that a file breaks', () => {
     const limits = CLOUD_UPLOAD_LIMITS;
-    expect(uploadLimitProblem(limits, { name: 'a.png', bytes: 60_000_000, width: 10, height: 10 })).toBe('a.png is 60.0 MB; the server accepts at most 50.0 MB per file. Use a smaller or more compressed file.');
-    expect(uploadLimitProblem(limits, { name: 'a.png', bytes: 1, width: 9000, height: 9000 })).toMatch(/^a\.png is 9000x9000 pixels \(77\.2 megapixels\); the server accepts at most 64\.0 megapixels/);
+    expect(uploadLimitProblem(limits, { name: 'a.png', bytes: 60_000_000, width: 10, height: 10 })).toBe(
+      'a.png is 60.0 MB; the server accepts at most 50.0 MB per file. Use a smaller or more compressed file.',
+    );
+    expect(uploadLimitProblem(limits, { name: 'a.png', bytes: 1, width: 9000, height: 9000 })).toMatch(
+      /^a\.png is 9000x9000 pixels \(77\.2 megapixels\); the server accepts at most 64\.0 megapixels/,
+    );
     expect(uploadLimitProblem(limits, { name: 'a.png', bytes: 1, width: 16384, height: 4096 })).toBeNull();
     expect(uploadLimitProblem(limits, { name: 'a.webp', bytes: 1, width: null, height: null })).toBeNull();
   });

@@ -51,7 +51,10 @@ describe('HTTP failures (cloud)', () => {
     demo.setKeyState(poor, 'no_credits');
     demo.setKeyState(lapsed, 'inactive');
     const before = demo.stats.promptRequests;
-    await expect(track(pairFor('cloud', demo.url, poor)).client.submit(samplerWorkflow(), { clientId: 'c' })).rejects.toMatchObject({ kind: 'insufficient_credits', status: 402 });
+    await expect(track(pairFor('cloud', demo.url, poor)).client.submit(samplerWorkflow(), { clientId: 'c' })).rejects.toMatchObject({
+      kind: 'insufficient_credits',
+      status: 402,
+    });
     await expect(track(pairFor('cloud', demo.url, lapsed)).client.submit(samplerWorkflow(), { clientId: 'c' })).rejects.toMatchObject({
       kind: 'subscription_inactive',
       status: 429,

@@ -206,7 +206,9 @@ describe.each(['cloud', 'local'] as ServerKind[])('against the %s demo service',
     const result = await pair.client.submit(samplerWorkflow({ seed: 5 }), { clientId: pair.socket.clientId, promptId: id });
     expect(result.promptId).toBe(id);
     await terminalEvent(pair, id);
-    await expect(pair.client.submit(samplerWorkflow({ seed: 5 }), { clientId: pair.socket.clientId, promptId: id })).rejects.toBeInstanceOf(WorkflowRejectedError);
+    await expect(pair.client.submit(samplerWorkflow({ seed: 5 }), { clientId: pair.socket.clientId, promptId: id })).rejects.toBeInstanceOf(
+      WorkflowRejectedError,
+    );
     expect(demo.stats.submissions.get(id)).toBe(1);
   });
 });

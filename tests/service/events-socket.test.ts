@@ -40,7 +40,11 @@ async function startServer(options: ConstructorParameters<typeof WebSocketServer
   return harness;
 }
 
-function socketFor(harness: Harness, kind: ServerKind, options: Partial<EventsSocketOptions> = {}): { socket: EventsSocket; events: ServerEvent[]; states: ConnectionState[]; logs: string[] } {
+function socketFor(
+  harness: Harness,
+  kind: ServerKind,
+  options: Partial<EventsSocketOptions> = {},
+): { socket: EventsSocket; events: ServerEvent[]; states: ConnectionState[]; logs: string[] } {
   const events: ServerEvent[] = [];
   const states: ConnectionState[] = [];
   const logs: string[] = [];

@@ -16,7 +16,14 @@ function historyEntry(id: string, createdAt: number): unknown {
   return {
     prompt: [createdAt, id, { '1': { class_type: 'DemoSampler', inputs: { n: createdAt } } }, { create_time: createdAt }, ['9']],
     outputs: { '9': { images: [{ filename: `${id}.png`, subfolder: '', type: 'output' }] } },
-    status: { status_str: 'success', completed: true, messages: [['execution_start', { timestamp: createdAt }], ['execution_success', { timestamp: createdAt + 1 }]] },
+    status: {
+      status_str: 'success',
+      completed: true,
+      messages: [
+        ['execution_start', { timestamp: createdAt }],
+        ['execution_success', { timestamp: createdAt + 1 }],
+      ],
+    },
   };
 }
 

@@ -14,7 +14,9 @@ function jsonFramesOf(list: unknown[]): unknown[] {
 
 describe('recorded text frames', () => {
   it('every line of simple_prompt_ws.jsonl validates to a known event type', () => {
-    const lines = readFileSync(`${TRACES}/simple_prompt_ws.jsonl`, 'utf8').split('\n').filter((l) => l.trim() !== '');
+    const lines = readFileSync(`${TRACES}/simple_prompt_ws.jsonl`, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '');
     expect(lines.length).toBeGreaterThan(10);
     const types = new Set<string>();
     for (const line of lines) {
@@ -23,11 +25,14 @@ describe('recorded text frames', () => {
       expect(result.event.type).not.toBe('unknown');
       types.add(result.event.type);
     }
-    for (const t of ['status', 'execution_start', 'execution_cached', 'executing', 'progress_state', 'executed', 'execution_success']) expect(types).toContain(t);
+    for (const t of ['status', 'execution_start', 'execution_cached', 'executing', 'progress_state', 'executed', 'execution_success'])
+      expect(types).toContain(t);
   });
 
   it('the executed frame carries the output and the trailing executing has node null', () => {
-    const lines = readFileSync(`${TRACES}/simple_prompt_ws.jsonl`, 'utf8').split('\n').filter((l) => l.trim() !== '');
+    const lines = readFileSync(`${TRACES}/simple_prompt_ws.jsonl`, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '');
     const events = lines.map((l) => parseServerMessage(l)).flatMap((r) => (r.ok ? [r.event] : []));
     const executed = events.find((e) => e.type === 'executed');
     expect(executed).toMatchObject({ node: '3', output: { images: [{ filename: 'inverted_00001_.png', subfolder: 'samples', type: 'output' }] } });
@@ -41,21 +46,38 @@ describe('recorded text frames', () => {
     const error = JSON.parse(readFileSync(`${TRACES}/execution_error.json`, 'utf8')) as { ws: unknown[] };
     const queue = JSON.parse(readFileSync(`${TRACES}/queue_interrupt.json`, 'utf8')) as { ws_filtered: unknown[] };
     const previews = JSON.parse(readFileSync(`${TRACES}/previews.json`, 'utf8')) as { with_flags_ws: unknown[]; no_flags_ws: unknown[] };
-    const frames = [...jsonFramesOf(error.ws), ...jsonFramesOf(queue.ws_filtered), ...jsonFramesOf(previews.with_flags_ws), ...jsonFramesOf(previews.no_flags_ws)];
+    const frames = [
+      ...jsonFramesOf(error.ws),
+      ...jsonFramesOf(queue.ws_filtered),
+      ...jsonFramesOf(previews.with_flags_ws),
+      ...jsonFramesOf(previews.no_flags_ws),
+    ];
     expect(frames.length).toBeGreaterThan(20);
     for (const frame of frames) {
       const result = parseServerMessage(JSON.stringify(frame));
       if (!result.ok) throw new Error(`rejected (${result.reason}): ${JSON.stringify(frame).slice(0, 200)}`);
     }
-    const failed = jsonFramesOf(error.ws).map((f) => parseServerMessage(JSON.stringify(f))).find((r) => r.ok && r.event.type === 'execution_error');
+    const failed = jsonFramesOf(error.ws)
+      .map((f) => parseServerMessage(JSON.stringify(f)))
+      .find((r) => r.ok && r.event.type === 'execution_error');
     expect(failed).toMatchObject({
       ok: true,
-      event: { type: 'execution_error', nodeId: '5', nodeType: 'PreviewLoop', exceptionType: 'RuntimeError', exceptionMessage: 'PreviewLoop: deliberate failure at step 2\n' },
+      event: {
+        type: 'execution_error',
+        nodeId: '5',
+        nodeType: 'PreviewLoop',
+        exceptionType: 'RuntimeError',
+        exceptionMessage: 'PreviewLoop: deliberate failure at step 2\n',
+      },
     });
     if (failed?.ok && failed.event.type === 'execution_error') expect(failed.event.traceback.length).toBe(5);
-    const interrupted = jsonFramesOf(queue.ws_filtered).map((f) => parseServerMessage(JSON.stringify(f))).find((r) => r.ok && r.event.type === 'execution_interrupted');
+    const interrupted = jsonFramesOf(queue.ws_filtered)
+      .map((f) => parseServerMessage(JSON.stringify(f)))
+      .find((r) => r.ok && r.event.type === 'execution_interrupted');
     expect(interrupted).toMatchObject({ ok: true, event: { nodeId: '5', nodeType: 'PreviewLoop' } });
-    const flags = jsonFramesOf(previews.with_flags_ws).map((f) => parseServerMessage(JSON.stringify(f))).find((r) => r.ok && r.event.type === 'feature_flags');
+    const flags = jsonFramesOf(previews.with_flags_ws)
+      .map((f) => parseServerMessage(JSON.stringify(f)))
+      .find((r) => r.ok && r.event.type === 'feature_flags');
     expect(flags).toMatchObject({ ok: true, event: { flags: { supports_preview_metadata: true } } });
   });
 });
@@ -64,11 +86,15 @@ describe('variants of PROTOCOL.md', () => {
   const parse = (type: string, data: unknown) => parseServerMessage(JSON.stringify({ type, data }));
 
   it('traceback as a string or an array becomes string[]', () => {
-    expect(parse('execution_error', { prompt_id: 'p', exception_type: 'OOMError', exception_message: 'out of memory', traceback: 'line 1\nline 2' })).toMatchObject({
+    expect(
+      parse('execution_error', { prompt_id: 'p', exception_type: 'OOMError', exception_message: 'out of memory', traceback: 'line 1\nline 2' }),
+    ).toMatchObject({
       ok: true,
       event: { traceback: ['line 1\nline 2'], nodeId: null, nodeType: null },
     });
-    expect(parse('execution_error', { prompt_id: 'p', exception_type: 'X', exception_message: 'm', traceback: ['a', 'b'] })).toMatchObject({ event: { traceback: ['a', 'b'] } });
+    expect(parse('execution_error', { prompt_id: 'p', exception_type: 'X', exception_message: 'm', traceback: ['a', 'b'] })).toMatchObject({
+      event: { traceback: ['a', 'b'] },
+    });
     expect(parse('execution_error', { prompt_id: 'p', exception_type: 'X', exception_message: 'm' })).toMatchObject({ event: { traceback: [] } });
   });
 
@@ -76,20 +102,34 @@ describe('variants of PROTOCOL.md', () => {
     expect(parse('executing', { node: null, prompt_id: 'p' })).toEqual({ ok: true, event: { type: 'executing', node: null, promptId: 'p' } });
     expect(parse('executing', { prompt_id: 'p' })).toEqual({ ok: true, event: { type: 'executing', node: null, promptId: 'p' } });
     expect(parse('executing', { node: null })).toEqual({ ok: true, event: { type: 'executing', node: null, promptId: null } });
-    expect(parse('executing', { node: '4', display_node: '9', prompt_id: 'p' })).toEqual({ ok: true, event: { type: 'executing', node: '4', displayNode: '9', promptId: 'p' } });
+    expect(parse('executing', { node: '4', display_node: '9', prompt_id: 'p' })).toEqual({
+      ok: true,
+      event: { type: 'executing', node: '4', displayNode: '9', promptId: 'p' },
+    });
   });
 
   it('executed with output null (cached node)', () => {
-    expect(parse('executed', { node: '3', display_node: '3', output: null, prompt_id: 'p' })).toEqual({ ok: true, event: { type: 'executed', node: '3', output: null, promptId: 'p' } });
+    expect(parse('executed', { node: '3', display_node: '3', output: null, prompt_id: 'p' })).toEqual({
+      ok: true,
+      event: { type: 'executed', node: '3', output: null, promptId: 'p' },
+    });
   });
 
   it('numeric node ids become strings', () => {
-    expect(parse('execution_cached', { nodes: [1, '2'], prompt_id: 'p' })).toEqual({ ok: true, event: { type: 'execution_cached', nodes: ['1', '2'], promptId: 'p' } });
+    expect(parse('execution_cached', { nodes: [1, '2'], prompt_id: 'p' })).toEqual({
+      ok: true,
+      event: { type: 'execution_cached', nodes: ['1', '2'], promptId: 'p' },
+    });
     expect(parse('progress', { value: 1, max: 4, node: 7, prompt_id: 'p' })).toMatchObject({ event: { node: '7' } });
   });
 
   it('progress_state nodes, notification, status variants', () => {
-    expect(parse('progress_state', { prompt_id: 'p', nodes: { '5': { value: 1, max: 3, state: 'running', node_id: '5', display_node_id: '5', parent_node_id: null, real_node_id: '5' } } })).toEqual({
+    expect(
+      parse('progress_state', {
+        prompt_id: 'p',
+        nodes: { '5': { value: 1, max: 3, state: 'running', node_id: '5', display_node_id: '5', parent_node_id: null, real_node_id: '5' } },
+      }),
+    ).toEqual({
       ok: true,
       event: { type: 'progress_state', promptId: 'p', nodes: { '5': { value: 1, max: 3, state: 'running', displayNodeId: '5' } } },
     });
@@ -108,7 +148,10 @@ describe('variants of PROTOCOL.md', () => {
   });
 
   it('an unknown type with an object data is kept as unknown', () => {
-    expect(parse('crystools.monitor', { cpu_utilization: 3 })).toEqual({ ok: true, event: { type: 'unknown', rawType: 'crystools.monitor', data: { cpu_utilization: 3 } } });
+    expect(parse('crystools.monitor', { cpu_utilization: 3 })).toEqual({
+      ok: true,
+      event: { type: 'unknown', rawType: 'crystools.monitor', data: { cpu_utilization: 3 } },
+    });
   });
 });
 

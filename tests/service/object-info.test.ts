@@ -66,7 +66,15 @@ describe('parseNodeDefinitions on recorded definitions', () => {
     const load = defs.get('LoadImage');
     expect(load).toMatchObject({ name: 'LoadImage', displayName: 'Load Image', category: 'image', outputNode: false, apiNode: false });
     expect(load?.inputs).toHaveLength(1);
-    expect(load?.inputs[0]).toMatchObject({ section: 'required', name: 'image', kind: 'combo', options: ['sample (1).png', 'sample.png'], default: null, multiselect: false, imageUpload: true });
+    expect(load?.inputs[0]).toMatchObject({
+      section: 'required',
+      name: 'image',
+      kind: 'combo',
+      options: ['sample (1).png', 'sample.png'],
+      default: null,
+      multiselect: false,
+      imageUpload: true,
+    });
     expect(load?.outputs).toEqual([
       { type: 'IMAGE', name: 'IMAGE', isList: false },
       { type: 'MASK', name: 'MASK', isList: false },
@@ -77,7 +85,12 @@ describe('parseNodeDefinitions on recorded definitions', () => {
     const save = defs.get('SaveImage');
     expect(save?.outputNode).toBe(true);
     expect(save?.outputs).toEqual([]);
-    expect(save?.inputs.map((i) => `${i.section}:${i.name}:${i.kind}`)).toEqual(['required:images:link', 'required:filename_prefix:string', 'hidden:prompt:link', 'hidden:extra_pnginfo:link']);
+    expect(save?.inputs.map((i) => `${i.section}:${i.name}:${i.kind}`)).toEqual([
+      'required:images:link',
+      'required:filename_prefix:string',
+      'hidden:prompt:link',
+      'hidden:extra_pnginfo:link',
+    ]);
     expect(input(save?.inputs ?? [], 'images')).toMatchObject({ kind: 'link', type: 'IMAGE', tooltip: 'The images to save.' });
     expect(input(save?.inputs ?? [], 'filename_prefix')).toMatchObject({ kind: 'string', default: 'ComfyUI', multiline: false });
     expect(input(save?.inputs ?? [], 'prompt')).toMatchObject({ section: 'hidden', kind: 'link', type: 'PROMPT' });

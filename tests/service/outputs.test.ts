@@ -13,7 +13,15 @@ describe('collectNodeOutputs', () => {
       meshes: [{ filename: 'x.obj', subfolder: '', type: 'temp' }],
     };
     const files = collectNodeOutputs('9', output);
-    expect(files.map((f) => `${f.key}:${f.filename}`)).toEqual(['images:a.png', 'video:v.mp4', 'videos:v2.mp4', 'audio:s.flac', 'gifs:g.gif', '3d:m.glb', 'meshes:x.obj']);
+    expect(files.map((f) => `${f.key}:${f.filename}`)).toEqual([
+      'images:a.png',
+      'video:v.mp4',
+      'videos:v2.mp4',
+      'audio:s.flac',
+      'gifs:g.gif',
+      '3d:m.glb',
+      'meshes:x.obj',
+    ]);
     expect(files[1]).toEqual({ filename: 'v.mp4', subfolder: 'vids', type: 'output', node: '9', key: 'video' });
     expect(files[6]?.type).toBe('temp');
   });
@@ -48,7 +56,10 @@ describe('collectHistoryOutputs', () => {
   it('walks every node and de-duplicates across nodes', () => {
     const outputs = {
       '3': { images: [{ filename: 'inverted_00001_.png', subfolder: 'samples', type: 'output' }] },
-      '4': { images: [{ filename: 'inverted_00001_.png', subfolder: 'samples', type: 'output' }], audio: [{ filename: 'x.wav', subfolder: '', type: 'output' }] },
+      '4': {
+        images: [{ filename: 'inverted_00001_.png', subfolder: 'samples', type: 'output' }],
+        audio: [{ filename: 'x.wav', subfolder: '', type: 'output' }],
+      },
       '5': null,
     };
     expect(collectHistoryOutputs(outputs)).toEqual([

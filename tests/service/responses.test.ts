@@ -42,7 +42,9 @@ describe('rejections recorded from a local server', () => {
   it('missing required input: node 2, ImageInvert, input "image", reason', () => {
     const error = rejection('missing_required_input');
     expect(error.errorType).toBe('prompt_outputs_failed_validation');
-    expect(error.nodeErrors).toEqual([{ nodeId: '2', classType: 'ImageInvert', inputName: 'image', type: 'required_input_missing', message: 'Required input is missing', details: 'image' }]);
+    expect(error.nodeErrors).toEqual([
+      { nodeId: '2', classType: 'ImageInvert', inputName: 'image', type: 'required_input_missing', message: 'Required input is missing', details: 'image' },
+    ]);
     expect(error.message).toContain('node 2 (ImageInvert), input "image": Required input is missing');
   });
 
@@ -53,7 +55,9 @@ describe('rejections recorded from a local server', () => {
   });
 
   it('link type mismatch, value below min, wrong value type', () => {
-    expect(rejection('type_mismatch_link').message).toMatch(/node 3 \(SaveImage\), input "images": Return type mismatch between linked nodes: .*received_type\(MASK\)/);
+    expect(rejection('type_mismatch_link').message).toMatch(
+      /node 3 \(SaveImage\), input "images": Return type mismatch between linked nodes: .*received_type\(MASK\)/,
+    );
     expect(rejection('value_below_min').message).toContain('node 1 (PreviewLoop), input "steps": Value 0 smaller than min of 1');
     expect(rejection('wrong_value_type').message).toMatch(/node 1 \(PreviewLoop\), input "steps": Failed to convert an input value to a INT value: steps, abc/);
   });
@@ -103,9 +107,17 @@ describe('cloud rejections and submit answers', () => {
   });
 
   it('recognises a duplicate client-chosen prompt_id', () => {
-    const dup = rejectionFromBody({ error: { type: 'invalid_prompt_id', message: 'Prompt ID already exists', details: '', extra_info: {} }, node_errors: {} }, 400, null);
+    const dup = rejectionFromBody(
+      { error: { type: 'invalid_prompt_id', message: 'Prompt ID already exists', details: '', extra_info: {} }, node_errors: {} },
+      400,
+      null,
+    );
     expect(dup && isDuplicatePromptId(dup)).toBe(true);
-    const other = rejectionFromBody({ error: { type: 'invalid_prompt_id', message: 'Prompt ID is not a valid UUID', details: '', extra_info: {} }, node_errors: {} }, 400, null);
+    const other = rejectionFromBody(
+      { error: { type: 'invalid_prompt_id', message: 'Prompt ID is not a valid UUID', details: '', extra_info: {} }, node_errors: {} },
+      400,
+      null,
+    );
     expect(other && isDuplicatePromptId(other)).toBe(false);
   });
 });
@@ -192,8 +204,17 @@ describe('history entries', () => {
 
 describe('status and upload answers', () => {
   it('cloud status bodies', () => {
-    expect(parseJobStatusAnswer({ status: 'in_progress', id: 'x', created_at: '2026-01-01' }, null)).toEqual({ phase: 'running', raw: 'in_progress', known: true });
-    expect(parseJobStatusAnswer({ status: 'failed', error_message: 'OOM' }, null)).toEqual({ phase: 'failed', raw: 'failed', known: true, errorMessage: 'OOM' });
+    expect(parseJobStatusAnswer({ status: 'in_progress', id: 'x', created_at: '2026-01-01' }, null)).toEqual({
+      phase: 'running',
+      raw: 'in_progress',
+      known: true,
+    });
+    expect(parseJobStatusAnswer({ status: 'failed', error_message: 'OOM' }, null)).toEqual({
+      phase: 'failed',
+      raw: 'failed',
+      known: true,
+      errorMessage: 'OOM',
+    });
     expect(parseJobStatusAnswer({ state: 'x' }, null)).toBeNull();
   });
 

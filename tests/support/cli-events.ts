@@ -22,11 +22,20 @@ export interface EventRun {
  * in); each stdout line that is a JSON object goes to `onEvent` at once. Killed with SIGKILL after
  * `timeoutMs` (the run then resolves with code null).
  */
-export function runCliEvents(cli: string, args: string[], env: NodeJS.ProcessEnv, onEvent: (event: CliEvent, atSeconds: number) => void, timeoutMs: number): Promise<EventRun> {
+export function runCliEvents(
+  cli: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  onEvent: (event: CliEvent, atSeconds: number) => void,
+  timeoutMs: number,
+): Promise<EventRun> {
   return new Promise((resolveRun, reject) => {
     const start = process.hrtime.bigint();
     const since = (): number => Number(process.hrtime.bigint() - start) / 1e9;
-    const child = spawn(process.execPath, [cli, ...args], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cli, ...args], {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const events: CliEvent[] = [];
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));

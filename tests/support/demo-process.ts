@@ -12,7 +12,10 @@ export interface DemoProcess {
 /** Starts it on `port` (0: any free one) at real speed (time scale 1); resolves once it listens. */
 export function startDemoProcess(port = 0): Promise<DemoProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'demo', '--local', '--time-scale', '1', '--port', String(port)], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } });
+    const child = spawn(process.execPath, [CLI, 'demo', '--local', '--time-scale', '1', '--port', String(port)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+    });
     const kill = (): Promise<void> =>
       child.exitCode !== null || child.signalCode !== null
         ? Promise.resolve()

@@ -3,7 +3,10 @@
 import { json, startHostileServer, type HostileServer, type Route } from './hostile-server';
 
 /** `errorData(promptId)` is the execution_error's data; `extraRoutes` adds to the routes (or replaces them). */
-export async function startErrorEchoServer(errorData: (promptId: string) => Record<string, unknown>, extraRoutes: Record<string, Route> = {}): Promise<HostileServer> {
+export async function startErrorEchoServer(
+  errorData: (promptId: string) => Record<string, unknown>,
+  extraRoutes: Record<string, Route> = {},
+): Promise<HostileServer> {
   const server: HostileServer = await startHostileServer(
     {
       'POST /api/prompt': (req, res) => {
@@ -23,7 +26,11 @@ export async function startErrorEchoServer(errorData: (promptId: string) => Reco
       '/api/queue': json(200, { queue_running: [], queue_pending: [] }),
       '/api/history/*': (req, res) => {
         const id = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname.split('/').pop() ?? '');
-        const entry = { prompt: [1, id, {}, {}, []], outputs: {}, status: { status_str: 'error', completed: false, messages: [['execution_error', errorData(id)]] } };
+        const entry = {
+          prompt: [1, id, {}, {}, []],
+          outputs: {},
+          status: { status_str: 'error', completed: false, messages: [['execution_error', errorData(id)]] },
+        };
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ [id]: entry }));
       },
       ...extraRoutes,

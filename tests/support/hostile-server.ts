@@ -26,7 +26,8 @@ export async function startHostileServer(routes: Record<string, Route>, options:
   const server = http.createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     requests.push(`${req.method} ${path}`);
-    const route = routes[`${req.method} ${path}`] ?? routes[path] ?? Object.entries(routes).find(([key]) => key.endsWith('*') && path.startsWith(key.slice(0, -1)))?.[1];
+    const route =
+      routes[`${req.method} ${path}`] ?? routes[path] ?? Object.entries(routes).find(([key]) => key.endsWith('*') && path.startsWith(key.slice(0, -1)))?.[1];
     if (route) route(req, res);
     else res.writeHead(404, { 'content-type': 'application/json' }).end('{}');
   });
@@ -168,7 +169,10 @@ export interface MeasuredRun {
 export function runMeasured(cli: string, args: string[], env: NodeJS.ProcessEnv, killAfterMs: number): Promise<MeasuredRun> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
-    const child = spawn(process.execPath, [cli, ...args], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cli, ...args], {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const peak = watchPeakRss(child);
     let stdout = '';
     let stderr = '';

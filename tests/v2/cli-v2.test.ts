@@ -53,7 +53,9 @@ describe('flowdeck run on a v2 surface', () => {
     const dataDir = join(work, 'data-bare');
     for (const n of [1, 2]) {
       const out = join(work, `out-bare-${n}`);
-      const run = await runCli(['run', wf, '--server', svc.url, '--upload', `1.image=${image}`, '--out', out, '--json'], { env: { FLOWDECK_DATA_DIR: dataDir } });
+      const run = await runCli(['run', wf, '--server', svc.url, '--upload', `1.image=${image}`, '--out', out, '--json'], {
+        env: { FLOWDECK_DATA_DIR: dataDir },
+      });
       expect(run.code, run.stderr).toBe(0);
       const result = JSON.parse(run.stdout) as { contract: string; status: string; expires_at: string; outputs: Array<{ path: string }> };
       expect(result).toMatchObject({ contract: 'v2', status: 'succeeded' });
@@ -72,7 +74,9 @@ describe('flowdeck run on a v2 surface', () => {
     const missing = await runCli(['run', wf, '--server', svc.url, '--out', join(work, 'out-token')], { env: { FLOWDECK_DATA_DIR: dataDir } });
     expect(missing.code).toBe(3);
     expect(missing.stderr).toContain('FLOWDECK_API_KEY');
-    const run = await runCli(['run', wf, '--server', svc.url, '--out', join(work, 'out-token'), '--json'], { env: { FLOWDECK_DATA_DIR: dataDir, FLOWDECK_API_KEY: 'tok-cli-1' } });
+    const run = await runCli(['run', wf, '--server', svc.url, '--out', join(work, 'out-token'), '--json'], {
+      env: { FLOWDECK_DATA_DIR: dataDir, FLOWDECK_API_KEY: 'tok-cli-1' },
+    });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).not.toContain('tok-cli-1');
     expect(JSON.parse(run.stdout)).toMatchObject({ contract: 'v2', status: 'succeeded' });
@@ -144,7 +148,9 @@ describe('flowdeck run killed with SIGKILL between send and answer', () => {
     const wf = file('sampler-kill-cloud.json', SAMPLER);
     const dataDir = join(work, 'data-kill-cloud');
     const key = await killBetweenSendAndAnswer(svc, wf, dataDir, svc.apiKey);
-    const next = await runCli(['run', wf, '--server', svc.url, '--out', join(work, 'out-after-kill-cloud')], { env: { FLOWDECK_DATA_DIR: dataDir, FLOWDECK_API_KEY: svc.apiKey! } });
+    const next = await runCli(['run', wf, '--server', svc.url, '--out', join(work, 'out-after-kill-cloud')], {
+      env: { FLOWDECK_DATA_DIR: dataDir, FLOWDECK_API_KEY: svc.apiKey! },
+    });
     expect(next.code, next.stderr).toBe(0);
     expect(next.stderr).toMatch(/may have created a job/);
     expect(svc.v2!.stats.jobsByKey.get(key)).toBe(1);
@@ -184,7 +190,9 @@ describe('serverless and proxy profiles', () => {
     const missing = await runCli(['run', wf, '--out', join(work, 'out-serverless')], { env: { FLOWDECK_DATA_DIR: dataDir } });
     expect(missing.code).toBe(3);
     expect(missing.stderr).toContain('FLOWDECK_API_KEY');
-    const run = await runCli(['run', wf, '--out', join(work, 'out-serverless'), '--json'], { env: { FLOWDECK_DATA_DIR: dataDir, FLOWDECK_API_KEY: 'acct-key-1' } });
+    const run = await runCli(['run', wf, '--out', join(work, 'out-serverless'), '--json'], {
+      env: { FLOWDECK_DATA_DIR: dataDir, FLOWDECK_API_KEY: 'acct-key-1' },
+    });
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ contract: 'v2', status: 'succeeded' });
   });
@@ -194,12 +202,18 @@ describe('a pool of v2 servers', () => {
   it('run --repeat spreads over two v2-only deployments (no node definitions: each judges the workflow itself)', async () => {
     const a = await startDemo({ flavour: 'local', v2: 'only' }, 0.05);
     const b = await startDemo({ flavour: 'local', v2: 'only' }, 0.05);
-    const run = await runCli(['run', file('sampler-pool.json', SAMPLER), '--server', a.url, '--server', b.url, '--repeat', '4', '--out', join(work, 'out-pool'), '--json'], {
-      env: { FLOWDECK_DATA_DIR: join(work, 'data-pool') },
-      timeoutMs: 60_000,
-    });
+    const run = await runCli(
+      ['run', file('sampler-pool.json', SAMPLER), '--server', a.url, '--server', b.url, '--repeat', '4', '--out', join(work, 'out-pool'), '--json'],
+      {
+        env: { FLOWDECK_DATA_DIR: join(work, 'data-pool') },
+        timeoutMs: 60_000,
+      },
+    );
     expect(run.code, run.stderr).toBe(0);
-    const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as { status: string; contract: string; server: string });
+    const lines = run.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { status: string; contract: string; server: string });
     expect(lines).toHaveLength(4);
     expect(lines.every((l) => l.status === 'succeeded' && l.contract === 'v2')).toBe(true);
     expect(a.v2!.stats.submitRequests + b.v2!.stats.submitRequests).toBe(4);
@@ -234,7 +248,11 @@ describe('flowdeck watch on a v2 surface', () => {
 describe('flowdeck cancel and queue on a v2-only deployment', () => {
   it('cancels one running job by id, and says plainly that there is no queue', async () => {
     const svc = await startDemo({ flavour: 'local', v2: 'only' }, 0.05);
-    const sent = await fetch(`${svc.url}/api/v2/jobs`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ workflow: JSON.parse(SAMPLER.replace('"steps":3', '"steps":200')) as unknown }) });
+    const sent = await fetch(`${svc.url}/api/v2/jobs`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ workflow: JSON.parse(SAMPLER.replace('"steps":3', '"steps":200')) as unknown }),
+    });
     const job = (await sent.json()) as { id: string };
     const env = { FLOWDECK_DATA_DIR: join(work, 'data-cancel') };
     const cancel = await runCli(['cancel', job.id, '--server', svc.url], { env });
@@ -261,9 +279,12 @@ describe('flowdeck run --mask on a v2-only deployment', () => {
     for (let y = 0; y < 8; y += 1) for (let x = 0; x < 4; x += 1) data[(y * 8 + x) * 4 + 3] = 0;
     const mask = file('mask.png', encodePng({ width: 8, height: 8, data }));
     const wf = readFileSync(join(import.meta.dirname, '../../resources/workflows/inpaint-with-mask.json'), 'utf8');
-    const run = await runCli(['run', file('inpaint.json', wf), '--server', svc.url, '--mask', `1.image=${image},${mask}`, '--out', join(work, 'out-mask'), '--json'], {
-      env: { FLOWDECK_DATA_DIR: join(work, 'data-mask') },
-    });
+    const run = await runCli(
+      ['run', file('inpaint.json', wf), '--server', svc.url, '--mask', `1.image=${image},${mask}`, '--out', join(work, 'out-mask'), '--json'],
+      {
+        env: { FLOWDECK_DATA_DIR: join(work, 'data-mask') },
+      },
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ contract: 'v2', status: 'succeeded' });
     // The original, then the composed image: each uploaded once.

@@ -55,14 +55,23 @@ function invert(image: string): Workflow {
 
 function sampler(steps = 3, delay = 20): Workflow {
   return {
-    '3': { class_type: 'DemoSampler', inputs: { prompt: 'v2 client', seed: 5, steps, width: 32, height: 32, cfg: 7, sampler_name: 'euler', delay_ms: delay, fail_at_step: 0 } },
+    '3': {
+      class_type: 'DemoSampler',
+      inputs: { prompt: 'v2 client', seed: 5, steps, width: 32, height: 32, cfg: 7, sampler_name: 'euler', delay_ms: delay, fail_at_step: 0 },
+    },
     '9': { class_type: 'SaveImage', inputs: { images: ['3', 0], filename_prefix: 'v2c' } },
   };
 }
 
-async function connect(svc: DemoService, extra: { onWait?: (m: string) => void; key?: string | null } = {}): Promise<ConnectedService & { jobs: JobStore; tracker: JobTracker }> {
+async function connect(
+  svc: DemoService,
+  extra: { onWait?: (m: string) => void; key?: string | null } = {},
+): Promise<ConnectedService & { jobs: JobStore; tracker: JobTracker }> {
   const key = extra.key === undefined ? svc.apiKey : extra.key;
-  const connected = await connectService({ kind: svc.apiKey ? 'cloud' : 'local', baseUrl: svc.url }, { apiKey: () => key, ...(extra.onWait ? { onWait: extra.onWait } : {}) });
+  const connected = await connectService(
+    { kind: svc.apiKey ? 'cloud' : 'local', baseUrl: svc.url },
+    { apiKey: () => key, ...(extra.onWait ? { onWait: extra.onWait } : {}) },
+  );
   const store = await Store.open(':memory:');
   const jobs = await JobStore.open(store);
   const tracker = new JobTracker({ api: connected.api, events: connected.events, jobs, pollIntervalMs: 200 });
@@ -88,7 +97,8 @@ describe('discovery without side effects', () => {
     const beside = await startDemo({ flavour: 'cloud', v2: 'beside' });
     const only = await startDemo({ flavour: 'local', v2: 'only' });
     const guarded = await startDemo({ flavour: 'local', v2: 'only', v2Token: 'tok-1' });
-    const probe = (svc: DemoService, key: string | null) => discoverContract(new HttpTransport({ kind: 'local', baseUrl: svc.url }, { apiKey: () => key, auth: 'bearer' }));
+    const probe = (svc: DemoService, key: string | null) =>
+      discoverContract(new HttpTransport({ kind: 'local', baseUrl: svc.url }, { apiKey: () => key, auth: 'bearer' }));
     expect(await probe(local, null)).toEqual({ contract: 'v1' });
     expect(await probe(cloud, cloud.apiKey)).toEqual({ contract: 'v1' });
     expect(await probe(beside, beside.apiKey)).toEqual({ contract: 'v2', needsKey: false, v1Beside: true });
@@ -178,7 +188,9 @@ describe.each(Object.keys(SURFACES) as Surface[])('the v2 client on the %s surfa
     const c = await connect(svc, { onWait: (m) => waits.push(m) });
     const bad = sampler();
     (bad['3'] as { inputs: Record<string, unknown> }).inputs.steps = 0;
-    const rejected = await submitJob({ api: c.api, jobs: c.jobs, clientId: c.events.clientId }, { workflow: bad, workflowName: 'bad', origin: 'cli' }).catch((e: unknown) => e);
+    const rejected = await submitJob({ api: c.api, jobs: c.jobs, clientId: c.events.clientId }, { workflow: bad, workflowName: 'bad', origin: 'cli' }).catch(
+      (e: unknown) => e,
+    );
     expect(rejected).toBeInstanceOf(WorkflowRejectedError);
     expect((rejected as Error).message).toContain('node 3 (DemoSampler)');
     expect(await c.jobs.listInFlight()).toEqual([]);
@@ -233,7 +245,10 @@ describe('an answer that is lost after the job was made', () => {
     const svc = await SURFACES.cloud();
     const c = await connect(svc);
     svc.v2!.faults.loseSubmitAnswers(1);
-    const failure = await submitJob({ api: c.api, jobs: c.jobs, clientId: c.events.clientId }, { workflow: sampler(), workflowName: 'lost', origin: 'cli' }).catch((e: unknown) => e);
+    const failure = await submitJob(
+      { api: c.api, jobs: c.jobs, clientId: c.events.clientId },
+      { workflow: sampler(), workflowName: 'lost', origin: 'cli' },
+    ).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(SendMayHaveRunError);
     expect((failure as Error).message).toMatch(/may have created a job.*Check the server's job list/s);
     const key = [...svc.v2!.stats.jobsByKey.keys()][0]!;
@@ -269,7 +284,10 @@ describe('a self-hosted proxy as it was seen to answer (proxy-observed.md)', () 
 
     // An older server behind the proxy cannot cancel one job: the proxy says "canceling", the job runs on.
     svc.v2!.faults.ignoreCancels(true);
-    const long = await submitJob({ api: c.api, jobs: c.jobs, clientId: c.events.clientId }, { workflow: sampler(6, 1500), workflowName: 'long', origin: 'cli' });
+    const long = await submitJob(
+      { api: c.api, jobs: c.jobs, clientId: c.events.clientId },
+      { workflow: sampler(6, 1500), workflowName: 'long', origin: 'cli' },
+    );
     const end = c.tracker.track(long.promptId).waitForEnd({ timeoutMs: 20_000 });
     await c.api.stopJob(long.promptId);
     expect((await end).phase).toBe('succeeded');

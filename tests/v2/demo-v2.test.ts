@@ -44,13 +44,20 @@ function invert(image: unknown): Record<string, unknown> {
 
 function sampler(steps = 4, delay = 20): Record<string, unknown> {
   return {
-    '3': { class_type: 'DemoSampler', inputs: { prompt: 'v2', seed: 1, steps, width: 32, height: 32, cfg: 7, sampler_name: 'euler', delay_ms: delay, fail_at_step: 0 } },
+    '3': {
+      class_type: 'DemoSampler',
+      inputs: { prompt: 'v2', seed: 1, steps, width: 32, height: 32, cfg: 7, sampler_name: 'euler', delay_ms: delay, fail_at_step: 0 },
+    },
     '9': { class_type: 'SaveImage', inputs: { images: ['3', 0], filename_prefix: 'v2s' } },
   };
 }
 
 async function submit(svc: DemoService, workflow: unknown, key: string | null = randomUUID()): Promise<Response> {
-  return call(svc, '/api/v2/jobs', { method: 'POST', headers: { 'Content-Type': 'application/json', ...(key ? { 'Idempotency-Key': key } : {}) }, body: JSON.stringify({ workflow }) });
+  return call(svc, '/api/v2/jobs', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...(key ? { 'Idempotency-Key': key } : {}) },
+    body: JSON.stringify({ workflow }),
+  });
 }
 
 async function until<T>(read: () => Promise<T>, done: (t: T) => boolean, ms = 10_000): Promise<T> {
@@ -62,7 +69,15 @@ async function until<T>(read: () => Promise<T>, done: (t: T) => boolean, ms = 10
   }
 }
 
-type JobJson = { id: string; status: string; outputs: Array<{ id: string; url: string; name: string; node_id: string }>; urls: { self: string; events: string; cancel: string }; expires_at: string; error: unknown; progress: unknown };
+type JobJson = {
+  id: string;
+  status: string;
+  outputs: Array<{ id: string; url: string; name: string; node_id: string }>;
+  urls: { self: string; events: string; cancel: string };
+  expires_at: string;
+  error: unknown;
+  progress: unknown;
+};
 
 async function jobOf(svc: DemoService, id: string): Promise<JobJson> {
   return (await (await call(svc, `/api/v2/jobs/${id}`)).json()) as JobJson;
@@ -82,9 +97,17 @@ describe.each(Object.keys(surfaces) as Array<keyof typeof surfaces>)('the demo v
     const again = await upload(svc, bytes, 'other-name.png');
     expect(again.status).toBe(200);
     expect(((await again.json()) as { id: string }).id).toBe(asset.id);
-    const fromHash = await call(svc, '/api/v2/assets/from-hash', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ hash, file_path: 'x.png' }) });
+    const fromHash = await call(svc, '/api/v2/assets/from-hash', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ hash, file_path: 'x.png' }),
+    });
     expect(fromHash.status).toBe(200);
-    const miss = await call(svc, '/api/v2/assets/from-hash', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ hash: blake3OfBytes(png(2)) }) });
+    const miss = await call(svc, '/api/v2/assets/from-hash', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ hash: blake3OfBytes(png(2)) }),
+    });
     expect(miss.status).toBe(404);
     expect(((await miss.json()) as { error: { code: string } }).error.code).toBe('blob_not_found');
 
@@ -92,7 +115,10 @@ describe.each(Object.keys(surfaces) as Array<keyof typeof surfaces>)('the demo v
     expect(sent.status).toBe(201);
     const job = (await sent.json()) as JobJson;
     expect(job.status).toBe('queued');
-    const done = await until(() => jobOf(svc, job.id), (j) => j.status === 'succeeded');
+    const done = await until(
+      () => jobOf(svc, job.id),
+      (j) => j.status === 'succeeded',
+    );
     expect(done.status).toBe('succeeded');
     expect(done.outputs).toHaveLength(1);
     expect(Date.parse(done.expires_at)).toBeGreaterThan(Date.now());
@@ -101,8 +127,15 @@ describe.each(Object.keys(surfaces) as Array<keyof typeof surfaces>)('the demo v
     // Outputs are fetched through their links; the cloud's point at the storage host (no key there).
     const direct = surface === 'cloud' ? await fetch(output.url) : await call(svc, new URL(output.url).pathname);
     expect(direct.status).toBe(200);
-    expect(Buffer.from(await direct.arrayBuffer()).subarray(1, 4).toString()).toBe('PNG');
-    const workflow = (await (await call(svc, `/api/v2/jobs/${job.id}/workflow`)).json()) as { format: string; workflow: Record<string, { inputs: { image?: unknown } }> };
+    expect(
+      Buffer.from(await direct.arrayBuffer())
+        .subarray(1, 4)
+        .toString(),
+    ).toBe('PNG');
+    const workflow = (await (await call(svc, `/api/v2/jobs/${job.id}/workflow`)).json()) as {
+      format: string;
+      workflow: Record<string, { inputs: { image?: unknown } }>;
+    };
     expect(workflow.format).toBe('api');
     expect(typeof workflow.workflow['1']!.inputs.image).toBe('string');
   });
@@ -110,7 +143,17 @@ describe.each(Object.keys(surfaces) as Array<keyof typeof surfaces>)('the demo v
   it('never replays an Idempotency-Key, and releases it when the submission failed without a job', async () => {
     const svc = await surfaces[surface]();
     const key = randomUUID();
-    const bad = await submit(svc, { '1': { class_type: 'DemoSampler', inputs: { prompt: 'x', seed: 1, steps: -3, width: 32, height: 32, cfg: 7, sampler_name: 'nope', delay_ms: 0, fail_at_step: 0 } }, '9': { class_type: 'SaveImage', inputs: { images: ['1', 0], filename_prefix: 'p' } } }, key);
+    const bad = await submit(
+      svc,
+      {
+        '1': {
+          class_type: 'DemoSampler',
+          inputs: { prompt: 'x', seed: 1, steps: -3, width: 32, height: 32, cfg: 7, sampler_name: 'nope', delay_ms: 0, fail_at_step: 0 },
+        },
+        '9': { class_type: 'SaveImage', inputs: { images: ['1', 0], filename_prefix: 'p' } },
+      },
+      key,
+    );
     expect(bad.status).toBe(422);
     const envelope = (await bad.json()) as { error: { code: string; details: { node_errors: Record<string, unknown> } } };
     expect(envelope.error.code).toBe('invalid_workflow');
@@ -162,13 +205,30 @@ describe.each(Object.keys(surfaces) as Array<keyof typeof surfaces>)('the demo v
     const running = (await (await submit(svc, sampler(40, 50))).json()) as JobJson;
     const waiting = (await (await submit(svc, sampler(2, 10))).json()) as JobJson;
     const other = (await (await submit(svc, sampler(2, 10))).json()) as JobJson;
-    await until(() => jobOf(svc, running.id), (j) => j.status === 'running');
+    await until(
+      () => jobOf(svc, running.id),
+      (j) => j.status === 'running',
+    );
     const cancelWaiting = (await (await call(svc, `/api/v2/jobs/${waiting.id}/cancel`, { method: 'POST' })).json()) as JobJson;
     expect(cancelWaiting.status).toBe('canceled');
     const cancelRunning = (await (await call(svc, `/api/v2/jobs/${running.id}/cancel`, { method: 'POST' })).json()) as JobJson;
     expect(['canceling', 'canceled']).toContain(cancelRunning.status);
-    expect((await until(() => jobOf(svc, running.id), (j) => j.status === 'canceled')).status).toBe('canceled');
-    expect((await until(() => jobOf(svc, other.id), (j) => j.status === 'succeeded')).status).toBe('succeeded');
+    expect(
+      (
+        await until(
+          () => jobOf(svc, running.id),
+          (j) => j.status === 'canceled',
+        )
+      ).status,
+    ).toBe('canceled');
+    expect(
+      (
+        await until(
+          () => jobOf(svc, other.id),
+          (j) => j.status === 'succeeded',
+        )
+      ).status,
+    ).toBe('succeeded');
   });
 });
 
@@ -201,7 +261,10 @@ describe('the proxy quirks of a v2-only demo (proxy-observed.md)', () => {
     await submit(svc, sampler(4, 1500));
     const job = (await (await submit(svc, sampler(6, 1500))).json()) as JobJson;
     const events = await call(svc, new URL(job.urls.events).pathname);
-    const running = await until(() => jobOf(svc, job.id), (j) => j.status === 'running');
+    const running = await until(
+      () => jobOf(svc, job.id),
+      (j) => j.status === 'running',
+    );
     expect(running).toMatchObject({ progress: { value: 0, nodes_done: 0, nodes_total: 0 }, outputs: [], started_at: null });
     const text = await events.text();
     const statuses = [...text.matchAll(/^event: status\ndata: (.*)$/gm)].map((m) => (JSON.parse(m[1]!) as { status: string }).status);

@@ -37,9 +37,11 @@ describe('readSse', () => {
       { event: 'status', data: '{"status":"running"}' },
       { event: 'progress', data: '{"value":0.5}' },
     ]);
-    const endless = Readable.from((function* () {
-      for (let i = 0; i < 1000; i += 1) yield Buffer.from(`data: ${'x'.repeat(1000)}\n`);
-    })());
+    const endless = Readable.from(
+      (function* () {
+        for (let i = 0; i < 1000; i += 1) yield Buffer.from(`data: ${'x'.repeat(1000)}\n`);
+      })(),
+    );
     await expect(async () => {
       for await (const frame of readSse(endless, 64 * 1024)) void frame;
     }).rejects.toThrow(/larger than/);
@@ -63,7 +65,9 @@ describe('the v2 client against hostile servers', () => {
       },
     });
     servers.push(server);
-    const failure = await client(server.url).getJobStatus(JOB).catch((e: unknown) => e);
+    const failure = await client(server.url)
+      .getJobStatus(JOB)
+      .catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(ServiceError);
     expect((failure as ServiceError).kind).toBe('too_large');
   });
@@ -82,10 +86,23 @@ describe('the v2 client against hostile servers', () => {
         json(res, 200, {
           id: JOB,
           status: 'succeeded',
-          outputs: [{ id: 'out-1', node_id: '9', name: 'file.png', type: 'image', content_type: 'image/png', size_bytes: 0, hash: null, url: `${storage.url}/file.png`, url_expires_at: new Date(Date.now() + 3600_000).toISOString() }],
+          outputs: [
+            {
+              id: 'out-1',
+              node_id: '9',
+              name: 'file.png',
+              type: 'image',
+              content_type: 'image/png',
+              size_bytes: 0,
+              hash: null,
+              url: `${storage.url}/file.png`,
+              url_expires_at: new Date(Date.now() + 3600_000).toISOString(),
+            },
+          ],
           error: null,
         }),
-      'POST /api/v2/jobs': (req, res) => json(res, 422, { error: { code: 'invalid_workflow', message: `bad key ${String(req.headers.authorization)}`, details: null } }),
+      'POST /api/v2/jobs': (req, res) =>
+        json(res, 422, { error: { code: 'invalid_workflow', message: `bad key ${String(req.headers.authorization)}`, details: null } }),
     });
     servers.push(server);
     const api = client(server.url);

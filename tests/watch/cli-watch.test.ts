@@ -57,13 +57,19 @@ describe('flowdeck watch --once', () => {
   it('processes what is there and exits 0 when every file succeeded', async () => {
     const dir = folderWith('ok', { 'a.png': makePng(601), 'b.png': makePng(602), 'c.png': makePng(603), 'readme.txt': 'ignored' });
     const out = join(work, 'ok-out');
-    const run = await runCli(['watch', dir, '--workflow', join(work, 'invert.json'), '--bind', '1.image', '--server', demo.url, '--local', '--out', out, '--once', '--settle', '100'], { env: env() });
+    const run = await runCli(
+      ['watch', dir, '--workflow', join(work, 'invert.json'), '--bind', '1.image', '--server', demo.url, '--local', '--out', out, '--once', '--settle', '100'],
+      { env: env() },
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout.trim().split('\n').sort()).toEqual(['a_3_1.png', 'b_3_1.png', 'c_3_1.png'].map((n) => join(out, n)));
     expect(run.stderr).toContain('3 done, 0 failed');
     // a second run finds everything done in the journal and sends nothing
     const before = new Map(demo.stats.submissions);
-    const again = await runCli(['watch', dir, '--workflow', join(work, 'invert.json'), '--bind', '1.image', '--server', demo.url, '--local', '--out', out, '--once', '--json'], { env: env() });
+    const again = await runCli(
+      ['watch', dir, '--workflow', join(work, 'invert.json'), '--bind', '1.image', '--server', demo.url, '--local', '--out', out, '--once', '--json'],
+      { env: env() },
+    );
     expect(again.code, again.stderr).toBe(0);
     expect(newSubmissions(before)).toEqual([]);
     const summary = JSON.parse(again.stdout.trim().split('\n').pop()!) as { event: string; done: number; failed: number };
@@ -72,11 +78,33 @@ describe('flowdeck watch --once', () => {
 
   it('exits 1 when any file failed, naming it and the reason', async () => {
     const dir = folderWith('bad', { 'good.png': makePng(611), 'bad.png': 'this is not a picture' });
-    const run = await runCli(['watch', dir, '--workflow', join(work, 'invert.json'), '--bind', '1.image', '--server', demo.url, '--local', '--out', join(work, 'bad-out'), '--once', '--json', '--settle', '100'], {
-      env: env(),
-    });
+    const run = await runCli(
+      [
+        'watch',
+        dir,
+        '--workflow',
+        join(work, 'invert.json'),
+        '--bind',
+        '1.image',
+        '--server',
+        demo.url,
+        '--local',
+        '--out',
+        join(work, 'bad-out'),
+        '--once',
+        '--json',
+        '--settle',
+        '100',
+      ],
+      {
+        env: env(),
+      },
+    );
     expect(run.code, run.stderr).toBe(1);
-    const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as { event: string; file?: string; reason?: string });
+    const lines = run.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { event: string; file?: string; reason?: string });
     const failed = lines.find((l) => l.event === 'failed')!;
     expect(failed.file).toBe(join(dir, 'bad.png'));
     expect(failed.reason).toMatch(/not an image/);
@@ -87,10 +115,29 @@ describe('flowdeck watch --once', () => {
   it('runs the files again when the workflow changed (the journal is per workflow), and not when it did not', async () => {
     const dir = folderWith('changed', { 'a.png': makePng(631), 'b.png': makePng(632) });
     const out = join(work, 'changed-out');
-    const args = (wf: string): string[] => ['watch', dir, '--workflow', wf, '--bind', '1.image', '--server', demo.url, '--local', '--out', out, '--once', '--json', '--settle', '100'];
+    const args = (wf: string): string[] => [
+      'watch',
+      dir,
+      '--workflow',
+      wf,
+      '--bind',
+      '1.image',
+      '--server',
+      demo.url,
+      '--local',
+      '--out',
+      out,
+      '--once',
+      '--json',
+      '--settle',
+      '100',
+    ];
     const first = await runCli(args(join(work, 'invert.json')), { env: env() });
     expect(first.code, first.stderr).toBe(0);
-    writeFileSync(join(work, 'invert-other.json'), JSON.stringify(invertWorkflow({ '3': { class_type: 'SaveImage', inputs: { images: ['2', 0], filename_prefix: 'watch/other' } } })));
+    writeFileSync(
+      join(work, 'invert-other.json'),
+      JSON.stringify(invertWorkflow({ '3': { class_type: 'SaveImage', inputs: { images: ['2', 0], filename_prefix: 'watch/other' } } })),
+    );
     const before = new Map(demo.stats.submissions);
     const changed = await runCli(args(join(work, 'invert-other.json')), { env: env() });
     expect(changed.code, changed.stderr).toBe(0);
@@ -101,23 +148,38 @@ describe('flowdeck watch --once', () => {
     expect(newSubmissions(same)).toEqual([]);
   });
 
-  it('takes an output image as its workflow: its prompt, else its editor graph converted with the server\'s definitions', async () => {
+  it("takes an output image as its workflow: its prompt, else its editor graph converted with the server's definitions", async () => {
     const ui = graph(
       [
         node(1, 'LoadImage', { outputs: ['IMAGE', 'MASK'], values: ['example.png', 'image'] }),
         node(2, 'ImageInvert', { inputs: [['image', 'IMAGE', 1]], outputs: ['IMAGE'] }),
         node(3, 'SaveImage', { inputs: [['images', 'IMAGE', 2]], values: ['watch/from-graph'] }),
       ],
-      [[1, 1, 0, 2, 0, 'IMAGE'], [2, 2, 0, 3, 0, 'IMAGE']],
+      [
+        [1, 1, 0, 2, 0, 'IMAGE'],
+        [2, 2, 0, 3, 0, 'IMAGE'],
+      ],
     );
     const withGraph = join(work, 'graph-only.png');
     writeFileSync(withGraph, withTextChunks(makePng(611), { workflow: JSON.stringify(ui) }));
     const withPrompt = join(work, 'with-prompt.png');
-    writeFileSync(withPrompt, withTextChunks(makePng(612), { prompt: JSON.stringify(invertWorkflow({ '3': { class_type: 'SaveImage', inputs: { images: ['2', 0], filename_prefix: 'watch/from-prompt' } } })), workflow: JSON.stringify(ui) }));
-    for (const [workflow, name] of [[withGraph, 'from-graph'], [withPrompt, 'from-prompt']] as const) {
+    writeFileSync(
+      withPrompt,
+      withTextChunks(makePng(612), {
+        prompt: JSON.stringify(invertWorkflow({ '3': { class_type: 'SaveImage', inputs: { images: ['2', 0], filename_prefix: 'watch/from-prompt' } } })),
+        workflow: JSON.stringify(ui),
+      }),
+    );
+    for (const [workflow, name] of [
+      [withGraph, 'from-graph'],
+      [withPrompt, 'from-prompt'],
+    ] as const) {
       const dir = folderWith(`image-wf-${name}`, { 'a.png': makePng(613) });
       const out = join(work, `image-wf-${name}-out`);
-      const run = await runCli(['watch', dir, '--workflow', workflow, '--bind', '1.image', '--server', demo.url, '--local', '--out', out, '--once', '--settle', '100'], { env: env() });
+      const run = await runCli(
+        ['watch', dir, '--workflow', workflow, '--bind', '1.image', '--server', demo.url, '--local', '--out', out, '--once', '--settle', '100'],
+        { env: env() },
+      );
       expect(run.code, run.stderr).toBe(0);
       expect(run.stdout.trim().split('\n')).toEqual([join(out, 'a_3_1.png')]);
       expect(existsSync(join(out, 'a_3_1.png'))).toBe(true);
@@ -127,7 +189,10 @@ describe('flowdeck watch --once', () => {
   it('exits 2 before the first file when --bind names an input the node lacks, listing its inputs', async () => {
     const dir = folderWith('badbind', { 'x.png': makePng(641) });
     const uploads = demo.stats.uploads;
-    const run = await runCli(['watch', dir, '--workflow', join(work, 'invert.json'), '--bind', '1.imgae', '--server', demo.url, '--local', '--once', '--settle', '100'], { env: env() });
+    const run = await runCli(
+      ['watch', dir, '--workflow', join(work, 'invert.json'), '--bind', '1.imgae', '--server', demo.url, '--local', '--once', '--settle', '100'],
+      { env: env() },
+    );
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('--bind 1.imgae: Node 1 (LoadImage) has no input "imgae". Its inputs are: image');
     expect(demo.stats.uploads).toBe(uploads);
@@ -135,7 +200,9 @@ describe('flowdeck watch --once', () => {
 
   it('exits 2 for a workflow without the bound node', async () => {
     const dir = folderWith('usage', { 'x.png': makePng(621) });
-    const run = await runCli(['watch', dir, '--workflow', join(work, 'invert.json'), '--bind', '7.image', '--server', demo.url, '--local', '--once'], { env: env() });
+    const run = await runCli(['watch', dir, '--workflow', join(work, 'invert.json'), '--bind', '7.image', '--server', demo.url, '--local', '--once'], {
+      env: env(),
+    });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('no node "7"');
   });
@@ -149,10 +216,30 @@ describe('flowdeck watch killed with SIGKILL mid-batch', () => {
     files['img07 copy.png'] = makePng(707);
     const dir = folderWith('killed', files);
     const out = join(work, 'killed-out');
-    const args = ['watch', dir, '--workflow', join(work, 'slow.json'), '--bind', '1.image', '--server', demo.url, '--local', '--out', out, '--concurrency', '3', '--settle', '100', '--json'];
+    const args = [
+      'watch',
+      dir,
+      '--workflow',
+      join(work, 'slow.json'),
+      '--bind',
+      '1.image',
+      '--server',
+      demo.url,
+      '--local',
+      '--out',
+      out,
+      '--concurrency',
+      '3',
+      '--settle',
+      '100',
+      '--json',
+    ];
     const before = new Map(demo.stats.submissions);
 
-    const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env() }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env() },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -160,7 +247,11 @@ describe('flowdeck watch killed with SIGKILL mid-batch', () => {
     const exited = new Promise<number | null>((resolve) => child.on('close', (code, signal) => resolve(signal === 'SIGKILL' ? -9 : code)));
     try {
       // Kill once some files are done and others are in flight: a batch cut in the middle.
-      await until(() => (stdout.match(/"event":"done"/g) ?? []).length >= 2 && newSubmissions(before).length >= 4, `progress before the kill\n${stderr}`, 30_000);
+      await until(
+        () => (stdout.match(/"event":"done"/g) ?? []).length >= 2 && newSubmissions(before).length >= 4,
+        `progress before the kill\n${stderr}`,
+        30_000,
+      );
     } finally {
       child.kill('SIGKILL');
     }
@@ -175,7 +266,9 @@ describe('flowdeck watch killed with SIGKILL mid-batch', () => {
     expect(submitted.length).toBe(12); // one accepted submission per distinct content
     expect(submitted.every(([, count]) => count === 1)).toBe(true); // none sent twice
     // one output per distinct content, named after one of the names that content had
-    const outputs = readdirSync(out).filter((n) => n.endsWith('.png')).sort();
+    const outputs = readdirSync(out)
+      .filter((n) => n.endsWith('.png'))
+      .sort();
     expect(outputs.length).toBe(12);
     const contents = new Set(outputs.map((n) => files[n.replace('_3_1.png', '.png')]!.toString('base64')));
     expect(contents.size).toBe(12);
@@ -194,9 +287,28 @@ describe('flowdeck watch stopped with Ctrl+C', () => {
     for (let i = 0; i < 8; i += 1) files[`sig${i}.png`] = makePng(900 + i);
     const dir = folderWith('interrupted', files);
     const out = join(work, 'interrupted-out');
-    const args = ['watch', dir, '--workflow', join(work, 'slow.json'), '--bind', '1.image', '--server', demo.url, '--local', '--out', out, '--concurrency', '3', '--settle', '100'];
+    const args = [
+      'watch',
+      dir,
+      '--workflow',
+      join(work, 'slow.json'),
+      '--bind',
+      '1.image',
+      '--server',
+      demo.url,
+      '--local',
+      '--out',
+      out,
+      '--concurrency',
+      '3',
+      '--settle',
+      '100',
+    ];
     const before = new Map(demo.stats.submissions);
-    const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env() }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env() },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.stdout.resume();
@@ -221,7 +333,22 @@ describe('flowdeck watch and the outputs library', () => {
     const dir = folderWith('lib', { 'sun.png': makePng(631), 'moon.png': makePng(632) });
     const out = join(work, 'lib-out');
     const libEnv = { FLOWDECK_DATA_DIR: join(work, 'data-lib') };
-    const args = ['watch', dir, '--workflow', join(work, 'invert.json'), '--bind', '1.image', '--server', demo.url, '--local', '--out', out, '--once', '--settle', '100'];
+    const args = [
+      'watch',
+      dir,
+      '--workflow',
+      join(work, 'invert.json'),
+      '--bind',
+      '1.image',
+      '--server',
+      demo.url,
+      '--local',
+      '--out',
+      out,
+      '--once',
+      '--settle',
+      '100',
+    ];
     const run = await runCli(args, { env: libEnv });
     expect(run.code, run.stderr).toBe(0);
     expect((await runCli(args, { env: libEnv })).code).toBe(0);
@@ -258,7 +385,24 @@ describe('two flowdeck watch --once started together on one folder', () => {
     const dir = folderWith('pair', files);
     const out = join(work, 'pair-out');
     const pairEnv = { FLOWDECK_DATA_DIR: join(work, 'data-pair') };
-    const args = ['watch', dir, '--workflow', join(work, 'invert.json'), '--bind', '1.image', '--server', demo.url, '--local', '--out', out, '--once', '--settle', '100', '--concurrency', '4'];
+    const args = [
+      'watch',
+      dir,
+      '--workflow',
+      join(work, 'invert.json'),
+      '--bind',
+      '1.image',
+      '--server',
+      demo.url,
+      '--local',
+      '--out',
+      out,
+      '--once',
+      '--settle',
+      '100',
+      '--concurrency',
+      '4',
+    ];
     const before = new Map(demo.stats.submissions);
     const [first, second] = await Promise.all([runCli(args, { env: pairEnv, timeoutMs: 60_000 }), runCli(args, { env: pairEnv, timeoutMs: 60_000 })]);
     const codes = [first.code, second.code].sort();

@@ -67,7 +67,10 @@ export class CollectingSink implements OutputSink {
 }
 
 /** A temp folder with in/ and out/, a store file in it, and a hot-folder service on `demo`. */
-export async function openHarness(demo: DemoService, options: { storePath?: string; work?: string; clientOptions?: { retries?: number }; apiKey?: () => string | null } = {}): Promise<Harness> {
+export async function openHarness(
+  demo: DemoService,
+  options: { storePath?: string; work?: string; clientOptions?: { retries?: number }; apiKey?: () => string | null } = {},
+): Promise<Harness> {
   const work = options.work ?? mkdtempSync(join(tmpdir(), 'flowdeck-watch-'));
   const inDir = join(work, 'in');
   const outDir = join(work, 'out');
@@ -137,7 +140,31 @@ export function totalSubmissions(demo: DemoService): number {
  * A hot-folder journal entry for an input file whose sha256 is `sha256`, as the folder writes one
  * when it sends the file: state 'submitting' under `promptId` on the local server at `baseUrl`.
  */
-export function unconfirmedEntry(fields: { folderId: string; sha256: string; path: string; relPath: string; promptId: string; baseUrl: string; uploadedAs: string; at: number }): EntryRecord {
-  const file = { folderId: fields.folderId, contentKey: fields.sha256, imageSha256: fields.sha256, maskSha256: null, path: fields.path, relPath: fields.relPath, maskPath: null };
-  return { ...discoveredEntry(file, fields.at), state: 'submitting', promptId: fields.promptId, serverKind: 'local', baseUrl: fields.baseUrl, uploadedAs: fields.uploadedAs };
+export function unconfirmedEntry(fields: {
+  folderId: string;
+  sha256: string;
+  path: string;
+  relPath: string;
+  promptId: string;
+  baseUrl: string;
+  uploadedAs: string;
+  at: number;
+}): EntryRecord {
+  const file = {
+    folderId: fields.folderId,
+    contentKey: fields.sha256,
+    imageSha256: fields.sha256,
+    maskSha256: null,
+    path: fields.path,
+    relPath: fields.relPath,
+    maskPath: null,
+  };
+  return {
+    ...discoveredEntry(file, fields.at),
+    state: 'submitting',
+    promptId: fields.promptId,
+    serverKind: 'local',
+    baseUrl: fields.baseUrl,
+    uploadedAs: fields.uploadedAs,
+  };
 }

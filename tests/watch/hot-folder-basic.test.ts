@@ -36,7 +36,9 @@ describe('a hot folder on the local demo service', () => {
     writeFileSync(join(h.inDir, 'beta.png'), makePng(2));
     const before = totalSubmissions(demo);
     const seed = 18446744073709551615n;
-    const workflow = invertWorkflow({ '9': { class_type: 'DemoSampler', inputs: { prompt: 'x', seed, steps: 1, width: 16, height: 16, cfg: 7, sampler_name: 'euler', delay_ms: 0 } } });
+    const workflow = invertWorkflow({
+      '9': { class_type: 'DemoSampler', inputs: { prompt: 'x', seed, steps: 1, width: 16, height: 16, cfg: 7, sampler_name: 'euler', delay_ms: 0 } },
+    });
     const config = await h.hot.add(folderInput(h, { workflow }));
     await h.hot.whenIdle(config.id);
     // a file dropped after the scan is seen by the watcher
@@ -83,7 +85,10 @@ describe('a hot folder on the local demo service', () => {
     mkdirSync(join(h.inDir, 'sub'), { recursive: true });
     writeFileSync(join(h.inDir, 'sub', 'photo.png'), makePng(7));
     writeFileSync(join(h.inDir, 'sub', 'photo.mask.png'), makeMask());
-    const workflow = invertWorkflow({ '4': { class_type: 'MaskToImage', inputs: { mask: ['1', 1] } }, '5': { class_type: 'SaveImage', inputs: { images: ['4', 0], filename_prefix: 'watch/mask' } } });
+    const workflow = invertWorkflow({
+      '4': { class_type: 'MaskToImage', inputs: { mask: ['1', 1] } },
+      '5': { class_type: 'SaveImage', inputs: { images: ['4', 0], filename_prefix: 'watch/mask' } },
+    });
     const config = await h.hot.add(folderInput(h, { workflow, recursive: true, processed: 'move' }));
     await until(() => h!.hot.counters(config.id).done === 1, 'the photo done');
     await h.hot.whenIdle(config.id);

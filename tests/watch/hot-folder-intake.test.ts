@@ -79,7 +79,12 @@ describe('taking files', () => {
     renameSync(join(h.inDir, 'one.png.part'), join(h.inDir, 'one.png'));
     renameSync(join(h.inDir, 'two.png.crdownload'), join(h.inDir, 'two.png'));
     await until(() => h!.hot.counters(config.id).done === 2, 'the renamed files done');
-    expect(h.hot.files(config.id).map((r) => r.relPath).sort()).toEqual(['one.png', 'two.png']);
+    expect(
+      h.hot
+        .files(config.id)
+        .map((r) => r.relPath)
+        .sort(),
+    ).toEqual(['one.png', 'two.png']);
     expect(totalSubmissions(demo) - before).toBe(2);
   });
 

@@ -56,7 +56,18 @@ describe('restart reconciliation', () => {
     const journal = await WatchJournal.open(store);
     const now = Date.now();
     const record = (name: string, state: JournalState, promptId: string | null, uploadedAs: string | null = null): EntryRecord => ({
-      ...discoveredEntry({ folderId, contentKey: sha(files[name]!), imageSha256: sha(files[name]!), maskSha256: null, path: join(inDir, `${name}.png`), relPath: `${name}.png`, maskPath: null }, now),
+      ...discoveredEntry(
+        {
+          folderId,
+          contentKey: sha(files[name]!),
+          imageSha256: sha(files[name]!),
+          maskSha256: null,
+          path: join(inDir, `${name}.png`),
+          relPath: `${name}.png`,
+          maskPath: null,
+        },
+        now,
+      ),
       state,
       promptId,
       serverKind: promptId ? 'local' : null,

@@ -67,11 +67,28 @@ describe('the unconfirmed sends of a removed hot folder', () => {
       const bytes = makePng(file.seed);
       const path = join(dirs[file.folder], `${file.name}.png`);
       writeFileSync(path, bytes);
-      const entry = unconfirmedEntry({ folderId: folders[file.folder], sha256: sha(bytes), path, relPath: `${file.name}.png`, promptId: ids[file.name], baseUrl: demo.url, uploadedAs: `${file.name}-up.png`, at: now });
+      const entry = unconfirmedEntry({
+        folderId: folders[file.folder],
+        sha256: sha(bytes),
+        path,
+        relPath: `${file.name}.png`,
+        promptId: ids[file.name],
+        baseUrl: demo.url,
+        uploadedAs: `${file.name}-up.png`,
+        at: now,
+      });
       await journal.saveEntry(entry);
       const workflow = invertWorkflow();
       (workflow['1'] as { inputs: Record<string, unknown> }).inputs.image = entry.uploadedAs;
-      await jobs.recordSubmitting({ promptId: ids[file.name], serverKind: 'local', baseUrl: demo.url, clientId: 'before-restart', workflow, workflowName: 'invert.json', origin: 'hot-folder' });
+      await jobs.recordSubmitting({
+        promptId: ids[file.name],
+        serverKind: 'local',
+        baseUrl: demo.url,
+        clientId: 'before-restart',
+        workflow,
+        workflowName: 'invert.json',
+        origin: 'hot-folder',
+      });
       if (file.name === 'sent') {
         await api.uploadImage(path, { filename: entry.uploadedAs! });
         await api.submit(workflow, { clientId: 'before-restart', promptId: ids.sent });
@@ -82,7 +99,12 @@ describe('the unconfirmed sends of a removed hot folder', () => {
     // The folder is removed in the app (its folders come back paused: nothing is sent meanwhile).
     const h = await openHarness(demo, { storePath, work });
     try {
-      expect(h.hot.list().map((f) => f.config.id).sort()).toEqual([folders.kept, folders.removed]);
+      expect(
+        h.hot
+          .list()
+          .map((f) => f.config.id)
+          .sort(),
+      ).toEqual([folders.kept, folders.removed]);
       // It names its files' jobs (the app settles those in flight at once; here the next start does).
       expect((await h.hot.remove(folders.removed)).sort()).toEqual([ids.sent, ids.lost].sort());
     } finally {

@@ -77,7 +77,11 @@ describe('HotFolderService', () => {
     mkdirSync(h.inDir, { recursive: true });
     for (let i = 0; i < 6; i += 1) writeFileSync(join(h.inDir, `c${i}.png`), makePng(820 + i));
     // a slow node, so that jobs overlap on the server
-    const workflow = { ...invertWorkflow(), '4': { class_type: 'DemoSampler', inputs: { prompt: 'p', seed: 1, steps: 2, width: 16, height: 16, cfg: 7, sampler_name: 'euler', delay_ms: 40 } }, '5': { class_type: 'PreviewImage', inputs: { images: ['4', 0] } } };
+    const workflow = {
+      ...invertWorkflow(),
+      '4': { class_type: 'DemoSampler', inputs: { prompt: 'p', seed: 1, steps: 2, width: 16, height: 16, cfg: 7, sampler_name: 'euler', delay_ms: 40 } },
+      '5': { class_type: 'PreviewImage', inputs: { images: ['4', 0] } },
+    };
     let peak = 0;
     h.hot.on((event) => {
       if (event.type === 'folder') peak = Math.max(peak, event.status.counters.running);

@@ -43,7 +43,13 @@ function connectUrl(url: string, options: { unreachableAfterMs?: number } = {}):
   const profile = { kind: 'local' as const, baseUrl: url };
   const api = new ServiceClient(profile, { apiKey: () => null, retry: { baseMs: 20, maxMs: 80, retries: 1 } });
   const socket = new EventsSocket(profile, { apiKey: () => null, backoff: { minMs: 50, maxMs: 200 } });
-  const tracker = new JobTracker({ api, events: socket, pollIntervalMs: 100, staleAfterMs: 300, ...(options.unreachableAfterMs ? { unreachableAfterMs: options.unreachableAfterMs } : {}) });
+  const tracker = new JobTracker({
+    api,
+    events: socket,
+    pollIntervalMs: 100,
+    staleAfterMs: 300,
+    ...(options.unreachableAfterMs ? { unreachableAfterMs: options.unreachableAfterMs } : {}),
+  });
   socket.start();
   cleanups.push(async () => {
     await tracker.dispose();
@@ -63,7 +69,14 @@ async function poolHarness(pool: ServerPool, first: Omit<Member, 'demo'>): Promi
   const work = mkdtempSync(join(tmpdir(), 'flowdeck-pool-'));
   const store = await Store.open(join(work, 'flowdeck.sqlite'));
   const sink = new CollectingSink();
-  const hot = new HotFolderService({ store, api: first.api, clientId: first.socket.clientId, follower: trackerFollower(first.tracker), sink, poolFor: () => pool });
+  const hot = new HotFolderService({
+    store,
+    api: first.api,
+    clientId: first.socket.clientId,
+    follower: trackerFollower(first.tracker),
+    sink,
+    poolFor: () => pool,
+  });
   const events: HotFolderEvent[] = [];
   hot.on((event) => events.push(event));
   await hot.start();
@@ -113,7 +126,10 @@ function pngsIn(dir: string): string[] {
 async function twoServerPool(): Promise<{ a: Member; b: Member; pool: ServerPool }> {
   const a = connect(await startDemo());
   const b = connect(await startDemo());
-  cleanups.push(() => a.demo.stop(), () => b.demo.stop());
+  cleanups.push(
+    () => a.demo.stop(),
+    () => b.demo.stop(),
+  );
   const pool = new ServerPool([poolServer(a, 'first'), poolServer(b, 'second')]);
   await pool.prepare();
   return { a, b, pool };
@@ -149,7 +165,11 @@ describe('a hot folder on a pool of servers', () => {
     const { a, b, pool } = await twoServerPool();
     const h = await poolHarness(pool, a);
     writeImages(h.inDir, 2);
-    const workflow: Workflow = { ...invertWorkflow(), '9': { class_type: 'NoSuchUpscaler', inputs: {} }, '2': { class_type: 'ImageInvert', inputs: { image: ['1', 0] } } };
+    const workflow: Workflow = {
+      ...invertWorkflow(),
+      '9': { class_type: 'NoSuchUpscaler', inputs: {} },
+      '2': { class_type: 'ImageInvert', inputs: { image: ['1', 0] } },
+    };
     const config = await h.hot.add(folderInput(h, { workflow }), { persist: false, watch: false });
     expect(await h.hot.whenIdle(config.id)).toBe('drained');
     const rows = h.hot.files(config.id);
@@ -161,11 +181,18 @@ describe('a hot folder on a pool of servers', () => {
 
   it('refuses a chosen value no server offers, and picks the least-loaded server, then the preferred one', async () => {
     const { pool } = await twoServerPool();
-    const workflow: Workflow = { '1': { class_type: 'DemoSampler', inputs: { prompt: 'x', seed: 1, steps: 1, width: 16, height: 16, cfg: 7, sampler_name: 'no-such-sampler', delay_ms: 0 } } };
+    const workflow: Workflow = {
+      '1': {
+        class_type: 'DemoSampler',
+        inputs: { prompt: 'x', seed: 1, steps: 1, width: 16, height: 16, cfg: 7, sampler_name: 'no-such-sampler', delay_ms: 0 },
+      },
+    };
     const choice = pool.choose(workflow, []);
     expect(choice.kind).toBe('none');
     expect(choice.kind === 'none' && choice.reason).toContain('DemoSampler.sampler_name "no-such-sampler" (node 1)');
-    const fine: Workflow = { '1': { class_type: 'DemoSampler', inputs: { prompt: 'x', seed: 1, steps: 1, width: 16, height: 16, cfg: 7, sampler_name: 'euler', delay_ms: 0 } } };
+    const fine: Workflow = {
+      '1': { class_type: 'DemoSampler', inputs: { prompt: 'x', seed: 1, steps: 1, width: 16, height: 16, cfg: 7, sampler_name: 'euler', delay_ms: 0 } },
+    };
     const ok = pool.choose(fine, []);
     expect(ok.kind === 'server' && ok.member.name).toBe('first');
     // Least loaded first: with the first busy, the second.
@@ -194,11 +221,16 @@ describe('a hot folder on a pool of servers', () => {
     writeImages(h.inDir, 12);
     const config = await h.hot.add(folderInput(h, { workflow }), { persist: false, watch: false });
     // Killed while it runs a job of ours: that job must be given up and run elsewhere, once.
-    for (let started = false; !started; ) started = (await dead.api.getQueue()).running.length > 0;
+    for (let started = false; !started;) started = (await dead.api.getQueue()).running.length > 0;
     await dying.kill();
     expect(await h.hot.whenIdle(config.id)).toBe('drained');
     expect(pool.status().members[1]!.inRotation).toBe(false);
-    expect(h.hot.files(config.id).filter((r) => r.state === 'failed').map((r) => r.reason)).toEqual([]);
+    expect(
+      h.hot
+        .files(config.id)
+        .filter((r) => r.state === 'failed')
+        .map((r) => r.reason),
+    ).toEqual([]);
     expect(h.hot.counters(config.id)).toMatchObject({ done: 12, failed: 0 });
     expectOneOutputPerInput(h, 12);
     expect(h.events.some((e) => e.type === 'warning' && e.message.includes('is given up and the file runs on another server'))).toBe(true);
@@ -223,14 +255,19 @@ describe('a hot folder on a pool of servers', () => {
     writeImages(h.inDir, 8);
     const started = Date.now();
     const config = await h.hot.add(folderInput(h, { workflow }), { persist: false, watch: false });
-    for (let busy = false; !busy; ) busy = (await f.api.getQueue()).running.length > 0;
+    for (let busy = false; !busy;) busy = (await f.api.getQueue()).running.length > 0;
     await flaky.kill();
     // Restarted on the same address: it answers again, without the job (a restart forgets its queue).
     const back = await startDemoProcess(port);
     cleanups.push(() => back.kill());
     expect(await h.hot.whenIdle(config.id)).toBe('drained');
     expect(Date.now() - started).toBeLessThan(30_000);
-    expect(h.hot.files(config.id).filter((r) => r.state === 'failed').map((r) => r.reason)).toEqual([]);
+    expect(
+      h.hot
+        .files(config.id)
+        .filter((r) => r.state === 'failed')
+        .map((r) => r.reason),
+    ).toEqual([]);
     expect(h.hot.counters(config.id)).toMatchObject({ done: 8, failed: 0 });
     expectOneOutputPerInput(h, 8);
     expect(h.events.some((e) => e.type === 'warning' && e.message.includes('no longer knows job') && e.message.includes('The file runs again.'))).toBe(true);
@@ -239,7 +276,10 @@ describe('a hot folder on a pool of servers', () => {
   it('pauses with the reason when every server is down, without spinning, and resumes when one answers again', async () => {
     const first = await startDemoProcess();
     const second = await startDemoProcess();
-    cleanups.push(() => first.kill(), () => second.kill());
+    cleanups.push(
+      () => first.kill(),
+      () => second.kill(),
+    );
     const m1 = connectUrl(first.url, { unreachableAfterMs: 400 });
     const m2 = connectUrl(second.url, { unreachableAfterMs: 400 });
     const pool = new ServerPool([poolServer(m1, 'one'), poolServer(m2, 'two')], { reconcileAfterMs: 500, probeIntervalMs: 150 });
@@ -276,9 +316,15 @@ describe('a hot folder on a pool of servers', () => {
     const m = connect(demo);
     const pool = new ServerPool([poolServer(m, 'one'), poolServer(connect(await startDemo()), 'two')]);
     cleanups.push(async () => pool.dispose());
-    const slow: Workflow = { '1': { class_type: 'DemoSampler', inputs: { prompt: 'x', seed: 1, steps: 4, width: 16, height: 16, cfg: 7, sampler_name: 'euler', delay_ms: 2000 } }, '2': { class_type: 'SaveImage', inputs: { images: ['1', 0], filename_prefix: 'late' } } };
+    const slow: Workflow = {
+      '1': { class_type: 'DemoSampler', inputs: { prompt: 'x', seed: 1, steps: 4, width: 16, height: 16, cfg: 7, sampler_name: 'euler', delay_ms: 2000 } },
+      '2': { class_type: 'SaveImage', inputs: { images: ['1', 0], filename_prefix: 'late' } },
+    };
     await m.api.submit(slow, { clientId: m.socket.clientId, promptId: '00000000-0000-4000-8000-000000000001' });
-    await m.api.submit({ ...slow, '1': { ...(slow['1'] as object), inputs: { ...((slow['1'] as { inputs: object }).inputs), seed: 2 } } } as Workflow, { clientId: m.socket.clientId, promptId: '00000000-0000-4000-8000-000000000002' });
+    await m.api.submit({ ...slow, '1': { ...(slow['1'] as object), inputs: { ...(slow['1'] as { inputs: object }).inputs, seed: 2 } } } as Workflow, {
+      clientId: m.socket.clientId,
+      promptId: '00000000-0000-4000-8000-000000000002',
+    });
     const note = await cancelLateJob(pool.members[0]!, '00000000-0000-4000-8000-000000000002');
     expect(note).toContain('was cancelled there');
     const queue = await m.api.getQueue();

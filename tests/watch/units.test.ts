@@ -45,10 +45,12 @@ function makeWebpLossless(): Buffer {
   return riff;
 }
 
-
 /** A journal record of folder "f" for `contentKey`, just discovered at `at`. */
 function newEntryRecord(contentKey: string, at: number): EntryRecord {
-  return discoveredEntry({ folderId: 'f', contentKey, imageSha256: 's', maskSha256: null, path: `/in/${contentKey}.png`, relPath: `${contentKey}.png`, maskPath: null }, at);
+  return discoveredEntry(
+    { folderId: 'f', contentKey, imageSha256: 's', maskSha256: null, path: `/in/${contentKey}.png`, relPath: `${contentKey}.png`, maskPath: null },
+    at,
+  );
 }
 
 describe('names and patterns', () => {
@@ -83,7 +85,15 @@ describe('names and patterns', () => {
   });
 
   it('renders output names, keeping token values from making folders', () => {
-    const values = nameValues({ stem: 'photo', contentKey: 'abcdef0123456789', promptId: '12345678-aaaa', node: '9', index: 2, serverFilename: 'Flowdeck_00001_.png', at: Date.UTC(2026, 10, 21, 12) });
+    const values = nameValues({
+      stem: 'photo',
+      contentKey: 'abcdef0123456789',
+      promptId: '12345678-aaaa',
+      node: '9',
+      index: 2,
+      serverFilename: 'Flowdeck_00001_.png',
+      at: Date.UTC(2026, 10, 21, 12),
+    });
     expect(renderOutputName('{stem}_{node}_{index}.{ext}', values)).toBe('photo_9_2.png');
     expect(renderOutputName('{date}/{hash}-{job}.{ext}', values)).toBe('2026-11-21/abcdef01-12345678.png');
     const hostile = renderOutputName('{stem}.{ext}', { ...values, stem: '../../etc/passwd' });
@@ -167,10 +177,14 @@ describe('the settle queue', () => {
       let clock = 10_000;
       const stamp = { size: 5, mtimeMs: clock - 700 };
       let stats = 0;
-      const queue = new SettleQueue(1_000, async () => {
-        stats += 1;
-        return stamp;
-      }, () => clock);
+      const queue = new SettleQueue(
+        1_000,
+        async () => {
+          stats += 1;
+          return stamp;
+        },
+        () => clock,
+      );
       let settled: unknown = null;
       void queue.waitStable('/x/copied.png', stamp).then((s) => (settled = s));
       clock += 299;
@@ -182,7 +196,11 @@ describe('the settle queue', () => {
       // A change seen then: the new modification time starts the interval again.
       const changed = { size: 9, mtimeMs: clock }; // written now: 100 ms before the next look
       let current = stamp;
-      const second = new SettleQueue(1_000, async () => current, () => clock);
+      const second = new SettleQueue(
+        1_000,
+        async () => current,
+        () => clock,
+      );
       let secondSettled: unknown = null;
       void second.waitStable('/x/growing.png', { size: 1, mtimeMs: clock - 900 }).then((s) => (secondSettled = s));
       current = changed;
@@ -263,7 +281,13 @@ describe('the journal', () => {
     try {
       const journal = await WatchJournal.open(store);
       const now = Date.now();
-      const entry = (i: number): EntryRecord => ({ ...newEntryRecord(`k${i}`, now + i), imageSha256: `s${i}`, path: `/in/${i}.png`, relPath: `${i}.png`, updatedAt: now });
+      const entry = (i: number): EntryRecord => ({
+        ...newEntryRecord(`k${i}`, now + i),
+        imageSha256: `s${i}`,
+        path: `/in/${i}.png`,
+        relPath: `${i}.png`,
+        updatedAt: now,
+      });
       const writes = Array.from({ length: 50 }, (_, i) => journal.saveEntry(entry(i)));
       const changed = { ...entry(3), state: 'done' as const, outputs: ['/out/3_1.png'] };
       writes.push(journal.saveEntry(changed));

@@ -18,8 +18,25 @@ function conversionError(g: JsonObject): UiConversionError {
 
 describe('classes the server does not have', () => {
   it('uses the widget names the file records when they account for every value', () => {
-    const g = graph([node(1, 'CustomThing', { inputs: [['strength', 'FLOAT', null, 'strength'], ['seed', 'INT', null, 'seed'], ['label', 'STRING', null, 'label']], outputs: ['IMAGE'], values: [0.5, 8, 'randomize', 'hello'] })], []);
-    expect(convertUiWorkflow(g, defs).prompt['1']).toEqual({ inputs: { strength: 0.5, seed: 8, label: 'hello' }, class_type: 'CustomThing', _meta: { title: 'CustomThing' } });
+    const g = graph(
+      [
+        node(1, 'CustomThing', {
+          inputs: [
+            ['strength', 'FLOAT', null, 'strength'],
+            ['seed', 'INT', null, 'seed'],
+            ['label', 'STRING', null, 'label'],
+          ],
+          outputs: ['IMAGE'],
+          values: [0.5, 8, 'randomize', 'hello'],
+        }),
+      ],
+      [],
+    );
+    expect(convertUiWorkflow(g, defs).prompt['1']).toEqual({
+      inputs: { strength: 0.5, seed: 8, label: 'hello' },
+      class_type: 'CustomThing',
+      _meta: { title: 'CustomThing' },
+    });
   });
 
   it('converts a missing class with no widgets, or object-valued widgets, without guessing', () => {
@@ -31,7 +48,12 @@ describe('classes the server does not have', () => {
 
   it('fails listing every missing class when the file does not name their widgets', () => {
     const g = graph(
-      [node(4, 'CustomA', { values: [1, 2] }), node(5, 'CustomB', { values: ['x'] }), node(6, 'CustomA', { values: [3, 4] }), node(7, 'CustomC', { values: [1], mode: 2 })],
+      [
+        node(4, 'CustomA', { values: [1, 2] }),
+        node(5, 'CustomB', { values: ['x'] }),
+        node(6, 'CustomA', { values: [3, 4] }),
+        node(7, 'CustomC', { values: [1], mode: 2 }),
+      ],
       [],
     );
     const error = conversionError(g);
@@ -50,7 +72,11 @@ describe('graphs no server can run', () => {
         node(2, 'Blur', { inputs: [['image', 'IMAGE', 2]], outputs: ['IMAGE'], values: [1] }),
         node(3, 'Save', { inputs: [['images', 'IMAGE', 3]], values: ['x'] }),
       ],
-      [[1, 2, 0, 1, 0, 'IMAGE'], [2, 1, 0, 2, 0, 'IMAGE'], [3, 2, 0, 3, 0, 'IMAGE']],
+      [
+        [1, 2, 0, 1, 0, 'IMAGE'],
+        [2, 1, 0, 2, 0, 'IMAGE'],
+        [3, 2, 0, 3, 0, 'IMAGE'],
+      ],
     );
     const error = conversionError(g);
     expect(error.message).toMatch(/cycle: node [12] \(Blur\)/);
@@ -59,8 +85,16 @@ describe('graphs no server can run', () => {
 
   it('names the node whose link goes round a cycle of Reroutes', () => {
     const g = graph(
-      [node(10, 'Reroute', { inputs: [['', '*', 2]], outputs: ['*'] }), node(11, 'Reroute', { inputs: [['', '*', 1]], outputs: ['*'] }), node(3, 'Save', { inputs: [['images', 'IMAGE', 3]], values: ['x'] })],
-      [[1, 10, 0, 11, 0, '*'], [2, 11, 0, 10, 0, '*'], [3, 11, 0, 3, 0, 'IMAGE']],
+      [
+        node(10, 'Reroute', { inputs: [['', '*', 2]], outputs: ['*'] }),
+        node(11, 'Reroute', { inputs: [['', '*', 1]], outputs: ['*'] }),
+        node(3, 'Save', { inputs: [['images', 'IMAGE', 3]], values: ['x'] }),
+      ],
+      [
+        [1, 10, 0, 11, 0, '*'],
+        [2, 11, 0, 10, 0, '*'],
+        [3, 11, 0, 3, 0, 'IMAGE'],
+      ],
     );
     const error = conversionError(g);
     expect(error.nodeId).toBe('3');
@@ -68,7 +102,13 @@ describe('graphs no server can run', () => {
   });
 
   it('names the node linked to an output slot that does not exist', () => {
-    const g = graph([node(1, 'Loader', { outputs: ['MODEL', 'CLIP', 'VAE'], values: ['a.safetensors'] }), node(2, 'Encode', { inputs: [['clip', 'CLIP', 1]], values: ['x'] })], [[1, 1, 7, 2, 0, 'CLIP']]);
+    const g = graph(
+      [
+        node(1, 'Loader', { outputs: ['MODEL', 'CLIP', 'VAE'], values: ['a.safetensors'] }),
+        node(2, 'Encode', { inputs: [['clip', 'CLIP', 1]], values: ['x'] }),
+      ],
+      [[1, 1, 7, 2, 0, 'CLIP']],
+    );
     const error = conversionError(g);
     expect(error.nodeId).toBe('2');
     expect(error.message).toContain('output 7 of node 1 (Loader), which has only 3 outputs');
@@ -77,7 +117,9 @@ describe('graphs no server can run', () => {
   it('names malformed nodes and links', () => {
     expect(conversionError(graph([node(1, 'Save', { values: ['x'] }), 42 as unknown as JsonObject], [])).message).toBe('nodes[1] is not an object.');
     expect(conversionError(graph([{ id: 3 }], [])).message).toBe('node 3 has no type.');
-    expect(conversionError(graph([node(3, 'Save', { values: 'x' as unknown as string[] })], [])).message).toContain('node 3 (Save): "widgets_values" is neither');
+    expect(conversionError(graph([node(3, 'Save', { values: 'x' as unknown as string[] })], [])).message).toContain(
+      'node 3 (Save): "widgets_values" is neither',
+    );
     expect(conversionError(graph([node(1, 'Save'), node(1, 'Save')], [])).message).toContain('node id 1 is used twice');
     expect(conversionError(graph([node(1, 'Save')], [['x', 1] as unknown as LinkRow])).message).toContain('links[0]');
     expect(conversionError({ nodes: 'no', links: [] }).message).toBe('"nodes" is not a list.');
@@ -90,12 +132,16 @@ describe('graphs no server can run', () => {
     const links: LinkRow[] = [];
     for (let i = 1; i < count; i += 1) {
       // Every third node a Reroute, so the resolver walks long pass-through stretches too.
-      nodes.push(i % 3 === 0 ? node(i, 'Reroute', { inputs: [['', '*', i]], outputs: ['*'] }) : node(i, 'Blur', { inputs: [['image', 'IMAGE', i]], outputs: ['IMAGE'], values: [i % 7] }));
+      nodes.push(
+        i % 3 === 0
+          ? node(i, 'Reroute', { inputs: [['', '*', i]], outputs: ['*'] })
+          : node(i, 'Blur', { inputs: [['image', 'IMAGE', i]], outputs: ['IMAGE'], values: [i % 7] }),
+      );
       links.push([i, i - 1, 0, i, 0, 'IMAGE']);
     }
     const { prompt } = convertUiWorkflow(graph(nodes, links), defs);
     const ids = Object.keys(prompt);
-    expect(ids.length).toBe(1 + Math.floor((count - 1) * 2 / 3) + ((count - 1) % 3 === 2 ? 1 : 0));
+    expect(ids.length).toBe(1 + Math.floor(((count - 1) * 2) / 3) + ((count - 1) % 3 === 2 ? 1 : 0));
     expect(((prompt['4'] as JsonObject).inputs as JsonObject).image).toEqual(['2', 0]);
   });
 

@@ -24,7 +24,16 @@ const encodeSubgraph: JsonObject = {
   ],
   outputs: [{ id: 'out-cond', name: 'CONDITIONING', type: 'CONDITIONING', linkIds: [3] }],
   widgets: [],
-  nodes: [node(5, 'Encode', { inputs: [['text', 'STRING', 2, 'text'], ['clip', 'CLIP', 1]], outputs: ['CONDITIONING'], values: ['inner text'] })],
+  nodes: [
+    node(5, 'Encode', {
+      inputs: [
+        ['text', 'STRING', 2, 'text'],
+        ['clip', 'CLIP', 1],
+      ],
+      outputs: ['CONDITIONING'],
+      values: ['inner text'],
+    }),
+  ],
   links: linkObjects([
     [1, -10, 0, 5, 1, 'CLIP'],
     [2, -10, 1, 5, 0, 'STRING'],
@@ -36,10 +45,33 @@ const encodeSubgraph: JsonObject = {
 function withInstance(subgraphId: string, instance: Partial<{ values: string[]; textLink: number | null; mode: number }>, subgraphs: JsonObject[]): JsonObject {
   const nodes = [
     node(1, 'Loader', { outputs: ['MODEL', 'CLIP', 'VAE'], values: ['a.safetensors'] }),
-    node(12, subgraphId, { inputs: [['clip', 'CLIP', 1], ['text', 'STRING', instance.textLink ?? null, 'text']], outputs: ['CONDITIONING'], values: instance.values ?? [], mode: instance.mode ?? 0 }),
-    node(3, 'Sampler', { inputs: [['model', 'MODEL', 2], ['positive', 'CONDITIONING', 3]], outputs: ['LATENT'], values: [1, 'fixed', 10, 'euler', 1] }),
+    node(12, subgraphId, {
+      inputs: [
+        ['clip', 'CLIP', 1],
+        ['text', 'STRING', instance.textLink ?? null, 'text'],
+      ],
+      outputs: ['CONDITIONING'],
+      values: instance.values ?? [],
+      mode: instance.mode ?? 0,
+    }),
+    node(3, 'Sampler', {
+      inputs: [
+        ['model', 'MODEL', 2],
+        ['positive', 'CONDITIONING', 3],
+      ],
+      outputs: ['LATENT'],
+      values: [1, 'fixed', 10, 'euler', 1],
+    }),
   ];
-  return graph(nodes, [[1, 1, 1, 12, 0, 'CLIP'], [2, 1, 0, 3, 0, 'MODEL'], [3, 12, 0, 3, 1, 'CONDITIONING']], { definitions: { subgraphs } });
+  return graph(
+    nodes,
+    [
+      [1, 1, 1, 12, 0, 'CLIP'],
+      [2, 1, 0, 3, 0, 'MODEL'],
+      [3, 12, 0, 3, 1, 'CONDITIONING'],
+    ],
+    { definitions: { subgraphs } },
+  );
 }
 
 describe('subgraphs', () => {
@@ -67,7 +99,10 @@ describe('subgraphs', () => {
     const g = withInstance(encodeSubgraph.id as string, { values: ['promoted text'] }, [encodeSubgraph]);
     const instance = (g.nodes as JsonObject[])[1]!;
     // Saved sockets: text first, then clip (the subgraph declares clip, text).
-    instance.inputs = [{ name: 'text', type: 'STRING', link: null, widget: { name: 'text' } }, { name: 'clip', type: 'CLIP', link: 1 }];
+    instance.inputs = [
+      { name: 'text', type: 'STRING', link: null, widget: { name: 'text' } },
+      { name: 'clip', type: 'CLIP', link: 1 },
+    ];
     (g.links as JsonValue[])[0] = [1, 1, 1, 12, 1, 'CLIP'];
     expect(inputsOf(convertUiWorkflow(g, defs).prompt, '12:5')).toEqual({ text: 'promoted text', clip: ['1', 1] });
   });
@@ -77,7 +112,10 @@ describe('subgraphs', () => {
     const instance = (g.nodes as JsonObject[])[1]!;
     instance.inputs = [];
     instance.properties = { proxyWidgets: [['-1', 'text']] };
-    g.links = [[2, 1, 0, 3, 0, 'MODEL'], [3, 12, 0, 3, 1, 'CONDITIONING']];
+    g.links = [
+      [2, 1, 0, 3, 0, 'MODEL'],
+      [3, 12, 0, 3, 1, 'CONDITIONING'],
+    ];
     expect(inputsOf(convertUiWorkflow(g, defs).prompt, '12:5')).toEqual({ text: 'template text' });
   });
 
@@ -91,14 +129,28 @@ describe('subgraphs', () => {
         { id: 'n', name: 'steps', type: 'INT', linkIds: [3] },
       ],
       outputs: [],
-      nodes: [node(5, 'Sampler', { inputs: [['model', 'MODEL', 2], ['seed', 'INT', 1, 'seed'], ['steps', 'INT', 3, 'steps']], outputs: ['LATENT'], values: [1, 'fixed', 10, 'euler', 1] })],
+      nodes: [
+        node(5, 'Sampler', {
+          inputs: [
+            ['model', 'MODEL', 2],
+            ['seed', 'INT', 1, 'seed'],
+            ['steps', 'INT', 3, 'steps'],
+          ],
+          outputs: ['LATENT'],
+          values: [1, 'fixed', 10, 'euler', 1],
+        }),
+      ],
       links: linkObjects([
         [1, -10, 0, 5, 1, 'INT'],
         [2, -10, 1, 5, 0, 'MODEL'],
         [3, -10, 2, 5, 2, 'INT'],
       ]),
     };
-    const g = graph([node(1, 'Loader', { outputs: ['MODEL', 'CLIP', 'VAE'], values: ['a.safetensors'] }), node(12, 'seeded', { values: [77, 'randomize', 33] })], [], { definitions: { subgraphs: [seeded] } });
+    const g = graph(
+      [node(1, 'Loader', { outputs: ['MODEL', 'CLIP', 'VAE'], values: ['a.safetensors'] }), node(12, 'seeded', { values: [77, 'randomize', 33] })],
+      [],
+      { definitions: { subgraphs: [seeded] } },
+    );
     expect(inputsOf(convertUiWorkflow(g, defs).prompt, '12:5')).toEqual({ seed: 77, steps: 33, sampler_name: 'euler', denoise: 1 });
   });
 
@@ -110,7 +162,16 @@ describe('subgraphs', () => {
       outputNode: { id: -20 },
       inputs: [{ id: 'o-clip', name: 'clip', type: 'CLIP', linkIds: [1] }],
       outputs: [{ id: 'o-cond', name: 'CONDITIONING', type: 'CONDITIONING', linkIds: [2] }],
-      nodes: [node(7, encodeSubgraph.id as string, { inputs: [['clip', 'CLIP', 1], ['text', 'STRING', null, 'text']], outputs: ['CONDITIONING'], values: ['deep text'] })],
+      nodes: [
+        node(7, encodeSubgraph.id as string, {
+          inputs: [
+            ['clip', 'CLIP', 1],
+            ['text', 'STRING', null, 'text'],
+          ],
+          outputs: ['CONDITIONING'],
+          values: ['deep text'],
+        }),
+      ],
       links: linkObjects([
         [1, -10, 0, 7, 0, 'CLIP'],
         [2, 7, 0, -20, 0, 'CONDITIONING'],
@@ -148,7 +209,15 @@ describe('subgraphs', () => {
 
   it('reads schema 1 files with subgraphs the same way', () => {
     const v04 = withInstance(encodeSubgraph.id as string, {}, [encodeSubgraph]);
-    const v1 = graphV1(v04.nodes as JsonObject[], [[1, 1, 1, 12, 0, 'CLIP'], [2, 1, 0, 3, 0, 'MODEL'], [3, 12, 0, 3, 1, 'CONDITIONING']], { definitions: v04.definitions! });
+    const v1 = graphV1(
+      v04.nodes as JsonObject[],
+      [
+        [1, 1, 1, 12, 0, 'CLIP'],
+        [2, 1, 0, 3, 0, 'MODEL'],
+        [3, 12, 0, 3, 1, 'CONDITIONING'],
+      ],
+      { definitions: v04.definitions! },
+    );
     expect(convertUiWorkflow(v1, defs).prompt).toEqual(convertUiWorkflow(v04, defs).prompt);
   });
 });
@@ -157,8 +226,23 @@ describe('legacy group nodes', () => {
   const groupNodes: JsonObject = {
     EncodeAndSample: {
       nodes: [
-        { index: 0, type: 'Encode', inputs: [{ name: 'clip', type: 'CLIP', link: null }], outputs: [{ name: 'CONDITIONING', type: 'CONDITIONING', links: [] }], widgets_values: ['stored'] },
-        { index: 1, type: 'Sampler', inputs: [{ name: 'model', type: 'MODEL', link: null }, { name: 'positive', type: 'CONDITIONING', link: null }], outputs: [{ name: 'LATENT', type: 'LATENT', links: [] }], widgets_values: [0, 'fixed', 1, 'euler', 1] },
+        {
+          index: 0,
+          type: 'Encode',
+          inputs: [{ name: 'clip', type: 'CLIP', link: null }],
+          outputs: [{ name: 'CONDITIONING', type: 'CONDITIONING', links: [] }],
+          widgets_values: ['stored'],
+        },
+        {
+          index: 1,
+          type: 'Sampler',
+          inputs: [
+            { name: 'model', type: 'MODEL', link: null },
+            { name: 'positive', type: 'CONDITIONING', link: null },
+          ],
+          outputs: [{ name: 'LATENT', type: 'LATENT', links: [] }],
+          widgets_values: [0, 'fixed', 1, 'euler', 1],
+        },
       ],
       links: [
         [0, 0, 1, 1, 2, 'CONDITIONING'],
@@ -175,10 +259,28 @@ describe('legacy group nodes', () => {
       const g = graph(
         [
           node(1, 'Loader', { outputs: ['MODEL', 'CLIP', 'VAE'], values: ['a.safetensors'] }),
-          node(30, type, { inputs: [['clip', 'CLIP', 1], ['model', 'MODEL', 2]], outputs: ['LATENT'], values: ['group text', 11, 'randomize', 25, 'heun', 0.6] }),
-          node(4, 'Decode', { inputs: [['samples', 'LATENT', 3], ['vae', 'VAE', 4]], outputs: ['IMAGE'] }),
+          node(30, type, {
+            inputs: [
+              ['clip', 'CLIP', 1],
+              ['model', 'MODEL', 2],
+            ],
+            outputs: ['LATENT'],
+            values: ['group text', 11, 'randomize', 25, 'heun', 0.6],
+          }),
+          node(4, 'Decode', {
+            inputs: [
+              ['samples', 'LATENT', 3],
+              ['vae', 'VAE', 4],
+            ],
+            outputs: ['IMAGE'],
+          }),
         ],
-        [[1, 1, 1, 30, 0, 'CLIP'], [2, 1, 0, 30, 1, 'MODEL'], [3, 30, 0, 4, 0, 'LATENT'], [4, 1, 2, 4, 1, 'VAE']],
+        [
+          [1, 1, 1, 30, 0, 'CLIP'],
+          [2, 1, 0, 30, 1, 'MODEL'],
+          [3, 30, 0, 4, 0, 'LATENT'],
+          [4, 1, 2, 4, 1, 'VAE'],
+        ],
         { extra: { groupNodes } },
       );
       const { prompt } = convertUiWorkflow(g, defs);
@@ -190,13 +292,30 @@ describe('legacy group nodes', () => {
   }
 
   it('numbers inner nodes by index even when an older editor saved every inner id as -1 (two identical inner nodes)', () => {
-    const twin = (index: number): JsonObject => ({ id: -1, index, type: 'Encode', inputs: [{ name: 'clip', type: 'CLIP', link: null }], outputs: [{ name: 'CONDITIONING', type: 'CONDITIONING', links: [] }], widgets_values: ['stored'] });
+    const twin = (index: number): JsonObject => ({
+      id: -1,
+      index,
+      type: 'Encode',
+      inputs: [{ name: 'clip', type: 'CLIP', link: null }],
+      outputs: [{ name: 'CONDITIONING', type: 'CONDITIONING', links: [] }],
+      widgets_values: ['stored'],
+    });
     const g = graph(
       [
         node(1, 'Loader', { outputs: ['MODEL', 'CLIP', 'VAE'], values: ['a.safetensors'] }),
-        node(7, 'workflow>Twins', { inputs: [['clip', 'CLIP', 1], ['Encode 2 clip', 'CLIP', 2]], outputs: ['CONDITIONING', 'CONDITIONING'], values: ['first', 'second'] }),
+        node(7, 'workflow>Twins', {
+          inputs: [
+            ['clip', 'CLIP', 1],
+            ['Encode 2 clip', 'CLIP', 2],
+          ],
+          outputs: ['CONDITIONING', 'CONDITIONING'],
+          values: ['first', 'second'],
+        }),
       ],
-      [[1, 1, 1, 7, 0, 'CLIP'], [2, 1, 1, 7, 1, 'CLIP']],
+      [
+        [1, 1, 1, 7, 0, 'CLIP'],
+        [2, 1, 1, 7, 1, 'CLIP'],
+      ],
       { extra: { groupNodes: { Twins: { nodes: [twin(0), twin(1)], links: [], external: [] } } } },
     );
     const { prompt } = convertUiWorkflow(g, defs);

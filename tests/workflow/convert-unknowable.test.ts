@@ -27,14 +27,24 @@ function inputsOf(prompt: JsonObject, id: string): JsonObject {
 describe('a widget computed when the editor queues', () => {
   it('keeps the slots of the viewer buttons and its own, names it in a warning, and converts the rest exactly', () => {
     // model, three buttons, the picture, width, height, the optional viewer (its own buttons and picture)
-    const g = graph([node(5, 'Viewer3D', { outputs: ['IMAGE', 'MASK'], values: ['cube.glb', 'upload3dmodel', 'uploadExtraResources', 'clear', { image: 'old.png' }, 640, 480] })], []);
+    const g = graph(
+      [
+        node(5, 'Viewer3D', {
+          outputs: ['IMAGE', 'MASK'],
+          values: ['cube.glb', 'upload3dmodel', 'uploadExtraResources', 'clear', { image: 'old.png' }, 640, 480],
+        }),
+      ],
+      [],
+    );
     const { prompt, warnings, unknowable } = convertUiWorkflow(g, defs);
     expect(inputsOf(prompt, '5')).toEqual({ model_file: 'cube.glb', width: 640, height: 480, preview: 'none' });
     expect(unknowable).toEqual([
       { nodeId: '5', classType: 'Viewer3D', input: 'image', why: expect.stringContaining('picture of the 3D scene') as string, required: true },
       { nodeId: '5', classType: 'Viewer3D', input: 'preview', why: expect.stringContaining('picture of the 3D scene') as string, required: false },
     ]);
-    expect(warnings[0]).toMatch(/^Node 5 \(Viewer3D\): input "image" cannot be converted: it is a picture of the 3D scene .*; it is required, so the server will refuse the prompt without it\.$/);
+    expect(warnings[0]).toMatch(
+      /^Node 5 \(Viewer3D\): input "image" cannot be converted: it is a picture of the 3D scene .*; it is required, so the server will refuse the prompt without it\.$/,
+    );
     expect(warnings[1]).toMatch(/input "preview" .*; its default is sent instead\.$/);
   });
 
@@ -46,7 +56,10 @@ describe('a widget computed when the editor queues', () => {
 
   it('is not unknowable when a link feeds it', () => {
     const g = graph(
-      [node(1, 'LoadImage', { outputs: ['IMAGE', 'MASK'], values: ['in.png', 'red'] }), node(5, 'Viewer3D', { inputs: [['image', 'LOAD_3D', 1]], values: ['cube.glb'] })],
+      [
+        node(1, 'LoadImage', { outputs: ['IMAGE', 'MASK'], values: ['in.png', 'red'] }),
+        node(5, 'Viewer3D', { inputs: [['image', 'LOAD_3D', 1]], values: ['cube.glb'] }),
+      ],
       [[1, 1, 0, 5, 0, 'LOAD_3D']],
     );
     const { prompt, unknowable } = convertUiWorkflow(g, defs);
@@ -61,7 +74,14 @@ describe('a graph with nothing to run', () => {
       [
         node(1, 'Note', { values: ['read me'] }),
         node(2, 'Loader', { outputs: ['MODEL', 'CLIP', 'VAE'], values: ['a.safetensors'], mode: 2 }),
-        node(3, 'Decode', { inputs: [['samples', 'LATENT', null], ['vae', 'VAE', 1]], outputs: ['IMAGE'], mode: 4 }),
+        node(3, 'Decode', {
+          inputs: [
+            ['samples', 'LATENT', null],
+            ['vae', 'VAE', 1],
+          ],
+          outputs: ['IMAGE'],
+          mode: 4,
+        }),
         node(4, 'Reroute', { inputs: [['', '*', null]], outputs: ['*'] }),
       ],
       [[1, 2, 2, 3, 1, 'VAE']],

@@ -18,7 +18,10 @@ export interface Corpus {
 /** A corpus folder: `object_info.json` and `pairs/`. */
 export function readCorpus(folder: string): Corpus {
   const text = readFileSync(join(folder, 'object_info.json'), 'utf8');
-  const names = readdirSync(join(folder, 'pairs')).filter((f) => f.endsWith('.ui.json')).map((f) => f.slice(0, -'.ui.json'.length)).sort();
+  const names = readdirSync(join(folder, 'pairs'))
+    .filter((f) => f.endsWith('.ui.json'))
+    .map((f) => f.slice(0, -'.ui.json'.length))
+    .sort();
   return { objectInfo: parseJsonExact(text) as JsonObject, definitions: parseNodeDefinitions(text), names };
 }
 
@@ -63,7 +66,11 @@ function valuesEqual(expected: JsonValue, got: JsonValue | undefined): boolean {
   }
   if (Array.isArray(expected)) return Array.isArray(got) && got.length === expected.length && expected.every((e, i) => valuesEqual(e, got[i]!));
   if (isJsonObject(expected)) {
-    return isJsonObject(got) && Object.keys(got).length === Object.keys(expected).length && Object.keys(expected).every((k) => k in got && valuesEqual(expected[k]!, got[k]));
+    return (
+      isJsonObject(got) &&
+      Object.keys(got).length === Object.keys(expected).length &&
+      Object.keys(expected).every((k) => k in got && valuesEqual(expected[k]!, got[k]))
+    );
   }
   return expected === got;
 }
@@ -86,7 +93,8 @@ export function differences(expected: JsonObject, got: JsonObject, objectInfo: J
     const eInputs = isJsonObject(e.inputs) ? e.inputs : {};
     const gInputs = isJsonObject(g.inputs) ? g.inputs : {};
     for (const [name, value] of Object.entries(eInputs)) {
-      if (listed.has(name) && !valuesEqual(value, gInputs[name])) diffs.push(`node ${id}.${name}: ${JSON.stringify(gInputs[name], (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`);
+      if (listed.has(name) && !valuesEqual(value, gInputs[name]))
+        diffs.push(`node ${id}.${name}: ${JSON.stringify(gInputs[name], (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`);
     }
   }
   return diffs;

@@ -27,7 +27,8 @@ function pngWith(...extra: Buffer[]): Buffer {
 }
 
 const tEXt = (key: string, text: string): Buffer => chunk('tEXt', Buffer.concat([Buffer.from(`${key}\0`, 'latin1'), Buffer.from(text, 'latin1')]));
-const zTXt = (key: string, text: string): Buffer => chunk('zTXt', Buffer.concat([Buffer.from(`${key}\0\0`, 'latin1'), deflateSync(Buffer.from(text, 'latin1'))]));
+const zTXt = (key: string, text: string): Buffer =>
+  chunk('zTXt', Buffer.concat([Buffer.from(`${key}\0\0`, 'latin1'), deflateSync(Buffer.from(text, 'latin1'))]));
 const iTXt = (key: string, text: string, compressed: boolean): Buffer => {
   const body = compressed ? deflateSync(Buffer.from(text, 'utf8')) : Buffer.from(text, 'utf8');
   return chunk('iTXt', Buffer.concat([Buffer.from(`${key}\0`, 'latin1'), Buffer.from([compressed ? 1 : 0, 0]), Buffer.from('en\0\0', 'latin1'), body]));
@@ -35,8 +36,18 @@ const iTXt = (key: string, text: string, compressed: boolean): Buffer => {
 
 /** A TIFF block (little or big endian) with ASCII entries, as PIL writes a WebP's EXIF. */
 function tiff(entries: Array<[number, string]>, little = true, exifPrefix = false): Buffer {
-  const u16 = (v: number): Buffer => { const b = Buffer.alloc(2); if (little) b.writeUInt16LE(v); else b.writeUInt16BE(v); return b; };
-  const u32 = (v: number): Buffer => { const b = Buffer.alloc(4); if (little) b.writeUInt32LE(v); else b.writeUInt32BE(v); return b; };
+  const u16 = (v: number): Buffer => {
+    const b = Buffer.alloc(2);
+    if (little) b.writeUInt16LE(v);
+    else b.writeUInt16BE(v);
+    return b;
+  };
+  const u32 = (v: number): Buffer => {
+    const b = Buffer.alloc(4);
+    if (little) b.writeUInt32LE(v);
+    else b.writeUInt32BE(v);
+    return b;
+  };
   const dirSize = 2 + entries.length * 12 + 4;
   let dataOffset = 8 + dirSize;
   const dir: Buffer[] = [u16(entries.length)];
@@ -116,7 +127,18 @@ describe('workflows embedded in WebP outputs', () => {
   it('reads "prompt:" and "workflow:" EXIF entries, either byte order, with or without the Exif prefix', () => {
     for (const little of [true, false]) {
       for (const prefix of [false, true]) {
-        const result = readEmbeddedWorkflow(webpWith(tiff([[0x010f, `workflow:${WORKFLOW}`], [0x0110, `prompt:${PROMPT}`]], little, prefix)));
+        const result = readEmbeddedWorkflow(
+          webpWith(
+            tiff(
+              [
+                [0x010f, `workflow:${WORKFLOW}`],
+                [0x0110, `prompt:${PROMPT}`],
+              ],
+              little,
+              prefix,
+            ),
+          ),
+        );
         expect(result.format).toBe('webp');
         expect(result.prompt).not.toBeNull();
         expect(result.workflow?.version).toBe(0.4);

@@ -57,7 +57,10 @@ describe.skipIf(!PRESENT)(TITLE, () => {
         // Only the unknowable input differs, and the conversion says so, naming it.
         notDerivable[name] = diffs;
         expect(diffs, name).toEqual([`node ${known.node}.${known.input}: undefined`]);
-        expect(conversion.unknowable.map((u) => `${u.nodeId}.${u.input}:${u.required}`), name).toEqual([`${known.node}.${known.input}:true`]);
+        expect(
+          conversion.unknowable.map((u) => `${u.nodeId}.${u.input}:${u.required}`),
+          name,
+        ).toEqual([`${known.node}.${known.input}:true`]);
         expect(conversion.warnings.join('\n'), name).toContain(`Node ${known.node} (`);
         continue;
       }
@@ -66,11 +69,15 @@ describe.skipIf(!PRESENT)(TITLE, () => {
       if (Object.keys(expected).length === 0) {
         // Nothing to run is the exact conversion, and it comes with the reason.
         empty.push(name);
-        expect(conversion.emptyBecause, name).toMatch(/^(Nothing in this workflow runs on the server: it holds .+\.|The workflow has no nodes at all: there is nothing to run\.)$/);
+        expect(conversion.emptyBecause, name).toMatch(
+          /^(Nothing in this workflow runs on the server: it holds .+\.|The workflow has no nodes at all: there is nothing to run\.)$/,
+        );
       }
     }
     const pct = (100 * exact) / scored;
-    console.log(`ui-conversion (modern): ${exact}/${scored} exact (${pct.toFixed(1)}%), ${failed.length} failed to convert; not derivable: ${Object.keys(notDerivable).join(', ')}; empty prompts: ${empty.length}`);
+    console.log(
+      `ui-conversion (modern): ${exact}/${scored} exact (${pct.toFixed(1)}%), ${failed.length} failed to convert; not derivable: ${Object.keys(notDerivable).join(', ')}; empty prompts: ${empty.length}`,
+    );
     expect(scored).toBeGreaterThanOrEqual(90);
     expect(failed).toEqual([]);
     expect(differing, JSON.stringify(differing, null, 1)).toEqual({});

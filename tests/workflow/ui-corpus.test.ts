@@ -52,7 +52,10 @@ describe.skipIf(!PRESENT)(TITLE, () => {
     console.log(`ui-conversion: ${exact}/${scoreable} exact (${((100 * exact) / scoreable).toFixed(1)}%), ${failed.length} failed to convert`);
     expect(scoreable).toBeGreaterThan(100);
     expect(failed).toEqual([]);
-    expect(Object.keys(differing).filter((name) => !(name in DATA_DEFECTS)), JSON.stringify(differing, null, 1)).toEqual([]);
+    expect(
+      Object.keys(differing).filter((name) => !(name in DATA_DEFECTS)),
+      JSON.stringify(differing, null, 1),
+    ).toEqual([]);
     expect(exact / scoreable).toBeGreaterThanOrEqual(0.975);
   });
 });

@@ -8,8 +8,19 @@ const SEED_MAX = 18446744073709551615n;
 
 /** object_info in the server's shape, for the classes the tests use. */
 export const OBJECT_INFO = {
-  Loader: { input: { required: { ckpt_name: [['a.safetensors', 'b.safetensors'], {}] } }, output: ['MODEL', 'CLIP', 'VAE'], output_name: ['MODEL', 'CLIP', 'VAE'], name: 'Loader', display_name: 'Load Checkpoint' },
-  Encode: { input: { required: { text: ['STRING', { multiline: true }], clip: ['CLIP', {}] } }, output: ['CONDITIONING'], name: 'Encode', display_name: 'Text Encode' },
+  Loader: {
+    input: { required: { ckpt_name: [['a.safetensors', 'b.safetensors'], {}] } },
+    output: ['MODEL', 'CLIP', 'VAE'],
+    output_name: ['MODEL', 'CLIP', 'VAE'],
+    name: 'Loader',
+    display_name: 'Load Checkpoint',
+  },
+  Encode: {
+    input: { required: { text: ['STRING', { multiline: true }], clip: ['CLIP', {}] } },
+    output: ['CONDITIONING'],
+    name: 'Encode',
+    display_name: 'Text Encode',
+  },
   Sampler: {
     input: {
       required: {
@@ -27,17 +38,40 @@ export const OBJECT_INFO = {
     display_name: 'Sampler',
   },
   // Object order differs from input_order: input_order wins.
-  Ordered: { input: { required: { b: ['INT', { default: 2 }], a: ['STRING', {}] } }, input_order: { required: ['a', 'b'] }, output: ['STRING'], name: 'Ordered' },
+  Ordered: {
+    input: { required: { b: ['INT', { default: 2 }], a: ['STRING', {}] } },
+    input_order: { required: ['a', 'b'] },
+    output: ['STRING'],
+    name: 'Ordered',
+  },
   // No input_order: required, then optional, in object order.
-  Unordered: { input: { optional: { z: ['FLOAT', { default: 0.5 }] }, required: { y: ['BOOLEAN', { default: true }], x: ['INT', {}] } }, output: [], name: 'Unordered' },
+  Unordered: {
+    input: { optional: { z: ['FLOAT', { default: 0.5 }] }, required: { y: ['BOOLEAN', { default: true }], x: ['INT', {}] } },
+    output: [],
+    name: 'Unordered',
+  },
   RandomNoise: { input: { required: { noise_seed: ['INT', { default: 0, min: 0, max: 100 }] } }, output: ['NOISE'], name: 'RandomNoise' },
-  Picker: { input: { required: { choice: [['red', 'green', 'blue'], { control_after_generate: true }], size: ['INT', { default: 1 }] } }, output: ['STRING'], name: 'Picker' },
+  Picker: {
+    input: { required: { choice: [['red', 'green', 'blue'], { control_after_generate: true }], size: ['INT', { default: 1 }] } },
+    output: ['STRING'],
+    name: 'Picker',
+  },
   Forced: { input: { required: { value: ['STRING', { forceInput: true }], scale: ['FLOAT', { default: 1 }] } }, output: ['STRING'], name: 'Forced' },
   Decode: { input: { required: { samples: ['LATENT', {}], vae: ['VAE', {}] } }, output: ['IMAGE'], name: 'Decode', display_name: 'VAE Decode' },
   Blur: { input: { required: { image: ['IMAGE', {}], radius: ['INT', { default: 3 }] }, optional: { mask: ['MASK', {}] } }, output: ['IMAGE'], name: 'Blur' },
   Mix: { input: { required: { mask: ['MASK', {}], image: ['IMAGE', {}] } }, output: ['IMAGE'], name: 'Mix' },
-  LoadImage: { input: { required: { image: [['in.png'], { image_upload: true }], channel: [['alpha', 'red'], {}] } }, output: ['IMAGE', 'MASK'], name: 'LoadImage' },
-  Save: { input: { required: { images: ['IMAGE', {}], filename_prefix: ['STRING', { default: 'out' }] } }, output: [], output_node: true, name: 'Save', display_name: 'Save Image' },
+  LoadImage: {
+    input: { required: { image: [['in.png'], { image_upload: true }], channel: [['alpha', 'red'], {}] } },
+    output: ['IMAGE', 'MASK'],
+    name: 'LoadImage',
+  },
+  Save: {
+    input: { required: { images: ['IMAGE', {}], filename_prefix: ['STRING', { default: 'out' }] } },
+    output: [],
+    output_node: true,
+    name: 'Save',
+    display_name: 'Save Image',
+  },
 };
 
 export function definitions(extra: Record<string, unknown> = {}): NodeDefinitions {
@@ -85,7 +119,16 @@ export function linkObjects(links: LinkRow[]): JsonObject[] {
 }
 
 export function graphV1(nodes: JsonObject[], links: LinkRow[], rest: JsonObject = {}): JsonObject {
-  return { version: 1, state: { lastNodeId: nodes.length, lastLinkId: links.length, lastGroupId: 0, lastRerouteId: 0 }, nodes, links: linkObjects(links), groups: [], config: {}, extra: {}, ...rest };
+  return {
+    version: 1,
+    state: { lastNodeId: nodes.length, lastLinkId: links.length, lastGroupId: 0, lastRerouteId: 0 },
+    nodes,
+    links: linkObjects(links),
+    groups: [],
+    config: {},
+    extra: {},
+    ...rest,
+  };
 }
 
 /** The usual text-to-image chain: Loader 1 -> Encode 2 -> Sampler 3 -> Decode 4 -> Save 5. */
@@ -94,8 +137,21 @@ export function basicGraph(): JsonObject {
     [
       node(1, 'Loader', { outputs: ['MODEL', 'CLIP', 'VAE'], values: ['b.safetensors'] }),
       node(2, 'Encode', { inputs: [['clip', 'CLIP', 2]], outputs: ['CONDITIONING'], values: ['a red fox'], title: 'Positive' }),
-      node(3, 'Sampler', { inputs: [['model', 'MODEL', 1], ['positive', 'CONDITIONING', 3]], outputs: ['LATENT'], values: [42, 'randomize', 30, 'heun', 0.75] }),
-      node(4, 'Decode', { inputs: [['samples', 'LATENT', 4], ['vae', 'VAE', 5]], outputs: ['IMAGE'] }),
+      node(3, 'Sampler', {
+        inputs: [
+          ['model', 'MODEL', 1],
+          ['positive', 'CONDITIONING', 3],
+        ],
+        outputs: ['LATENT'],
+        values: [42, 'randomize', 30, 'heun', 0.75],
+      }),
+      node(4, 'Decode', {
+        inputs: [
+          ['samples', 'LATENT', 4],
+          ['vae', 'VAE', 5],
+        ],
+        outputs: ['IMAGE'],
+      }),
       node(5, 'Save', { inputs: [['images', 'IMAGE', 6]], values: ['fox'] }),
     ],
     [

@@ -33,19 +33,51 @@ describe('the values that ran, written into the editor graph', () => {
       name: 'Encode',
       inputNode: { id: -10 },
       outputNode: { id: -20 },
-      inputs: [{ id: 'c', name: 'clip', type: 'CLIP', linkIds: [1] }, { id: 't', name: 'text', type: 'STRING', linkIds: [2] }],
+      inputs: [
+        { id: 'c', name: 'clip', type: 'CLIP', linkIds: [1] },
+        { id: 't', name: 'text', type: 'STRING', linkIds: [2] },
+      ],
       outputs: [],
-      nodes: [node(5, 'Encode', { inputs: [['text', 'STRING', 2, 'text'], ['clip', 'CLIP', 1]], outputs: ['CONDITIONING'], values: ['inner'] })],
-      links: linkObjects([[1, -10, 0, 5, 1, 'CLIP'], [2, -10, 1, 5, 0, 'STRING']]),
+      nodes: [
+        node(5, 'Encode', {
+          inputs: [
+            ['text', 'STRING', 2, 'text'],
+            ['clip', 'CLIP', 1],
+          ],
+          outputs: ['CONDITIONING'],
+          values: ['inner'],
+        }),
+      ],
+      links: linkObjects([
+        [1, -10, 0, 5, 1, 'CLIP'],
+        [2, -10, 1, 5, 0, 'STRING'],
+      ]),
     };
     const g = graph(
       [
         node(1, 'Loader', { outputs: ['MODEL', 'CLIP', 'VAE'], values: ['a.safetensors'] }),
-        node(12, 'enc', { inputs: [['clip', 'CLIP', 1], ['text', 'STRING', null, 'text']], values: ['promoted'] }),
+        node(12, 'enc', {
+          inputs: [
+            ['clip', 'CLIP', 1],
+            ['text', 'STRING', null, 'text'],
+          ],
+          values: ['promoted'],
+        }),
         node(20, 'PrimitiveNode', { outputs: ['INT'], values: [5, 'fixed'] }),
-        node(3, 'Sampler', { inputs: [['model', 'MODEL', 2], ['seed', 'INT', 3, 'seed']], outputs: ['LATENT'], values: [5, 'fixed', 10, 'euler', 1] }),
+        node(3, 'Sampler', {
+          inputs: [
+            ['model', 'MODEL', 2],
+            ['seed', 'INT', 3, 'seed'],
+          ],
+          outputs: ['LATENT'],
+          values: [5, 'fixed', 10, 'euler', 1],
+        }),
       ],
-      [[1, 1, 1, 12, 0, 'CLIP'], [2, 1, 0, 3, 0, 'MODEL'], [3, 20, 0, 3, 1, 'INT']],
+      [
+        [1, 1, 1, 12, 0, 'CLIP'],
+        [2, 1, 0, 3, 0, 'MODEL'],
+        [3, 20, 0, 3, 1, 'INT'],
+      ],
       { definitions: { subgraphs: [sub] } },
     );
     const ran = structuredClone(convertUiWorkflow(g, defs).prompt);
@@ -65,8 +97,22 @@ describe('the values that ran, written into the editor graph', () => {
     expect(graphWithValuesThatRan(g, ran, defs).unplaced).toEqual(['1.denoise']);
     const warnings: string[] = [];
     const broken = graph([node(1, 'NoSuchClass', { values: [1, 2, 3] })], []);
-    expect(await editorGraphForRun(broken, ran, async () => defs, (w) => warnings.push(w))).toBeNull();
+    expect(
+      await editorGraphForRun(
+        broken,
+        ran,
+        async () => defs,
+        (w) => warnings.push(w),
+      ),
+    ).toBeNull();
     expect(warnings[0]).toMatch(/^The editor graph is not sent with this run: .*NoSuchClass/);
-    expect(await editorGraphForRun(null, ran, async () => defs, (w) => warnings.push(w))).toBeNull();
+    expect(
+      await editorGraphForRun(
+        null,
+        ran,
+        async () => defs,
+        (w) => warnings.push(w),
+      ),
+    ).toBeNull();
   });
 });

@@ -47,7 +47,10 @@ export async function convertCommand(argv: string[], io: CliIo, environment: Cli
   const path = resolve(positionals[0]!);
   const file = await readWorkflowFile(
     path,
-    () => (objectInfo !== undefined ? definitionsFromFile(resolve(objectInfo)) : fetchNodeDefinitions(resolveServer({ server: values.server, local: values.local }, environment), environment)),
+    () =>
+      objectInfo !== undefined
+        ? definitionsFromFile(resolve(objectInfo))
+        : fetchNodeDefinitions(resolveServer({ server: values.server, local: values.local }, environment), environment),
     { acceptEmpty: true },
   );
   for (const warning of file.warnings) io.stderr.write(`warning: ${warning}\n`);

@@ -8,26 +8,38 @@ import type { CliIo } from './run';
 export const DEMO_USAGE = 'flowdeck demo [--port N] [--key KEY] [--local] [--time-scale X] [--v2 | --v2-only [--token T]]';
 
 export async function demoCommand(argv: string[], io: CliIo, waitForExit: () => Promise<void>): Promise<number> {
-  const { values } = parseCommandArgs('demo', argv, {
-    port: { type: 'string' },
-    key: { type: 'string' },
-    local: { type: 'boolean' },
-    'time-scale': { type: 'string' },
-    v2: { type: 'boolean' },
-    'v2-only': { type: 'boolean' },
-    token: { type: 'string' },
-  }, false);
+  const { values } = parseCommandArgs(
+    'demo',
+    argv,
+    {
+      port: { type: 'string' },
+      key: { type: 'string' },
+      local: { type: 'boolean' },
+      'time-scale': { type: 'string' },
+      v2: { type: 'boolean' },
+      'v2-only': { type: 'boolean' },
+      token: { type: 'string' },
+    },
+    false,
+  );
   const port = values.port === undefined ? 0 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number from 0 to 65535 (got "${values.port}").`);
   const timeScale = values['time-scale'] === undefined ? 1 : Number(values['time-scale']);
   if (!Number.isFinite(timeScale) || timeScale < 0) throw new UsageError(`--time-scale must be a number of 0 or more (got "${values['time-scale']}").`);
-  if (values.v2 && values['v2-only']) throw new UsageError('Choose --v2 (Comfy API v2 beside the cloud\'s v1) or --v2-only (a v2-only deployment), not both.');
+  if (values.v2 && values['v2-only']) throw new UsageError("Choose --v2 (Comfy API v2 beside the cloud's v1) or --v2-only (a v2-only deployment), not both.");
   if (values.token !== undefined && !values['v2-only']) throw new UsageError('--token is the bearer token of a v2-only deployment: use it with --v2-only.');
   // A v2-only deployment runs on the local engine; v2 beside v1 is the cloud's.
   const flavour = values.local || values['v2-only'] ? 'local' : 'cloud';
   const v2 = values['v2-only'] ? ('only' as const) : values.v2 ? ('beside' as const) : undefined;
   const apiKey = flavour === 'cloud' ? (values.key ?? `demo-${randomBytes(12).toString('base64url')}`) : undefined;
-  const demo = new DemoService({ flavour, port, timeScale, ...(apiKey ? { apiKey } : {}), ...(v2 ? { v2 } : {}), ...(values.token ? { v2Token: values.token } : {}) });
+  const demo = new DemoService({
+    flavour,
+    port,
+    timeScale,
+    ...(apiKey ? { apiKey } : {}),
+    ...(v2 ? { v2 } : {}),
+    ...(values.token ? { v2Token: values.token } : {}),
+  });
   try {
     await demo.start();
   } catch (error) {
@@ -41,7 +53,9 @@ export async function demoCommand(argv: string[], io: CliIo, waitForExit: () => 
     io.stdout.write(`API key: ${demo.apiKey}\n`);
     io.stdout.write(`Try: FLOWDECK_API_KEY=${demo.apiKey} flowdeck run resources/workflows/text-to-image.json --server ${demo.url}\n`);
   } else if (v2 === 'only') {
-    io.stdout.write(`Try: ${values.token ? `FLOWDECK_API_KEY=${values.token} ` : ''}flowdeck run resources/workflows/text-to-image.json --server ${demo.url}\n`);
+    io.stdout.write(
+      `Try: ${values.token ? `FLOWDECK_API_KEY=${values.token} ` : ''}flowdeck run resources/workflows/text-to-image.json --server ${demo.url}\n`,
+    );
   } else {
     io.stdout.write(`Try: flowdeck run resources/workflows/text-to-image.json --server ${demo.url} --local\n`);
   }

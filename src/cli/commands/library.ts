@@ -106,7 +106,8 @@ export async function libraryCommand(argv: string[], io: CliIo, environment: Cli
   const [sub, ...rest] = argv;
   if (sub !== 'list' && sub !== 'search') throw new UsageError(`Usage:\n  ${LIBRARY_USAGE}`);
   const { values, positionals } = parseCommandArgs(`library ${sub}`, rest, FILTER_OPTIONS);
-  if (sub === 'list' && positionals.length > 0) throw new UsageError(`flowdeck library list takes no words; to search, use: flowdeck library search ${positionals.join(' ')}`);
+  if (sub === 'list' && positionals.length > 0)
+    throw new UsageError(`flowdeck library list takes no words; to search, use: flowdeck library search ${positionals.join(' ')}`);
   if (sub === 'search' && positionals.length === 0) throw new UsageError('Say what to search for: flowdeck library search QUERY');
   const filter: ListFilter = {
     type: parseKind(values.type),
@@ -133,7 +134,8 @@ export async function libraryCommand(argv: string[], io: CliIo, environment: Cli
     if (items.length === 0) io.stderr.write(sub === 'search' ? 'Nothing in the library matches.\n' : 'No outputs in the library match.\n');
     if (!values.all) {
       const waiting = await library.count({ ...filter, status: ['pending', 'downloading', 'failed'], limit: undefined, offset: undefined });
-      if (waiting > 0 && sub === 'list') io.stderr.write(`${waiting} more output${waiting === 1 ? ' is' : 's are'} not downloaded yet (pending or failed); --all shows them.\n`);
+      if (waiting > 0 && sub === 'list')
+        io.stderr.write(`${waiting} more output${waiting === 1 ? ' is' : 's are'} not downloaded yet (pending or failed); --all shows them.\n`);
     }
     return ExitCode.ok;
   } finally {

@@ -62,6 +62,8 @@ export async function logoutCommand(argv: string[], io: CliIo, environment: CliE
     return ExitCode.ok;
   }
   const removed = await environment.secrets.delete(resolved.profile.id);
-  io.stdout.write(removed ? `Removed the API key for ${resolved.server.baseUrl} from the OS keychain.\n` : `No key is stored for ${resolved.server.baseUrl}.\n`);
+  io.stdout.write(
+    removed ? `Removed the API key for ${resolved.server.baseUrl} from the OS keychain.\n` : `No key is stored for ${resolved.server.baseUrl}.\n`,
+  );
   return ExitCode.ok;
 }

@@ -14,7 +14,9 @@ async function clientFor(values: { server?: string | undefined; local?: boolean 
   const resolved = resolveServer(values, environment);
   const { key, problem } = await lookupKey(resolved, environment);
   const options = { apiKey: () => key, onWait: (message: string) => io.stderr.write(`${message}\n`) };
-  const { api } = await connectService(resolved.server, { ...options, ...(resolved.connection ?? {}) }).catch(() => ({ api: new ServiceClient(resolved.server, options) }));
+  const { api } = await connectService(resolved.server, { ...options, ...(resolved.connection ?? {}) }).catch(() => ({
+    api: new ServiceClient(resolved.server, options),
+  }));
   if (!key && api.capabilities.needsApiKey) throw missingKeyError(resolved, problem);
   return api;
 }

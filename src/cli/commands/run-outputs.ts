@@ -103,13 +103,14 @@ export async function downloadOutputs(
   const destNames = new Map(outputs.map((output) => [outputKey(output), uniqueName(outDir, session.safeName(output.filename), taken)]));
   const tees = new Map<string, string>();
   // A library whose staging folder cannot even be made fails its own download later, and says why.
-  const tee = session.library && !(await session.library.canReflinkTo(outDir).catch(() => true))
-    ? (output: OutputFile): string[] => {
-        const partial = partialPathFor(join(outDir, destNames.get(outputKey(output)) ?? 'output'));
-        tees.set(outputKey(output), partial);
-        return [partial];
-      }
-    : undefined;
+  const tee =
+    session.library && !(await session.library.canReflinkTo(outDir).catch(() => true))
+      ? (output: OutputFile): string[] => {
+          const partial = partialPathFor(join(outDir, destNames.get(outputKey(output)) ?? 'output'));
+          tees.set(outputKey(output), partial);
+          return [partial];
+        }
+      : undefined;
   try {
     const inLibrary = await saveInLibrary(session, outputs, run, log, signal, tee);
     const results: RunResultJson['outputs'] = [];
@@ -125,7 +126,8 @@ export async function downloadOutputs(
         log(`downloaded ${output.filename} (${item.size ?? 0} bytes) into the library: ${item.path}`);
         continue;
       }
-      if (item) log(`library: ${output.filename} is not in the library yet (${item.error ?? item.status}); it is kept pending there, and downloaded directly now`);
+      if (item)
+        log(`library: ${output.filename} is not in the library yet (${item.error ?? item.status}); it is kept pending there, and downloaded directly now`);
       const result = await session.api.download(output, outDir, { destName, ...(signal ? { signal } : {}) });
       results.push({ node: output.node, filename: output.filename, type: output.type, path: result.path, library_path: null });
       log(`downloaded ${output.filename} (${result.bytes} bytes)`);

@@ -64,7 +64,9 @@ export async function runRepeated(request: RepeatRequest, io: CliIo, environment
     }
     const failed = lines.filter((l) => l.status !== 'succeeded');
     for (const line of failed) if (!request.json) io.stderr.write(`run ${line.run}: ${line.error ?? line.status}\n`);
-    log(`${lines.length - failed.length} of ${lines.length} runs succeeded${servers.isSingle ? '' : ` on ${new Set(lines.map((l) => l.server)).size} servers`}`);
+    log(
+      `${lines.length - failed.length} of ${lines.length} runs succeeded${servers.isSingle ? '' : ` on ${new Set(lines.map((l) => l.server)).size} servers`}`,
+    );
     if (failed.some((l) => l.status === 'unknown')) return ExitCode.server;
     return failed.length > 0 ? ExitCode.jobFailed : ExitCode.ok;
   } finally {
@@ -74,7 +76,12 @@ export async function runRepeated(request: RepeatRequest, io: CliIo, environment
   }
 }
 
-async function openLibrary(store: Awaited<ReturnType<typeof openCliStore>>, pool: ServerPool, environment: CliEnvironment, log: (m: string) => void): Promise<Library | null> {
+async function openLibrary(
+  store: Awaited<ReturnType<typeof openCliStore>>,
+  pool: ServerPool,
+  environment: CliEnvironment,
+  log: (m: string) => void,
+): Promise<Library | null> {
   try {
     const library = await Library.open({
       store,
@@ -118,6 +125,7 @@ function lineOf(outcome: RunOutcome<RunResultJson['outputs']>): RunLine {
   const server = outcome.member?.baseUrl ?? null;
   // Which contract the run's server spoke (v1, or Comfy API v2), when a server took it.
   const contract = outcome.member ? { contract: outcome.member.server.api.capabilities.contract } : {};
-  if (outcome.status === 'succeeded') return { run: outcome.run, server, prompt_id: outcome.promptId, ...contract, status: 'succeeded', outputs: outcome.value, error: null };
+  if (outcome.status === 'succeeded')
+    return { run: outcome.run, server, prompt_id: outcome.promptId, ...contract, status: 'succeeded', outputs: outcome.value, error: null };
   return { run: outcome.run, server, prompt_id: outcome.promptId, ...contract, status: outcome.status, outputs: [], error: outcome.error };
 }

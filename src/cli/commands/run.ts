@@ -109,7 +109,9 @@ export async function applyUploads(api: ServiceApi, workflow: Workflow, plan: Up
       throw error;
     }
     setInput(workflow, ref, uploaded.value);
-    log(`uploaded ${basename(image)} with mask ${basename(mask)}${uploaded.maskConverted ? ' (white = masked, converted to alpha)' : ''} as ${uploaded.value} -> ${ref.nodeId}.${ref.input}`);
+    log(
+      `uploaded ${basename(image)} with mask ${basename(mask)}${uploaded.maskConverted ? ' (white = masked, converted to alpha)' : ''} as ${uploaded.value} -> ${ref.nodeId}.${ref.input}`,
+    );
   }
 }
 
@@ -230,13 +232,22 @@ export async function runCommand(argv: string[], io: CliIo, environment: CliEnvi
       if (outcome.phase === 'succeeded') downloaded = await downloadOutputs(session, outcome.outputs, outDir, log, libraryRun, deadlineSignal);
     } catch (error) {
       if (!deadlineSignal?.aborted) throw error;
-      throw new JobFailedError(`The run did not finish within ${timeoutSeconds} s (--timeout): the job ${promptId} succeeded, but downloading its outputs took too long.`);
+      throw new JobFailedError(
+        `The run did not finish within ${timeoutSeconds} s (--timeout): the job ${promptId} succeeded, but downloading its outputs took too long.`,
+      );
     }
     // How long the server keeps the job's outputs, where it says: they can be fetched again until then.
     const retention = await session.api.retentionOf?.(promptId).catch(() => null);
     const expiresAt = retention ? new Date(retention).toISOString() : null;
     if (expiresAt && !json) log(`the server keeps job ${promptId} and its outputs until ${expiresAt}`);
-    const result: RunResultJson = { prompt_id: promptId, contract, ...(retention !== undefined ? { expires_at: expiresAt } : {}), status: outcome.phase, outputs: downloaded, error: outcome.errorText };
+    const result: RunResultJson = {
+      prompt_id: promptId,
+      contract,
+      ...(retention !== undefined ? { expires_at: expiresAt } : {}),
+      status: outcome.phase,
+      outputs: downloaded,
+      error: outcome.errorText,
+    };
     if (json) io.stdout.write(`${JSON.stringify(result)}\n`);
     else for (const o of downloaded) io.stdout.write(`${o.path}\n`);
     if (outcome.phase !== 'succeeded') {
@@ -250,7 +261,9 @@ export async function runCommand(argv: string[], io: CliIo, environment: CliEnvi
     progress.done();
     if (json) {
       const message = error instanceof Error ? error.message : String(error);
-      io.stdout.write(`${JSON.stringify({ prompt_id: promptId, contract, status: error instanceof JobFailedError ? 'failed' : 'error', outputs: [], error: message })}\n`);
+      io.stdout.write(
+        `${JSON.stringify({ prompt_id: promptId, contract, status: error instanceof JobFailedError ? 'failed' : 'error', outputs: [], error: message })}\n`,
+      );
     }
     throw error;
   } finally {
@@ -258,4 +271,3 @@ export async function runCommand(argv: string[], io: CliIo, environment: CliEnvi
     await session.close();
   }
 }
-

@@ -14,7 +14,16 @@ import { JobTracker } from '@main/jobs/tracker';
 import { Library, resolveLibraryDir } from '../../main/library';
 import { ServiceClient } from '@main/service/client';
 import { EventsSocket } from '@main/service/events-socket';
-import { HotFolderConfigError, HotFolderService, librarySink, trackerFollower, type HotFileRow, type HotFolderConfig, type HotFolderEvent, type PauseKind } from '../../main/watch';
+import {
+  HotFolderConfigError,
+  HotFolderService,
+  librarySink,
+  trackerFollower,
+  type HotFileRow,
+  type HotFolderConfig,
+  type HotFolderEvent,
+  type PauseKind,
+} from '../../main/watch';
 import { systemFolderReason } from '@main/files/system-folders';
 import { isInside } from '@main/watch/config';
 import { acquireFolderLock, FolderLockedError } from '@main/watch/lock';
@@ -112,7 +121,10 @@ export async function watchCommand(argv: string[], io: CliIo, environment: CliEn
   const json = values.json === true;
   const outputDir = resolve(values.out ?? join(inputDir, 'output'));
   // Checked again with the whole configuration; here too, so nothing connects or locks first.
-  for (const [what, folder] of [['input', inputDir], ['output', outputDir]] as const) {
+  for (const [what, folder] of [
+    ['input', inputDir],
+    ['output', outputDir],
+  ] as const) {
     const system = systemFolderReason(folder);
     if (system) throw new UsageError(`The ${what} folder: ${system}`);
   }
@@ -145,7 +157,10 @@ export async function watchCommand(argv: string[], io: CliIo, environment: CliEn
   const apiKey = (): string | null => key;
   // One server: the contract it speaks is found out first (v1, or Comfy API v2); a server that
   // cannot be asked now starts as v1, as before. A pool connects each member in openPool.
-  const v1 = (): { api: ServiceApi; events: EventStream } => ({ api: new ServiceClient(resolved.server, { apiKey, onWait: note }), events: new EventsSocket(resolved.server, { apiKey }) });
+  const v1 = (): { api: ServiceApi; events: EventStream } => ({
+    api: new ServiceClient(resolved.server, { apiKey, onWait: note }),
+    events: new EventsSocket(resolved.server, { apiKey }),
+  });
   const { api, events } = poolServers ? v1() : await connectService(resolved.server, { apiKey, onWait: note, ...(resolved.connection ?? {}) }).catch(v1);
   if (!poolServers && !key && api.capabilities.needsApiKey) {
     release();
@@ -175,7 +190,12 @@ export async function watchCommand(argv: string[], io: CliIo, environment: CliEn
     if (poolServers) {
       pool = await openPool(poolServers, environment, { jobs, concurrency, requireAnswer: once, note, onWait: note });
       const readable = pool.pool.members.find((m) => m.definitions !== null);
-      await checkBind(async () => readable?.definitions ?? Promise.reject(new Error('no server of the pool gave its node definitions')), workflow, values.bind, note);
+      await checkBind(
+        async () => readable?.definitions ?? Promise.reject(new Error('no server of the pool gave its node definitions')),
+        workflow,
+        values.bind,
+        note,
+      );
     }
     tracker = new JobTracker({ api, events, jobs, pollIntervalMs: 1000, staleAfterMs: 1000 });
     // Outputs enter the library too (by copy, with their input as source), as `flowdeck run`'s do.
@@ -308,12 +328,26 @@ export async function watchCommand(argv: string[], io: CliIo, environment: CliEn
 
     function reportPool(connections: PoolConnections): void {
       const members = connections.pool.status().members;
-      if (json) out({ event: 'pool', servers: members.map((m) => ({ server: m.baseUrl, done: m.done, failed: m.failed, in_rotation: m.inRotation, reason: m.reason })) });
-      else for (const m of members) note(`${m.baseUrl}: ${m.done} done, ${m.failed} failed${m.inRotation ? '' : `, out of rotation (${m.reason ?? 'not answering'})`}`);
+      if (json)
+        out({
+          event: 'pool',
+          servers: members.map((m) => ({ server: m.baseUrl, done: m.done, failed: m.failed, in_rotation: m.inRotation, reason: m.reason })),
+        });
+      else
+        for (const m of members)
+          note(`${m.baseUrl}: ${m.done} done, ${m.failed} failed${m.inRotation ? '' : `, out of rotation (${m.reason ?? 'not answering'})`}`);
     }
 
     function summarise(counters: { done: number; failed: number; duplicates: number; waiting: number; running: number }, failedCount: number): void {
-      if (json) out({ event: 'summary', done: counters.done, failed: failedCount, duplicates: counters.duplicates, waiting: counters.waiting, running: counters.running });
+      if (json)
+        out({
+          event: 'summary',
+          done: counters.done,
+          failed: failedCount,
+          duplicates: counters.duplicates,
+          waiting: counters.waiting,
+          running: counters.running,
+        });
       else note(`${counters.done} done, ${failedCount} failed, ${counters.duplicates} duplicate${counters.duplicates === 1 ? '' : 's'}`);
     }
   } finally {
@@ -335,7 +369,9 @@ async function openLibrary(store: Store, root: string, note: (message: string) =
     await library.start();
     return library;
   } catch (error) {
-    note(`warning: the outputs library cannot be used (${error instanceof Error ? error.message : String(error)}); outputs are saved to the output folder only.`);
+    note(
+      `warning: the outputs library cannot be used (${error instanceof Error ? error.message : String(error)}); outputs are saved to the output folder only.`,
+    );
     return null;
   }
 }

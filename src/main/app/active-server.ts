@@ -79,7 +79,9 @@ export class ActiveServer {
   }
 
   switchTo(profileId: string | null): Promise<void> {
-    this.switching = this.switching.then(() => this.activate(profileId)).catch((error: unknown) => this.deps.log('error', `switching profiles failed: ${describeError(error)}`));
+    this.switching = this.switching
+      .then(() => this.activate(profileId))
+      .catch((error: unknown) => this.deps.log('error', `switching profiles failed: ${describeError(error)}`));
     return this.switching;
   }
 
@@ -100,7 +102,10 @@ export class ActiveServer {
     await this.switching;
     if (!this.session) {
       const active = this.deps.settings.read().activeProfileId;
-      throw new AppFailure(active ? 'network' : 'invalid_input', active ? (this.lastConnection.message ?? 'The server is not connected.') : 'No server profile is selected. Add or select one first.');
+      throw new AppFailure(
+        active ? 'network' : 'invalid_input',
+        active ? (this.lastConnection.message ?? 'The server is not connected.') : 'No server profile is selected. Add or select one first.',
+      );
     }
     return this.session;
   }
@@ -204,7 +209,10 @@ export class ActiveServer {
     this.session = next;
     next.start();
     await this.deps.pools.attach(next);
-    await this.deps.hotFolders()?.attach(next).catch((error: unknown) => this.deps.log('error', `Could not start the hot folders: ${describeError(error)}`));
+    await this.deps
+      .hotFolders()
+      ?.attach(next)
+      .catch((error: unknown) => this.deps.log('error', `Could not start the hot folders: ${describeError(error)}`));
     void this.deps
       .library()
       ?.resumePending({ server: profile.id })

@@ -41,7 +41,14 @@ export function createConnectionHandlers(deps: ConnectionHandlerDeps): Pick<Call
             case 'unauthorized':
               return { reachable: true, keyAccepted: false, subscriptionActive, nodeCount: null, problem: 'key_rejected', message: error.message };
             case 'subscription_inactive':
-              return { reachable: true, keyAccepted: true, subscriptionActive: false, nodeCount: null, problem: 'subscription_inactive', message: error.message };
+              return {
+                reachable: true,
+                keyAccepted: true,
+                subscriptionActive: false,
+                nodeCount: null,
+                problem: 'subscription_inactive',
+                message: error.message,
+              };
             case 'network':
               return { reachable: false, keyAccepted: null, subscriptionActive, nodeCount: null, problem: 'unreachable', message: error.message };
             default:
@@ -56,6 +63,5 @@ export function createConnectionHandlers(deps: ConnectionHandlerDeps): Pick<Call
       const definitions = await active.withApi(profile, (api, active) => (active ? active.nodeDefinitions(input?.refresh === true) : api.getNodeDefinitions()));
       return { profileId: profile.id, classes: nodeDefinitionsView(definitions) };
     },
-
   };
 }

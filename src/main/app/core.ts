@@ -79,7 +79,9 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
     open: (session) => {
       const { pool: entries, profiles: saved } = deps.settings.read();
       const events = { warn: (message: string) => log('warn', message), job: (snapshot: JobSnapshotView) => hub.emit('job.update', snapshot), jobEnded };
-      return jobs ? LivePool.open({ entries, profiles: saved, ...profiles.access(), connect: deps.connect, previews, now, ...polling, ...events, jobs }, session) : Promise.resolve(null);
+      return jobs
+        ? LivePool.open({ entries, profiles: saved, ...profiles.access(), connect: deps.connect, previews, now, ...polling, ...events, jobs }, session)
+        : Promise.resolve(null);
     },
   });
   const active = new ActiveServer({
@@ -118,7 +120,13 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
     ...hotFolderHandlers(() => hotFolders),
     ...createProfileHandlers({ settings: deps.settings, vault, profiles, active, hotFolders: () => hotFolders, emit }),
     ...createConnectionHandlers({ profiles, active }),
-    ...createWorkflowHandlers({ settings: deps.settings, dialogs: deps.dialogs ?? null, allowAnyPath: deps.allowAnyPath === true, session: () => active.current(), requireLibrary }),
+    ...createWorkflowHandlers({
+      settings: deps.settings,
+      dialogs: deps.dialogs ?? null,
+      allowAnyPath: deps.allowAnyPath === true,
+      session: () => active.current(),
+      requireLibrary,
+    }),
     ...createJobHandlers({
       now,
       log,

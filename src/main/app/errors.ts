@@ -64,7 +64,13 @@ export function toIpcError(error: unknown, redact: (text: string) => string): Ip
   } else if (error instanceof SecretStoreUnavailableError) {
     result = { code: 'keychain_unavailable', message: error.message, details: { canUseSessionOnly: true } };
   } else if (error instanceof ZodError) {
-    result = { code: 'invalid_input', message: `The request was not valid: ${zodIssues(error).map((i) => `${i.path}: ${i.message}`).join('; ')}`, details: { issues: zodIssues(error) } };
+    result = {
+      code: 'invalid_input',
+      message: `The request was not valid: ${zodIssues(error)
+        .map((i) => `${i.path}: ${i.message}`)
+        .join('; ')}`,
+      details: { issues: zodIssues(error) },
+    };
   } else {
     const text = error instanceof Error ? error.message : String(error);
     result = { code: 'internal', message: `Something went wrong inside the app: ${text}` };

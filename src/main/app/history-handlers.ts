@@ -76,7 +76,10 @@ export function createHistoryHandlers(ctx: HistoryHandlerContext): Pick<CallHand
       // history holds them), the cloud's list does not, and each job's GET /api/jobs/{id} does.
       const details = page.details ?? (await Promise.all(page.jobs.map((job) => session.api.getJob(job.id))));
       const entries = await Promise.all(details.map(async (job) => jobListEntry(job, await store.get(job.id))));
-      const note = !page.pagination.hasMore && page.depthLimit !== undefined ? `Only the newest ${page.depthLimit} finished jobs of the server's history are listed.` : null;
+      const note =
+        !page.pagination.hasMore && page.depthLimit !== undefined
+          ? `Only the newest ${page.depthLimit} finished jobs of the server's history are listed.`
+          : null;
       return { source, entries, offset, hasMore: page.pagination.hasMore, note };
     },
   };

@@ -43,7 +43,10 @@ export function checkImageBind(workflow: Workflow, bind: string, definitions: No
   const classType = typeof node.class_type === 'string' ? node.class_type : '?';
   const current = isJsonObject(node.inputs) ? node.inputs[ref.input] : undefined;
   if (current !== undefined && isLink(current)) {
-    throw new AppFailure('invalid_input', `${bind} is connected to node ${String(current[0])}'s output, so it cannot receive a file; choose the image input of a LoadImage node.`);
+    throw new AppFailure(
+      'invalid_input',
+      `${bind} is connected to node ${String(current[0])}'s output, so it cannot receive a file; choose the image input of a LoadImage node.`,
+    );
   }
   const definition = definitions?.get(classType);
   if (definition) {
@@ -53,7 +56,10 @@ export function checkImageBind(workflow: Workflow, bind: string, definitions: No
       throw new AppFailure('invalid_input', `Node ${ref.nodeId} (${classType}) has no input "${ref.input}" (its inputs are: ${names.join(', ') || 'none'}).`);
     }
     if (!spec.imageUpload) {
-      throw new AppFailure('invalid_input', `${bind} is not an image input: hot folders feed each file to the image input of a LoadImage-like node (${classType}.${ref.input} is not one).`);
+      throw new AppFailure(
+        'invalid_input',
+        `${bind} is not an image input: hot folders feed each file to the image input of a LoadImage-like node (${classType}.${ref.input} is not one).`,
+      );
     }
     return;
   }
@@ -62,7 +68,10 @@ export function checkImageBind(workflow: Workflow, bind: string, definitions: No
   }
   // No definitions (no server connected): the class name and a file-name value are what is known.
   if (!LOAD_IMAGE_CLASS.test(classType) || (current !== undefined && typeof current !== 'string')) {
-    throw new AppFailure('invalid_input', `${bind} is not an image input: hot folders feed each file to the image input of a LoadImage-like node (node ${ref.nodeId} is ${classType}).`);
+    throw new AppFailure(
+      'invalid_input',
+      `${bind} is not an image input: hot folders feed each file to the image input of a LoadImage-like node (node ${ref.nodeId} is ${classType}).`,
+    );
   }
 }
 
@@ -96,11 +105,17 @@ export function configFromSave(input: HotFolderSaveInput, workflow: Workflow, cu
  * Two folders must not watch the same files (one inside the other's input folder), and no folder
  * may take another's outputs as its inputs by accident of nesting with its own output folder.
  */
-export function checkOverlap(config: Pick<HotFolderConfig, 'id' | 'inputDir' | 'outputDir'>, others: readonly Pick<HotFolderConfig, 'id' | 'name' | 'inputDir' | 'outputDir'>[]): void {
+export function checkOverlap(
+  config: Pick<HotFolderConfig, 'id' | 'inputDir' | 'outputDir'>,
+  others: readonly Pick<HotFolderConfig, 'id' | 'name' | 'inputDir' | 'outputDir'>[],
+): void {
   for (const other of others) {
     if (other.id === config.id) continue;
     if (isInside(config.inputDir, other.inputDir) || isInside(other.inputDir, config.inputDir)) {
-      throw new AppFailure('invalid_input', `The input folder ${config.inputDir} overlaps the hot folder "${other.name}" (${other.inputDir}): a file would be taken by both.`);
+      throw new AppFailure(
+        'invalid_input',
+        `The input folder ${config.inputDir} overlaps the hot folder "${other.name}" (${other.inputDir}): a file would be taken by both.`,
+      );
     }
     if (isInside(config.outputDir, other.inputDir) && isInside(other.outputDir, config.inputDir)) {
       throw new AppFailure('invalid_input', `The hot folders "${other.name}" and this one would feed each other's outputs back as inputs forever.`);

@@ -104,31 +104,36 @@ export class HotFoldersHost {
   }
 
   private async host(session: ProfileSession): Promise<void> {
-      if (this.disposed) return;
-      await this.ready;
-      const service = new HotFolderService({
-        store: this.deps.store,
-        api: session.api,
-        clientId: () => session.events.clientId,
-        follower: trackerFollower(session.tracker),
-        profileId: session.profileId,
-        sink: this.sinkFor(() => live),
-        now: this.deps.now,
-        poolFor: (config) => this.poolFor(config),
-      });
-      const live: Live = { session, service, off: [] };
-      const pools = this.deps.pools;
-      const followPool = (pool: LivePool): void => {
-        for (const tracker of pool.trackers()) if (tracker !== session.tracker) live.off.push(this.followProgress(live, tracker));
-      };
-      live.off.push(service.on((event) => this.onServiceEvent(live, event)), this.followProgress(live, session.tracker), pools.onOpened(followPool));
-      this.live = live;
-      const open = pools.current();
-      if (open) followPool(open);
-      // The pool first, ready (its servers' definitions read), so its folders start on it.
-      if ((await this.savedConfigs()).some((c) => c.runOn === 'pool' && c.enabled)) await pools.ensureOpen().catch((error: unknown) => this.deps.log('error', `The pool could not be opened: ${describeError(error)}`));
-      await service.start();
-      for (const { config, status } of service.list()) this.folderEvents.offer(config.id, folderView(config, status));
+    if (this.disposed) return;
+    await this.ready;
+    const service = new HotFolderService({
+      store: this.deps.store,
+      api: session.api,
+      clientId: () => session.events.clientId,
+      follower: trackerFollower(session.tracker),
+      profileId: session.profileId,
+      sink: this.sinkFor(() => live),
+      now: this.deps.now,
+      poolFor: (config) => this.poolFor(config),
+    });
+    const live: Live = { session, service, off: [] };
+    const pools = this.deps.pools;
+    const followPool = (pool: LivePool): void => {
+      for (const tracker of pool.trackers()) if (tracker !== session.tracker) live.off.push(this.followProgress(live, tracker));
+    };
+    live.off.push(
+      service.on((event) => this.onServiceEvent(live, event)),
+      this.followProgress(live, session.tracker),
+      pools.onOpened(followPool),
+    );
+    this.live = live;
+    const open = pools.current();
+    if (open) followPool(open);
+    // The pool first, ready (its servers' definitions read), so its folders start on it.
+    if ((await this.savedConfigs()).some((c) => c.runOn === 'pool' && c.enabled))
+      await pools.ensureOpen().catch((error: unknown) => this.deps.log('error', `The pool could not be opened: ${describeError(error)}`));
+    await service.start();
+    for (const { config, status } of service.list()) this.folderEvents.offer(config.id, folderView(config, status));
   }
 
   /** The reason folders show while no server runs them, until the next attach. */
@@ -233,7 +238,11 @@ export class HotFoldersHost {
         throw new AppFailure('invalid_input', `The pool cannot be used: ${describeError(error)}`);
       });
       const problem = pools.problemText();
-      if (!pools.current()) throw new AppFailure('invalid_input', `The pool has no server that can be used${problem ? ` (${problem})` : ''}. Add servers to the pool in Servers (each with its key), or run the folder on the active server.`);
+      if (!pools.current())
+        throw new AppFailure(
+          'invalid_input',
+          `The pool has no server that can be used${problem ? ` (${problem})` : ''}. Add servers to the pool in Servers (each with its key), or run the folder on the active server.`,
+        );
     }
     if (live) {
       const saved = await guard(() => (current ? live.service.update(config.id, wanted) : live.service.add({ ...wanted, id: config.id })));
@@ -312,13 +321,17 @@ export class HotFoldersHost {
    */
   private async handOver(promptIds: readonly string[]): Promise<void> {
     if (promptIds.length === 0 || !this.deps.handOverToLibrary) return;
-    await this.deps.handOverToLibrary(promptIds).catch((error: unknown) => this.deps.log('warn', `The outputs of a removed hot folder's jobs may not reach the library: ${describeError(error)}`));
+    await this.deps
+      .handOverToLibrary(promptIds)
+      .catch((error: unknown) => this.deps.log('warn', `The outputs of a removed hot folder's jobs may not reach the library: ${describeError(error)}`));
   }
 
   private settleSends(live: Live, promptIds: string[]): void {
     const trackers = new Set([live.session.tracker, ...(this.deps.pools.current()?.trackers() ?? [])]);
     for (const tracker of trackers) {
-      void tracker.reconcile({ only: promptIds }).catch((error: unknown) => this.deps.log('warn', `Could not settle the sends of a removed hot folder: ${describeError(error)}`));
+      void tracker
+        .reconcile({ only: promptIds })
+        .catch((error: unknown) => this.deps.log('warn', `Could not settle the sends of a removed hot folder: ${describeError(error)}`));
     }
   }
 

@@ -78,7 +78,6 @@ export function recordView(record: JobRecord): JobSnapshotView {
   };
 }
 
-
 /** The editor graph sent with a run (exact JSON text), checked at the boundary. */
 function editorGraphOf(uiWorkflowJson: string | undefined): JsonObject | null {
   if (uiWorkflowJson === undefined) return null;
@@ -96,7 +95,11 @@ export function createJobHandlers(ctx: JobHandlerContext): Pick<CallHandlers, Jo
   /** The live connections: the active session, then the open pool's others. */
   const liveSessions = (): ProfileSession[] => {
     const active = ctx.session();
-    const others = ctx.currentPool()?.allSessions().filter((s) => s !== active) ?? [];
+    const others =
+      ctx
+        .currentPool()
+        ?.allSessions()
+        .filter((s) => s !== active) ?? [];
     return active ? [active, ...others] : others;
   };
 
@@ -139,11 +142,20 @@ export function createJobHandlers(ctx: JobHandlerContext): Pick<CallHandlers, Jo
       const store = ctx.requireJobs();
       const workflow = parsed.workflow;
       // The graph kept with the outputs shows the values that ran (edited in the form), not the file's.
-      const editorGraph = await editorGraphForRun(editorGraphOf(uiWorkflowJson), workflow, () => active.nodeDefinitions(), (message) => ctx.log('warn', message));
+      const editorGraph = await editorGraphForRun(
+        editorGraphOf(uiWorkflowJson),
+        workflow,
+        () => active.nodeDefinitions(),
+        (message) => ctx.log('warn', message),
+      );
       if (target === 'pool') {
         if (!ctx.poolIsSet()) throw new AppFailure('invalid_input', 'No pool is set. Add servers to the pool in Servers, or run on the active server.');
         const pool = await ctx.usePool();
-        if (!pool) throw new AppFailure('invalid_input', 'The pool has no server that can be used. Check its servers in Servers (each with its key), or run on the active server.');
+        if (!pool)
+          throw new AppFailure(
+            'invalid_input',
+            'The pool has no server that can be used. Check its servers in Servers (each with its key), or run on the active server.',
+          );
         return submitToPool({
           pool,
           active,
@@ -249,7 +261,8 @@ export function createJobHandlers(ctx: JobHandlerContext): Pick<CallHandlers, Jo
     },
 
     'output.fetch': async ({ promptId, file }) => {
-      const same = (o: { filename: string; subfolder: string; type: string }): boolean => o.filename === file.filename && o.subfolder === file.subfolder && o.type === file.type;
+      const same = (o: { filename: string; subfolder: string; type: string }): boolean =>
+        o.filename === file.filename && o.subfolder === file.subfolder && o.type === file.type;
       const found = await findJob(promptId).catch((error: unknown) => {
         if (error instanceof AppFailure && error.code === 'not_found') return null;
         throw error;

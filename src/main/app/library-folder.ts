@@ -31,7 +31,8 @@ function reason(error: unknown): string {
 
 /** Checks that `requested` is (or can be made) a writable folder; returns its resolved path. */
 async function usableFolder(requested: string): Promise<string> {
-  if (!isAbsolute(requested.trim())) throw new AppFailure('invalid_input', `Give the library folder as a full path (such as /home/me/Pictures/Flowdeck), not "${requested}".`);
+  if (!isAbsolute(requested.trim()))
+    throw new AppFailure('invalid_input', `Give the library folder as a full path (such as /home/me/Pictures/Flowdeck), not "${requested}".`);
   const folder = resolve(requested.trim());
   const system = systemFolderReason(folder);
   if (system) throw new AppFailure('invalid_input', system);
@@ -53,7 +54,11 @@ async function usableFolder(requested: string): Promise<string> {
 }
 
 /** Saves the library folder setting (null: the default) and says when it takes effect. */
-export async function chooseLibraryFolder(ctx: LibraryFolderContext, currentDir: string, requested: string | null): Promise<{ libraryDir: string; nextLibraryDir: string; message: string }> {
+export async function chooseLibraryFolder(
+  ctx: LibraryFolderContext,
+  currentDir: string,
+  requested: string | null,
+): Promise<{ libraryDir: string; nextLibraryDir: string; message: string }> {
   const folder = requested === null ? null : await usableFolder(requested);
   ctx.settings.update((s) => ({ ...s, libraryDir: folder }));
   const next = nextLibraryDir(ctx);

@@ -42,7 +42,6 @@ function listFilter(input: LibraryFilterView): ListFilter {
   };
 }
 
-
 function megabytes(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }
@@ -58,7 +57,10 @@ export function createLibraryHandlers(ctx: LibraryHandlerContext): Pick<CallHand
   const fileOf = async (id: number): Promise<{ item: LibraryItem; path: string }> => {
     const item = await itemOrFail(id);
     if (item.status !== 'done') {
-      const why = item.status === 'failed' ? `its download failed${item.error ? `: ${item.error}` : ''}` : `it is still ${item.status === 'pending' ? 'waiting to download' : 'downloading'}`;
+      const why =
+        item.status === 'failed'
+          ? `its download failed${item.error ? `: ${item.error}` : ''}`
+          : `it is still ${item.status === 'pending' ? 'waiting to download' : 'downloading'}`;
       throw new AppFailure('invalid_input', `${item.file.filename} is not in the library yet: ${why}.`);
     }
     const found = await ctx.library().file(id);
@@ -145,7 +147,10 @@ export function createLibraryHandlers(ctx: LibraryHandlerContext): Pick<CallHand
       try {
         const { size } = await handle.stat();
         if (size > MAX_BYTES) {
-          throw new AppFailure('invalid_input', `${item.file.filename} is ${megabytes(size)}; at most ${megabytes(MAX_BYTES)} can be opened here. Use "Open" to view it in another app.`);
+          throw new AppFailure(
+            'invalid_input',
+            `${item.file.filename} is ${megabytes(size)}; at most ${megabytes(MAX_BYTES)} can be opened here. Use "Open" to view it in another app.`,
+          );
         }
         const bytes = await handle.readFile();
         return { mime: item.mime ?? 'application/octet-stream', bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) };

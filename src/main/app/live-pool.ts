@@ -115,7 +115,13 @@ export class LivePool {
         ...(deps.pollIntervalMs !== undefined ? { pollIntervalMs: deps.pollIntervalMs } : {}),
         // The pool's status speaks for its servers; the Queue view reads their queues itself. Its
         // jobs reach the Jobs panel live (their cards act on the job's own server).
-        outputs: { connection: () => undefined, job: deps.job, queue: () => undefined, warn: deps.warn, jobEnded: (snapshot) => deps.jobEnded(snapshot, profile.id, server) },
+        outputs: {
+          connection: () => undefined,
+          job: deps.job,
+          queue: () => undefined,
+          warn: deps.warn,
+          jobEnded: (snapshot) => deps.jobEnded(snapshot, profile.id, server),
+        },
       });
       session.start();
       owned.push(session);
@@ -197,7 +203,8 @@ export class LivePool {
       done: m.done,
       failed: m.failed,
     }));
-    for (const l of this.left) views.push({ name: l.name, profileId: l.profileId, inRotation: false, reason: l.reason, running: 0, concurrency: null, done: 0, failed: 0 });
+    for (const l of this.left)
+      views.push({ name: l.name, profileId: l.profileId, inRotation: false, reason: l.reason, running: 0, concurrency: null, done: 0, failed: 0 });
     return { active: true, members: views, jobsPerMinute };
   }
 

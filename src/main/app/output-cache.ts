@@ -21,7 +21,10 @@ export class OutputCache {
 
   async fetch(api: ServiceApi, file: FileRef): Promise<{ mime: string; bytes: Uint8Array }> {
     const name = safeBaseName(file.filename, 'output');
-    const id = createHash('sha256').update(JSON.stringify([api.profile.baseUrl, file.type, file.subfolder, file.filename])).digest('hex').slice(0, 32);
+    const id = createHash('sha256')
+      .update(JSON.stringify([api.profile.baseUrl, file.type, file.subfolder, file.filename]))
+      .digest('hex')
+      .slice(0, 32);
     const folder = join(this.dir, id);
     const path = join(folder, name);
     if (!existsSync(path)) {

@@ -18,7 +18,8 @@ export function uploadedImageRefs(workflow: Workflow, definitions: NodeDefinitio
   for (const [nodeId, node] of Object.entries(workflow)) {
     if (!isJsonObject(node) || typeof node.class_type !== 'string' || !isJsonObject(node.inputs)) continue;
     for (const spec of definitions.get(node.class_type)?.inputs ?? []) {
-      if (spec.kind === 'combo' && spec.imageUpload && typeof node.inputs[spec.name] === 'string' && node.inputs[spec.name] !== '') refs.push({ nodeId, input: spec.name });
+      if (spec.kind === 'combo' && spec.imageUpload && typeof node.inputs[spec.name] === 'string' && node.inputs[spec.name] !== '')
+        refs.push({ nodeId, input: spec.name });
     }
   }
   return refs;

@@ -107,4 +107,3 @@ function report(outcome: RunOutcome<null>, request: PoolRunRequest, repeat: numb
   request.log('warn', message);
   if (afterAnswer && outcome.promptId === null) request.notify(message);
 }
-

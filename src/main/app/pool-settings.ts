@@ -50,7 +50,11 @@ export async function checkPoolEntries(entries: readonly PoolEntry[], known: Poo
     }
     seen.set(key, profile);
     if (known.needsKey(profile) && !(await known.hasKey(profile))) {
-      checks.push({ entry, profile, problem: `"${profile.name}" has no API key. Set its key in Servers (choose it as the active server), or take it out of the pool.` });
+      checks.push({
+        entry,
+        profile,
+        problem: `"${profile.name}" has no API key. Set its key in Servers (choose it as the active server), or take it out of the pool.`,
+      });
       continue;
     }
     checks.push({ entry, profile, problem: null });

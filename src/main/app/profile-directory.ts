@@ -82,7 +82,9 @@ export class ProfileDirectory {
   serverName(baseUrl: string): string | null {
     const wanted = safeBaseUrl(baseUrl);
     const demo = this.demo;
-    const profile = this.deps.settings.read().profiles.find((p) => (p.kind === 'demo' ? demo !== null && safeBaseUrl(demo.url) === wanted : safeBaseUrl(p.baseUrl) === wanted));
+    const profile = this.deps.settings
+      .read()
+      .profiles.find((p) => (p.kind === 'demo' ? demo !== null && safeBaseUrl(demo.url) === wanted : safeBaseUrl(p.baseUrl) === wanted));
     return profile?.name ?? null;
   }
 
@@ -97,7 +99,8 @@ export class ProfileDirectory {
       const profile: Profile = { id: randomUUID(), name: demoName, kind: 'demo', baseUrl: '' };
       return settings.update((s) => ({ ...s, profiles: [profile], activeProfileId: profile.id })).activeProfileId;
     }
-    if (!current.profiles.some((p) => p.id === current.activeProfileId)) return settings.update((s) => ({ ...s, activeProfileId: s.profiles[0]?.id ?? null })).activeProfileId;
+    if (!current.profiles.some((p) => p.id === current.activeProfileId))
+      return settings.update((s) => ({ ...s, activeProfileId: s.profiles[0]?.id ?? null })).activeProfileId;
     return current.activeProfileId;
   }
 

@@ -79,7 +79,8 @@ export function createProfileHandlers(deps: ProfileHandlerDeps): Pick<CallHandle
       if (profile.kind !== 'demo') await deps.vault.remove(id);
       active.problems.set(id, null);
       if (wasActive) {
-        if (!next.activeProfileId) deps.hotFolders()?.setOfflineReason(`The server "${profile.name}" was removed: choose a server in Servers and the folder runs again.`);
+        if (!next.activeProfileId)
+          deps.hotFolders()?.setOfflineReason(`The server "${profile.name}" was removed: choose a server in Servers and the folder runs again.`);
         await active.switchTo(next.activeProfileId);
       } else if (wasInPool) await active.restartFolders();
       if (wasInPool) deps.emit('pool.changed', poolSettingsView(next.pool, next.profiles));
@@ -103,7 +104,7 @@ export function createProfileHandlers(deps: ProfileHandlerDeps): Pick<CallHandle
 
     'key.save': async ({ profileId, key, sessionOnly }) => {
       const profile = profiles.target(profileId);
-      if (profile.kind === 'demo') throw new AppFailure('invalid_input', 'The demo profile uses the built-in service\'s own key; it needs none from you.');
+      if (profile.kind === 'demo') throw new AppFailure('invalid_input', "The demo profile uses the built-in service's own key; it needs none from you.");
       const status = await deps.vault.save(profile.id, key, sessionOnly === true);
       // A new key: what the old one met (rejected, no credits) is not known of this one.
       active.problems.set(profile.id, null);
@@ -115,7 +116,7 @@ export function createProfileHandlers(deps: ProfileHandlerDeps): Pick<CallHandle
 
     'key.remove': async (input) => {
       const profile = profiles.target(input?.profileId);
-      if (profile.kind === 'demo') throw new AppFailure('invalid_input', 'The demo profile\'s key belongs to the built-in service and cannot be removed.');
+      if (profile.kind === 'demo') throw new AppFailure('invalid_input', "The demo profile's key belongs to the built-in service and cannot be removed.");
       const status = await deps.vault.remove(profile.id);
       active.problems.set(profile.id, profiles.needsKey(profile) ? 'no_key' : null);
       if (active.current()?.profileId === profile.id) await active.switchTo(profile.id);
@@ -123,7 +124,6 @@ export function createProfileHandlers(deps: ProfileHandlerDeps): Pick<CallHandle
       else if (inPool(deps.settings, profile.id)) await active.restartFolders();
       return status;
     },
-
   };
 }
 

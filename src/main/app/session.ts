@@ -188,7 +188,10 @@ export class ProfileSession {
    */
   definitionsWithin(ms: number): Promise<NodeDefinitions | null> {
     if (this.definitions) return Promise.resolve(this.definitions);
-    return within(this.nodeDefinitions().catch(() => null), ms);
+    return within(
+      this.nodeDefinitions().catch(() => null),
+      ms,
+    );
   }
 
   /** The definitions if they were loaded already (no network). */

@@ -10,7 +10,14 @@ import { stringifyJsonExact, type JsonValue } from '@shared/json';
 import type { SettingsStore } from '@main/config/settings';
 import { UiConversionError } from '@main/workflow/convert-ui';
 import { unknownClasses } from '@main/workflow/parse';
-import { readWorkflowBytes, readWorkflowText, readWorkflowValue, type DefinitionsSource, type WorkflowReading, type WorkflowSource } from '@main/workflow/workflow-reading';
+import {
+  readWorkflowBytes,
+  readWorkflowText,
+  readWorkflowValue,
+  type DefinitionsSource,
+  type WorkflowReading,
+  type WorkflowSource,
+} from '@main/workflow/workflow-reading';
 
 import { AppFailure } from './errors';
 
@@ -45,7 +52,8 @@ function viewOf(reading: WorkflowReading, definitions: DefinitionsSource): Workf
     case 'definitions_missing':
       return {
         format: 'conversion_failed',
-        message: 'Converting a UI-format workflow needs the node definitions of the active server, and they could not be loaded. Connect to a server, then open the file again.',
+        message:
+          'Converting a UI-format workflow needs the node definitions of the active server, and they could not be loaded. Connect to a server, then open the file again.',
         missingClasses: [],
         nodeId: null,
       };
@@ -92,7 +100,10 @@ export async function readWorkflowFile(path: string): Promise<{ path: string; na
   } catch (error) {
     if (error instanceof AppFailure) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    throw new AppFailure('not_found', code === 'ENOENT' ? `The workflow file ${full} does not exist.` : `Cannot read the workflow file ${full} (${code ?? 'error'}).`);
+    throw new AppFailure(
+      'not_found',
+      code === 'ENOENT' ? `The workflow file ${full} does not exist.` : `Cannot read the workflow file ${full} (${code ?? 'error'}).`,
+    );
   }
   const tooLarge = (): AppFailure => new AppFailure('invalid_input', `The workflow file ${full} is larger than 50 MB; that is not a workflow.`);
   if (size > MAX_WORKFLOW_FILE_BYTES) throw tooLarge();

@@ -49,7 +49,10 @@ export function createWorkflowHandlers(ctx: WorkflowHandlerContext): Pick<CallHa
     const name = item.workflowName ?? item.file.filename;
     if (item.status === 'done' && item.path && item.mediaKind === 'image') {
       // A file too large or gone falls back to the recorded workflow; what the file says wins otherwise.
-      const bytes = await readWorkflowFile(item.path).then((f) => f.bytes, () => null);
+      const bytes = await readWorkflowFile(item.path).then(
+        (f) => f.bytes,
+        () => null,
+      );
       const fromFile = bytes ? await workflowViewOfBytes(bytes, definitions) : null;
       if (fromFile?.format === 'image') return { name, parse: fromFile };
     }

@@ -27,16 +27,19 @@ export interface ExecutorDeps {
 }
 
 type Outcome =
-  | { kind: 'success' }
-  | { kind: 'interrupted'; nodeId: string }
-  | { kind: 'error'; nodeId: string; error: unknown; inputs: Record<string, NodeValue> };
+  { kind: 'success' } | { kind: 'interrupted'; nodeId: string } | { kind: 'error'; nodeId: string; error: unknown; inputs: Record<string, NodeValue> };
 
 /**
  * The inputs a node's run() receives: its defined inputs (links resolved) and the hidden ones the
  * server fills: UNIQUE_ID (the node id), PROMPT (the workflow, for PNG metadata) and
  * EXTRA_PNGINFO. Credentials are never passed as inputs (they could end up in current_inputs).
  */
-function resolveInputs(job: Job, nodeId: string, node: DemoNode, results: Map<string, NodeResult>): { inputs: Record<string, NodeValue>; shown: Record<string, NodeValue> } {
+function resolveInputs(
+  job: Job,
+  nodeId: string,
+  node: DemoNode,
+  results: Map<string, NodeResult>,
+): { inputs: Record<string, NodeValue>; shown: Record<string, NodeValue> } {
   const raw = nodeInputs(job.prompt, nodeId);
   const inputs: Record<string, NodeValue> = {};
   for (const spec of inputSpecs(node.definition)) {
@@ -138,7 +141,8 @@ export async function executeJob(job: Job, deps: ExecutorDeps): Promise<HistoryE
         throw new Error(`node ${classTypeOf(job.prompt, nodeId)} returned no outputs list`);
       }
     } catch (error) {
-      outcome = error instanceof InterruptedError || job.abort.signal.aborted ? { kind: 'interrupted', nodeId } : { kind: 'error', nodeId, error, inputs: shown };
+      outcome =
+        error instanceof InterruptedError || job.abort.signal.aborted ? { kind: 'interrupted', nodeId } : { kind: 'error', nodeId, error, inputs: shown };
       break;
     }
     results.set(nodeId, result);

@@ -17,10 +17,7 @@ export interface ReceivedFile {
   head: Buffer;
 }
 
-export type MultipartResult =
-  | { kind: 'ok'; fields: Record<string, string>; file: ReceivedFile | null }
-  | { kind: 'too_large' }
-  | { kind: 'bad_request' };
+export type MultipartResult = { kind: 'ok'; fields: Record<string, string>; file: ReceivedFile | null } | { kind: 'too_large' } | { kind: 'bad_request' };
 
 const HEAD_BYTES = 64 * 1024;
 

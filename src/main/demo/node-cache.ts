@@ -17,7 +17,11 @@ export class NodeCache {
     const sigs = new Map<string, string>();
     for (const id of order) {
       const classType = classTypeOf(prompt, id);
-      const uploads = new Set(inputSpecs(nodes.get(classType)?.definition ?? {}).filter(isUploadCombo).map((s) => s.name));
+      const uploads = new Set(
+        inputSpecs(nodes.get(classType)?.definition ?? {})
+          .filter(isUploadCombo)
+          .map((s) => s.name),
+      );
       const parts: unknown[] = [classType];
       for (const [name, value] of Object.entries(nodeInputs(prompt, id)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
         const link = asLink(value);

@@ -24,10 +24,13 @@ function interruptibleSleep(ms: number, signal: AbortSignal): Promise<void> {
       clearTimeout(timer);
       reject(new InterruptedError());
     };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, Math.max(0, ms));
+    const timer = setTimeout(
+      () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      Math.max(0, ms),
+    );
     signal.addEventListener('abort', onAbort, { once: true });
   });
 }

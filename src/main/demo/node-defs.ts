@@ -72,9 +72,8 @@ export function servedDefinition(def: JsonObject, inputFiles: () => string[]): J
     const servedPart: JsonObject = {};
     for (const [name, raw] of Object.entries(part)) {
       const options = Array.isArray(raw) ? raw[1] : undefined;
-      const spec: InputSpec | null = Array.isArray(raw) && raw.length > 0
-        ? { name, category: 'required', type: raw[0] ?? null, options: isJsonObject(options) ? options : {} }
-        : null;
+      const spec: InputSpec | null =
+        Array.isArray(raw) && raw.length > 0 ? { name, category: 'required', type: raw[0] ?? null, options: isJsonObject(options) ? options : {} } : null;
       if (spec && isUploadCombo(spec)) {
         files ??= inputFiles();
         servedPart[name] = Array.isArray(spec.type) ? [[...files], spec.options] : ['COMBO', { ...spec.options, options: [...files] }];

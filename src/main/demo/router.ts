@@ -85,7 +85,8 @@ export async function handleRequest(req: IncomingMessage, res: ServerResponse, c
     if (core.faults.responseDelayMs > 0) await new Promise((r) => setTimeout(r, core.faults.responseDelayMs));
     if (core.faults.takeFailure(url.pathname + url.search)) return sendServerError(res, core.flavour);
     if (core.flavour === 'local' && isCrossOriginRefused(req)) return sendEmpty(res, 403);
-    if (core.v2 && (url.pathname === '/api/v2' || url.pathname.startsWith('/api/v2/'))) return await handleV2(req, res, core.v2, url.pathname.slice('/api/v2'.length) || '/', url);
+    if (core.v2 && (url.pathname === '/api/v2' || url.pathname.startsWith('/api/v2/')))
+      return await handleV2(req, res, core.v2, url.pathname.slice('/api/v2'.length) || '/', url);
     // A v2-only deployment has nothing else: no node definitions, queue, interrupt or history.
     if (core.v2?.mode === 'only') return sendV2Error(res, 404, 'not_found', 'No such endpoint.');
     const path = routePath(core.flavour, url.pathname);
@@ -118,9 +119,7 @@ export async function handleRequest(req: IncomingMessage, res: ServerResponse, c
 
 function refuseUpgrade(socket: Duplex, status: number, reason: string, body: string, contentType: string): void {
   const bytes = Buffer.from(body, 'utf8');
-  socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: ${contentType}\r\nContent-Length: ${bytes.length}\r\nConnection: close\r\n\r\n` + body,
-  );
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: ${contentType}\r\nContent-Length: ${bytes.length}\r\nConnection: close\r\n\r\n` + body);
 }
 
 export function handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, core: ServedCore): void {
@@ -128,7 +127,13 @@ export function handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer
   const url = new URL(req.url ?? '/', 'http://demo.invalid');
   const wsPaths = core.v2?.mode === 'only' ? [] : core.flavour === 'local' ? ['/ws', '/api/ws'] : ['/ws'];
   if (!wsPaths.includes(url.pathname)) {
-    refuseUpgrade(socket, 404, 'Not Found', core.flavour === 'local' ? '404: Not Found' : encodeJson('cloud', { code: 'not_found', message: 'No such endpoint.' }), core.flavour === 'local' ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8');
+    refuseUpgrade(
+      socket,
+      404,
+      'Not Found',
+      core.flavour === 'local' ? '404: Not Found' : encodeJson('cloud', { code: 'not_found', message: 'No such endpoint.' }),
+      core.flavour === 'local' ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8',
+    );
     return;
   }
   let key: string | null = null;

@@ -76,7 +76,8 @@ export function getJobList(_req: IncomingMessage, res: ServerResponse, core: Dem
 
   const wanted = new Set(statuses);
   const jobs = core.queue.allJobs(ownerScope(core, info)).filter((j) => wanted.size === 0 || wanted.has(plainStatus(j)));
-  const key = (j: Job): number => (sortBy === 'create_time' ? j.createdAt : j.startedAt !== undefined && j.endedAt !== undefined ? j.endedAt - j.startedAt : -1);
+  const key = (j: Job): number =>
+    sortBy === 'create_time' ? j.createdAt : j.startedAt !== undefined && j.endedAt !== undefined ? j.endedAt - j.startedAt : -1;
   // Stable: equal keys keep submit order (then reversed with it for desc).
   const sorted = jobs.map((job, i) => ({ job, i })).sort((a, b) => key(a.job) - key(b.job) || a.i - b.i);
   if (sortOrder === 'desc') sorted.reverse();

@@ -79,7 +79,12 @@ export async function postPrompt(req: IncomingMessage, res: ServerResponse, core
   if (json.prompt_id !== undefined && json.prompt_id !== null) {
     const candidate = json.prompt_id;
     if (typeof candidate !== 'string' || !PROMPT_ID_PATTERN.test(candidate)) {
-      return rejection(res, core, { type: 'invalid_prompt_id', message: 'prompt_id must be a lowercase canonical UUID', details: String(candidate), extra_info: {} });
+      return rejection(res, core, {
+        type: 'invalid_prompt_id',
+        message: 'prompt_id must be a lowercase canonical UUID',
+        details: String(candidate),
+        extra_info: {},
+      });
     }
     if (core.queue.isKnownId(candidate)) {
       return rejection(res, core, { type: 'invalid_prompt_id', message: 'prompt_id already exists', details: candidate, extra_info: {} });

@@ -84,7 +84,8 @@ async function reencode(path: string, preview: string | null, channel: string): 
       png.data[i + 3] = image.data[i + 3]!;
     }
   }
-  const body = channel === 'rgb' ? PNG.sync.write(png, { colorType: 2 }) : encodePng({ width: image.width, height: image.height, data: new Uint8Array(png.data) });
+  const body =
+    channel === 'rgb' ? PNG.sync.write(png, { colorType: 2 }) : encodePng({ width: image.width, height: image.height, data: new Uint8Array(png.data) });
   return { body, contentType: 'image/png' };
 }
 

@@ -26,7 +26,6 @@ import { V2Surface } from './v2/surface';
 const SIX_HOURS_MS = 6 * 60 * 60 * 1000;
 const LOCAL_MAX_UPLOAD = 100 * 1024 * 1024;
 
-
 interface Running {
   core: ServedCore;
   main: Server;

@@ -44,7 +44,8 @@ export async function handleStorageRequest(req: IncomingMessage, res: ServerResp
     deps.stats.storageRequestsWithKey += 1;
     return xmlError(res, 403, 'AccessDenied', 'Requests to storage must not carry credentials.');
   }
-  if (req.method !== 'GET' && req.method !== 'HEAD') return xmlError(res, 405, 'MethodNotAllowed', 'The specified method is not allowed against this resource.');
+  if (req.method !== 'GET' && req.method !== 'HEAD')
+    return xmlError(res, 405, 'MethodNotAllowed', 'The specified method is not allowed against this resource.');
   const verdict = deps.signer.verify(url.pathname, url.searchParams.get('expires'), url.searchParams.get('sig'));
   if (!verdict.ok) {
     if (verdict.reason === 'expired') return xmlError(res, 403, 'AccessDenied', 'Request has expired');

@@ -93,7 +93,8 @@ class Validator {
     const entry = this.prompt[nodeId] as JsonObject;
     const rawInputs = entry.inputs;
     if (rawInputs === undefined) throw new PyException('KeyError', "'inputs'");
-    if (!isJsonObject(rawInputs)) throw new PyException('AttributeError', `'${Array.isArray(rawInputs) ? 'list' : typeof rawInputs}' object has no attribute 'get'`);
+    if (!isJsonObject(rawInputs))
+      throw new PyException('AttributeError', `'${Array.isArray(rawInputs) ? 'list' : typeof rawInputs}' object has no attribute 'get'`);
     const inputs: JsonObject = { ...rawInputs };
     const { node } = this.classOf(nodeId);
     const errors: PromptError[] = [];
@@ -143,7 +144,14 @@ class Validator {
                 type: 'exception_during_inner_validation',
                 message: 'Exception when validating inner node',
                 details: error.text,
-                extra_info: { input_name: x, input_config: info, exception_message: error.text, exception_type: error.pyType, traceback: OUTER_TRACEBACK.slice(1), linked_node: val },
+                extra_info: {
+                  input_name: x,
+                  input_config: info,
+                  exception_message: error.text,
+                  exception_type: error.pyType,
+                  traceback: OUTER_TRACEBACK.slice(1),
+                  linked_node: val,
+                },
               },
             ],
           });
@@ -187,7 +195,10 @@ class Validator {
   private returnType(upstream: string, slot: unknown): JsonValue {
     const types = outputTypes(this.classOf(upstream).node.definition);
     if (typeof slot !== 'number' || !Number.isInteger(slot)) {
-      throw new PyException('TypeError', `tuple indices must be integers or slices, not ${slot === null ? 'NoneType' : typeof slot === 'string' ? 'str' : 'float'}`);
+      throw new PyException(
+        'TypeError',
+        `tuple indices must be integers or slices, not ${slot === null ? 'NoneType' : typeof slot === 'string' ? 'str' : 'float'}`,
+      );
     }
     const index = slot < 0 ? types.length + slot : slot;
     if (index < 0 || index >= types.length) throw new PyException('IndexError', 'tuple index out of range');
@@ -268,7 +279,7 @@ function checkNodesExist(prompt: JsonObject, nodes: Map<string, DemoNode>): { re
   for (const [id, entry] of Object.entries(prompt)) {
     // `'class_type' not in entry`: a dict checks keys, a string or list checks membership, others crash.
     if (typeof entry === 'string' || Array.isArray(entry)) {
-      if ((typeof entry === 'string' ? entry.includes('class_type') : entry.includes('class_type'))) throw new Crash();
+      if (typeof entry === 'string' ? entry.includes('class_type') : entry.includes('class_type')) throw new Crash();
       return { result: invalidPrompt('Cannot execute because a node is missing the class_type property.', id), outputs };
     }
     if (!isJsonObject(entry)) throw new Crash();

@@ -22,9 +22,7 @@ export function attachJobIndicators(core: AppCore, win: BrowserWindow): () => vo
   const notify = (job: JobSnapshotView): void => {
     if (!Notification.isSupported() || win.isDestroyed() || win.isFocused()) return;
     const ok = job.phase === 'succeeded';
-    const body = ok
-      ? `${job.outputs.length} output${job.outputs.length === 1 ? '' : 's'} ready.`
-      : (job.error?.message ?? 'The job failed.').slice(0, 200);
+    const body = ok ? `${job.outputs.length} output${job.outputs.length === 1 ? '' : 's'} ready.` : (job.error?.message ?? 'The job failed.').slice(0, 200);
     const notification = new Notification({ title: `${job.label}: ${ok ? 'done' : 'failed'}`, body, silent: false });
     notification.on('click', () => {
       if (win.isDestroyed()) return;

@@ -39,7 +39,11 @@ const DIRECT_WRITERS = 2;
 
 const O_DIRECT: number = (fsConstants as { O_DIRECT?: number }).O_DIRECT ?? 0;
 /** The one WebAssembly API used here (the main process's TypeScript lib has no WebAssembly values). */
-const { Memory } = (globalThis as unknown as { WebAssembly: { Memory: new (size: { initial: number; maximum: number; shared: boolean }) => { readonly buffer: SharedArrayBuffer } } }).WebAssembly;
+const { Memory } = (
+  globalThis as unknown as {
+    WebAssembly: { Memory: new (size: { initial: number; maximum: number; shared: boolean }) => { readonly buffer: SharedArrayBuffer } };
+  }
+).WebAssembly;
 
 /** Sets of aligned blocks made so far (in use or kept). */
 let alignedSets = 0;
@@ -137,7 +141,7 @@ class TargetFile {
 
 /** A positioned write of `length` bytes, looping over short writes. */
 async function writeAll(handle: fs.FileHandle, path: string, block: Buffer, length: number, position: number): Promise<void> {
-  for (let done = 0; done < length; ) {
+  for (let done = 0; done < length;) {
     const { bytesWritten } = await handle.write(block, done, length - done, position + done);
     if (bytesWritten <= 0) throw new Error(`Could not write ${path}: no progress.`);
     done += bytesWritten;

@@ -44,7 +44,11 @@ export function checkUploadFile(path: string, what: string): string {
     closeSync(openSync(full, constants.O_RDONLY | constants.O_NONBLOCK));
   } catch (error) {
     const e = error as NodeJS.ErrnoException;
-    throw new LocalFileError(full, 'unreadable', `The ${what} ${full} cannot be read (${e.code ? `${e.code}: ${e.message.replace(/^\w+: /, '').replace(/, open .*$/, '')}` : String(error)}).`);
+    throw new LocalFileError(
+      full,
+      'unreadable',
+      `The ${what} ${full} cannot be read (${e.code ? `${e.code}: ${e.message.replace(/^\w+: /, '').replace(/, open .*$/, '')}` : String(error)}).`,
+    );
   }
   return full;
 }
@@ -53,7 +57,7 @@ export function checkUploadFile(path: string, what: string): string {
 export function uploadNameProblem(name: string): string | null {
   if (name.trim() === '' || name === '.' || name === '..') return `"${name}" is not a file name.`;
   if (/[/\\]/.test(name)) return `The file name "${name}" must not contain / or \\.`;
-   
+
   if (/[\u0000-\u001f\u007f]/.test(name)) return 'The file name contains control characters.';
   if (Buffer.byteLength(name, 'utf8') > 255) return 'The file name is longer than 255 bytes.';
   return null;

@@ -37,7 +37,8 @@ export interface PublishOptions {
  */
 export async function publishFile(tempPath: string, dir: string, name: string, options: PublishOptions = {}): Promise<string> {
   const folder = path.resolve(dir);
-  if (name === '' || name === '.' || name === '..' || path.dirname(path.join(folder, name)) !== folder) throw new Error(`Refusing to publish ${JSON.stringify(name)}: not a plain file name in ${folder}.`);
+  if (name === '' || name === '.' || name === '..' || path.dirname(path.join(folder, name)) !== folder)
+    throw new Error(`Refusing to publish ${JSON.stringify(name)}: not a plain file name in ${folder}.`);
   // A partial file beside its target proves the folder is there: only a file staged elsewhere (the
   // library's) may need its folder made.
   if (path.dirname(path.resolve(tempPath)) !== folder) await fs.mkdir(folder, { recursive: true });
@@ -57,7 +58,10 @@ export async function publishFile(tempPath: string, dir: string, name: string, o
       if (code === 'EEXIST') continue;
       if (!NO_HARD_LINKS.has(code)) throw error;
       // No hard links here: check, then rename (not atomic against another writer, the best there is).
-      const exists = await fs.access(target, fsConstants.F_OK).then(() => true, () => false);
+      const exists = await fs.access(target, fsConstants.F_OK).then(
+        () => true,
+        () => false,
+      );
       if (exists) continue;
       await fs.rename(tempPath, target);
       return target;

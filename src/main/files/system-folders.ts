@@ -8,7 +8,25 @@ import { homedir } from 'node:os';
 import { posix, win32 } from 'node:path';
 
 /** Refused together with everything inside them. */
-const POSIX_SYSTEM = ['/etc', '/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/boot', '/proc', '/sys', '/dev', '/run', '/System', '/Library', '/private/etc', '/private/var/db'];
+const POSIX_SYSTEM = [
+  '/etc',
+  '/usr',
+  '/bin',
+  '/sbin',
+  '/lib',
+  '/lib32',
+  '/lib64',
+  '/libx32',
+  '/boot',
+  '/proc',
+  '/sys',
+  '/dev',
+  '/run',
+  '/System',
+  '/Library',
+  '/private/etc',
+  '/private/var/db',
+];
 /** Refused themselves only: their subfolders are ordinary places (a user's folders, /var/tmp ...). */
 const POSIX_EXACT = ['/var', '/home', '/Users', '/opt', '/root', '/private', '/Volumes', '/mnt', '/media', '/srv'];
 const WIN_SYSTEM = ['\\Windows', '\\Program Files', '\\Program Files (x86)', '\\ProgramData'];

@@ -38,7 +38,8 @@ export function sniffImage(head: Buffer): SniffedImage | null {
   }
   const ascii = head.subarray(0, 12).toString('latin1');
   if (ascii.startsWith('RIFF') && ascii.slice(8, 12) === 'WEBP') return { format: 'webp', width: null, height: null };
-  if ((ascii.startsWith('GIF87a') || ascii.startsWith('GIF89a')) && head.length >= 10) return { format: 'gif', width: head.readUInt16LE(6), height: head.readUInt16LE(8) };
+  if ((ascii.startsWith('GIF87a') || ascii.startsWith('GIF89a')) && head.length >= 10)
+    return { format: 'gif', width: head.readUInt16LE(6), height: head.readUInt16LE(8) };
   if (ascii.startsWith('BM')) return { format: 'bmp', width: null, height: null };
   if (ascii.startsWith('II*\0') || ascii.startsWith('MM\0*')) return { format: 'tiff', width: null, height: null };
   return null;
@@ -46,5 +47,8 @@ export function sniffImage(head: Buffer): SniffedImage | null {
 
 /** Why the cloud refuses this image's size, or null (the limits the client checks before uploading). */
 export function cloudSizeProblem(image: SniffedImage): string | null {
-  return uploadLimitProblem({ ...CLOUD_UPLOAD_LIMITS, maxBytes: Number.POSITIVE_INFINITY }, { name: 'The image', bytes: 0, width: image.width, height: image.height });
+  return uploadLimitProblem(
+    { ...CLOUD_UPLOAD_LIMITS, maxBytes: Number.POSITIVE_INFINITY },
+    { name: 'The image', bytes: 0, width: image.width, height: image.height },
+  );
 }

@@ -10,10 +10,7 @@ import type { TrackerHost } from './tracker-host';
 import type { PreviewUpdate } from './tracker-types';
 
 /** What the event router needs from the tracker it works for. */
-export type JobEventHost = Pick<
-  TrackerHost,
-  'jobs' | 'clock' | 'journal' | 'collect' | 'isDisposed' | 'emit' | 'afterChange' | 'guard' | 'finishByEvent'
->;
+export type JobEventHost = Pick<TrackerHost, 'jobs' | 'clock' | 'journal' | 'collect' | 'isDisposed' | 'emit' | 'afterChange' | 'guard' | 'finishByEvent'>;
 
 export class JobEventRouter {
   private readonly buffer = new PendingEventBuffer();

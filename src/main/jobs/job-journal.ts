@@ -31,10 +31,12 @@ export class JobJournal {
     const store = this.store;
     if (!store) return;
     const previous = this.persistChains.get(promptId) ?? Promise.resolve();
-    const next = previous.then(() => write(store)).then(
-      () => undefined,
-      (error: unknown) => this.warn(`Could not record job ${promptId} in the journal: ${describeError(error)}`),
-    );
+    const next = previous
+      .then(() => write(store))
+      .then(
+        () => undefined,
+        (error: unknown) => this.warn(`Could not record job ${promptId} in the journal: ${describeError(error)}`),
+      );
     this.persistChains.set(promptId, next);
     void next.then(() => {
       if (this.persistChains.get(promptId) === next) this.persistChains.delete(promptId);

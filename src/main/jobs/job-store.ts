@@ -327,7 +327,10 @@ export class JobStore {
    * Records how a job ended in one write: phase, the server's word, progress, error, and the
    * outputs not recorded yet (appended like addOutputs). Without outputs it is one statement.
    */
-  async recordEnd(promptId: string, end: { phase: StoredPhase; rawStatus: string | null; progress: ProgressSummary | null; error: JobErrorInfo | null; outputs: readonly OutputFile[] }): Promise<void> {
+  async recordEnd(
+    promptId: string,
+    end: { phase: StoredPhase; rawStatus: string | null; progress: ProgressSummary | null; error: JobErrorInfo | null; outputs: readonly OutputFile[] },
+  ): Promise<void> {
     const now = this.now();
     const update = (q: Queryable) =>
       q.run(
@@ -386,7 +389,10 @@ export class JobStore {
     for (let at = 0; at < promptIds.length; at += 500) {
       const slice = promptIds.slice(at, at + 500);
       // One statement: the rows it marks are the rows it reads, whatever ends meanwhile.
-      const rows = await this.store.all(`UPDATE jobs SET library_takes_outputs = 1 WHERE origin = 'hot-folder' AND prompt_id IN (${slice.map(() => '?').join(', ')}) RETURNING *`, slice);
+      const rows = await this.store.all(
+        `UPDATE jobs SET library_takes_outputs = 1 WHERE origin = 'hot-folder' AND prompt_id IN (${slice.map(() => '?').join(', ')}) RETURNING *`,
+        slice,
+      );
       for (const record of rows.map(toRecord)) if (record?.phase === 'succeeded' && record.outputs.length > 0) ended.push(record);
     }
     return ended;

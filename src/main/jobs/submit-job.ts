@@ -62,7 +62,8 @@ async function sendUntilAnswered(api: ServiceApi, workflow: Workflow, options: S
     } catch (error) {
       // Our own id "already exists": after a send of ours in this loop, that send got through;
       // for an id sent by an earlier process, the server confirms that it has the job.
-      if (error instanceof WorkflowRejectedError && isDuplicatePromptId(error) && (attempt > 0 || (await serverHas(api, promptId)))) return { promptId, number: null };
+      if (error instanceof WorkflowRejectedError && isDuplicatePromptId(error) && (attempt > 0 || (await serverHas(api, promptId))))
+        return { promptId, number: null };
       // A server silent for the whole deadline (NoAnswerError) is not retryable: see http.ts.
       const lost = error instanceof ServiceError && error.kind === 'network' && error.retryable;
       if (!lost || attempt >= policy.retries) throw error;

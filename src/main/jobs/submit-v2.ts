@@ -26,7 +26,8 @@ function wasAnswered(error: unknown): boolean {
 function mayExistError(error: SendMayHaveRunError): JobErrorInfo {
   return {
     exceptionType: 'idempotency_key_reuse',
-    explanation: 'The send\'s answer never arrived, and the server will not run the same send twice. A job may have been created: check the server\'s job list before running the workflow again.',
+    explanation:
+      "The send's answer never arrived, and the server will not run the same send twice. A job may have been created: check the server's job list before running the workflow again.",
     message: error.message,
     nodeId: null,
     nodeType: null,
@@ -63,9 +64,7 @@ export async function submitJobV2(target: SubmitTarget, intent: JobIntent): Prom
   return result;
 }
 
-export type ResendOutcome =
-  | { key: string; kind: 'accepted'; jobId: string }
-  | { key: string; kind: 'may_exist' | 'refused' | 'unanswered'; message: string };
+export type ResendOutcome = { key: string; kind: 'accepted'; jobId: string } | { key: string; kind: 'may_exist' | 'refused' | 'unanswered'; message: string };
 
 /**
  * Sends again, under the same Idempotency-Key, every send of this server the journal holds as
@@ -74,7 +73,9 @@ export type ResendOutcome =
 export async function resendUnanswered(target: SubmitTarget): Promise<ResendOutcome[]> {
   const { api, jobs } = target;
   if (!jobs || api.capabilities.contract !== 'v2') return [];
-  const rows = (await jobs.listInFlight()).filter((r) => r.phase === 'submitting' && r.serverKind === api.profile.kind && sameBaseUrl(r.baseUrl, api.profile.baseUrl));
+  const rows = (await jobs.listInFlight()).filter(
+    (r) => r.phase === 'submitting' && r.serverKind === api.profile.kind && sameBaseUrl(r.baseUrl, api.profile.baseUrl),
+  );
   const outcomes: ResendOutcome[] = [];
   for (const row of rows) outcomes.push(await resendOne(target, jobs, row));
   return outcomes;
@@ -101,7 +102,14 @@ async function resendOne(target: SubmitTarget, jobs: JobStore, row: JobRecord): 
     if (wasAnswered(error)) {
       // Refused outright now: no job came of it; the intent ends as failed, with the reason.
       await jobs.updatePhase(key, 'failed', 'refused');
-      await jobs.setError(key, { exceptionType: null, explanation: 'The server refused the workflow when it was sent again.', message, nodeId: null, nodeType: null, traceback: [] });
+      await jobs.setError(key, {
+        exceptionType: null,
+        explanation: 'The server refused the workflow when it was sent again.',
+        message,
+        nodeId: null,
+        nodeType: null,
+        traceback: [],
+      });
       return { key, kind: 'refused', message };
     }
     return { key, kind: 'unanswered', message };

@@ -7,9 +7,7 @@ export class JobTimeoutError extends Error {
   readonly promptId: string;
   readonly timeoutMs: number;
   constructor(promptId: string, timeoutMs: number) {
-    super(
-      `Stopped waiting for job ${promptId} after ${formatDuration(timeoutMs)}. The job was not cancelled: it may still be running on the server.`,
-    );
+    super(`Stopped waiting for job ${promptId} after ${formatDuration(timeoutMs)}. The job was not cancelled: it may still be running on the server.`);
     this.name = 'JobTimeoutError';
     this.promptId = promptId;
     this.timeoutMs = timeoutMs;

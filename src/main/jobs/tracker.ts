@@ -39,7 +39,7 @@ const NEVER_SUBMITTED = clientSideError(
   'The server does not know this job (never reached the server).',
 );
 const REMOVED_FROM_QUEUE = clientSideError(
-  'The job was removed from the server\'s queue before it started (cancelled by another client, the queue was cleared, or the server restarted), so it did not run.',
+  "The job was removed from the server's queue before it started (cancelled by another client, the queue was cleared, or the server restarted), so it did not run.",
   'Removed from the queue before it started.',
 );
 const LOST = clientSideError(

@@ -59,7 +59,10 @@ export function classifyFailure(error: unknown, aborted: boolean): Failure {
         return { kind: 'retry', reason: `The download link was refused or has expired; a fresh one is asked for on the next attempt. ${error.message}` };
       case 'too_large':
         // The same file is as large on the next attempt (and a start-up resume must not fetch it again and again).
-        return { kind: 'give_up', reason: `${error.message} The file is larger than this program accepts (FLOWDECK_MAX_OUTPUT_MB raises the limit); it was not downloaded.` };
+        return {
+          kind: 'give_up',
+          reason: `${error.message} The file is larger than this program accepts (FLOWDECK_MAX_OUTPUT_MB raises the limit); it was not downloaded.`,
+        };
       case 'protocol':
         // An answer this client cannot use (a redirect to file:, no Location): the same answer comes back.
         return error.retryable ? { kind: 'retry', reason: error.message } : { kind: 'give_up', reason: error.message };

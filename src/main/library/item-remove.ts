@@ -17,20 +17,25 @@ export interface RemoveContext {
 
 /** Removes item `id` (the caller holds the library's exclusive section). */
 export async function removeItem(id: number, ctx: RemoveContext): Promise<DeleteResult> {
-    const row = await ctx.index.get(id);
-    if (!row) return { removed: false, trash: null };
-    let trash: TrashPlace | null = null;
-    const references = row.status === 'done' && row.path !== null ? await ctx.index.pathReferences(row.root, row.path, ctx.root) : 0;
-    if (references > 1) {
-      const removed = await ctx.index.remove(id);
-      return { removed, trash, sharedBy: references - 1 };
-    }
-    if (row.status === 'done' && row.path !== null) {
-      const file = rowFilePath(row, ctx.root);
-      const exists = file !== null && (await fs.access(file).then(() => true, () => false));
-      if (file && exists) trash = await moveToTrash(file, row.root ?? ctx.root, ctx.trash, ctx.log);
-      if (row.sha256) await ctx.thumbnails.removeAll(row.sha256);
-    }
+  const row = await ctx.index.get(id);
+  if (!row) return { removed: false, trash: null };
+  let trash: TrashPlace | null = null;
+  const references = row.status === 'done' && row.path !== null ? await ctx.index.pathReferences(row.root, row.path, ctx.root) : 0;
+  if (references > 1) {
     const removed = await ctx.index.remove(id);
-    return { removed, trash };
+    return { removed, trash, sharedBy: references - 1 };
+  }
+  if (row.status === 'done' && row.path !== null) {
+    const file = rowFilePath(row, ctx.root);
+    const exists =
+      file !== null &&
+      (await fs.access(file).then(
+        () => true,
+        () => false,
+      ));
+    if (file && exists) trash = await moveToTrash(file, row.root ?? ctx.root, ctx.trash, ctx.log);
+    if (row.sha256) await ctx.thumbnails.removeAll(row.sha256);
+  }
+  const removed = await ctx.index.remove(id);
+  return { removed, trash };
 }

@@ -89,7 +89,14 @@ const TEXT_COLUMNS = ['i.workflow_name', 'i.prompt_text', 'i.node_class', 'i.fil
  * for these rare queries.
  */
 export function symbolNeedles(text: string): string[] {
-  return [...new Set(text.normalize('NFKC').split(/\s+/u).filter((piece) => piece !== ''))].slice(0, MAX_QUERY_TERMS);
+  return [
+    ...new Set(
+      text
+        .normalize('NFKC')
+        .split(/\s+/u)
+        .filter((piece) => piece !== ''),
+    ),
+  ].slice(0, MAX_QUERY_TERMS);
 }
 
 function needleClauses(needles: readonly string[]): { where: string[]; params: SqlValue[] } {
@@ -220,7 +227,16 @@ export class LibraryIndex {
       );
       for (const r of inserted) {
         if (typeof r['id'] !== 'number') continue;
-        ids.set(keyOf({ baseUrl: String(r['base_url']), promptId: String(r['prompt_id']), fileType: String(r['file_type']), fileSubfolder: String(r['file_subfolder']), fileName: String(r['file_name']) }), { id: r['id'], inserted: true });
+        ids.set(
+          keyOf({
+            baseUrl: String(r['base_url']),
+            promptId: String(r['prompt_id']),
+            fileType: String(r['file_type']),
+            fileSubfolder: String(r['file_subfolder']),
+            fileName: String(r['file_name']),
+          }),
+          { id: r['id'], inserted: true },
+        );
       }
     }
     const out: { id: number; inserted: boolean }[] = [];
@@ -390,7 +406,10 @@ export class LibraryIndex {
   }
 
   async markPending(id: number, error: string | null = null): Promise<void> {
-    await this.store.run(`UPDATE library_items SET status = 'pending', retry_at = NULL, last_error = COALESCE(?, last_error) WHERE id = ? AND status != 'done'`, [error, id]);
+    await this.store.run(
+      `UPDATE library_items SET status = 'pending', retry_at = NULL, last_error = COALESCE(?, last_error) WHERE id = ? AND status != 'done'`,
+      [error, id],
+    );
   }
 
   /** An attempt that was stopped on purpose or had no client: back to pending, not counted. */
@@ -417,7 +436,19 @@ export class LibraryIndex {
       `UPDATE library_items SET status = 'done', sha256 = ?, root = ?, path = ?, size = ?, mime = ?, media_kind = ?, width = ?, height = ?,
          duration_ms = ?, completed_at = ?, last_error = NULL, retry_at = NULL
        WHERE id = ?`,
-      [fields.sha256, fields.root, fields.path, fields.size, fields.mime, fields.mediaKind, fields.width, fields.height, fields.durationMs, fields.completedAt, id],
+      [
+        fields.sha256,
+        fields.root,
+        fields.path,
+        fields.size,
+        fields.mime,
+        fields.mediaKind,
+        fields.width,
+        fields.height,
+        fields.durationMs,
+        fields.completedAt,
+        id,
+      ],
     );
     return result.changes > 0;
   }
@@ -435,7 +466,11 @@ export class LibraryIndex {
   /** How many finished rows share a file (rows without a folder count as the current one's). */
   async pathReferences(root: string | null, path: string, currentRoot: string, q: Queryable = this.store): Promise<number> {
     const folder = root ?? currentRoot;
-    const raw = await q.get(`SELECT COUNT(*) AS n FROM library_items WHERE path = ? AND status = 'done' AND COALESCE(root, ?) = ?`, [path, currentRoot, folder]);
+    const raw = await q.get(`SELECT COUNT(*) AS n FROM library_items WHERE path = ? AND status = 'done' AND COALESCE(root, ?) = ?`, [
+      path,
+      currentRoot,
+      folder,
+    ]);
     const n = raw?.['n'];
     return typeof n === 'number' ? n : 0;
   }

@@ -188,7 +188,14 @@ export class Library {
   /** An output file already on disk (a hot folder's) enters the library by copy, without a second download (import-file.ts). */
   async importFile(request: ImportFileRequest): Promise<LibraryItem> {
     if (this.disposed) throw new Error('The library has been closed.');
-    const ctx = { root: this.root, stagingDir: this.stagingDir, index: this.index, now: this.now, exclusive: <T>(task: () => Promise<T>) => this.exclusive(task), emit: (change: LibraryChange) => this.emit(change) };
+    const ctx = {
+      root: this.root,
+      stagingDir: this.stagingDir,
+      index: this.index,
+      now: this.now,
+      exclusive: <T>(task: () => Promise<T>) => this.exclusive(task),
+      emit: (change: LibraryChange) => this.emit(change),
+    };
     return importFile(request, ctx);
   }
 
@@ -299,7 +306,9 @@ export class Library {
       running.controller.abort();
       await running.done;
     }
-    const result = await this.exclusive(() => removeItem(id, { index: this.index, root: this.root, trash: this.trash, log: this.log, thumbnails: this.thumbnails }));
+    const result = await this.exclusive(() =>
+      removeItem(id, { index: this.index, root: this.root, trash: this.trash, log: this.log, thumbnails: this.thumbnails }),
+    );
     if (result.removed) this.emit({ type: 'removed', id });
     this.settles.wakeAll();
     return result;
@@ -406,7 +415,8 @@ export class Library {
       source = await this.source(server);
       if (!source) throw new SourceUnavailableError(`Waiting for a connection to ${row.base_url}.`);
     } catch (error) {
-      const reason = error instanceof SourceUnavailableError ? error.message : `No client for ${row.base_url}: ${error instanceof Error ? error.message : String(error)}`;
+      const reason =
+        error instanceof SourceUnavailableError ? error.message : `No client for ${row.base_url}: ${error instanceof Error ? error.message : String(error)}`;
       await this.index.markPending(id, reason);
       this.emitUpdated(id);
       return;
@@ -417,14 +427,19 @@ export class Library {
     if (signal.aborted || !(await this.index.markDownloading(id))) return;
     this.emitUpdated(id);
     try {
-      const outcome = await downloadAttempt(row, source, {
-        root: this.root,
-        stagingDir: this.stagingDir,
-        index: this.index,
-        now: this.now,
-        exclusive: (task) => this.exclusive(task),
-        ...(alsoWriteTo ? { alsoWriteTo } : {}),
-      }, signal);
+      const outcome = await downloadAttempt(
+        row,
+        source,
+        {
+          root: this.root,
+          stagingDir: this.stagingDir,
+          index: this.index,
+          now: this.now,
+          exclusive: (task) => this.exclusive(task),
+          ...(alsoWriteTo ? { alsoWriteTo } : {}),
+        },
+        signal,
+      );
       if (outcome === 'done') this.emitUpdated(id);
     } catch (error) {
       await this.afterFailure(row, error, signal.aborted);
@@ -442,7 +457,13 @@ export class Library {
     }
     const retryAt =
       failure.kind === 'retry' && attempts < this.retryPolicy.maxAttempts && !this.disposed
-        ? this.now() + backoffDelay(attempts - 1, { baseMs: this.retryPolicy.baseMs, maxMs: this.retryPolicy.maxMs, minMs: Math.min(this.retryPolicy.baseMs, 250), random: this.retryPolicy.random })
+        ? this.now() +
+          backoffDelay(attempts - 1, {
+            baseMs: this.retryPolicy.baseMs,
+            maxMs: this.retryPolicy.maxMs,
+            minMs: Math.min(this.retryPolicy.baseMs, 250),
+            random: this.retryPolicy.random,
+          })
         : null;
     const reason = retryAt === null && failure.kind === 'retry' ? `${failure.reason} (gave up after ${attempts} attempts)` : failure.reason;
     await this.index.markFailed(row.id, reason, retryAt);
@@ -472,5 +493,4 @@ export class Library {
       () => undefined,
     );
   }
-
 }

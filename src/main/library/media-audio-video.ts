@@ -147,7 +147,7 @@ function readVint(bytes: Uint8Array, at: number, keepMarker: boolean): { value: 
   while (length <= 8 && (first & (0x80 >> (length - 1))) === 0) length += 1;
   if (length > 8 || at + length > bytes.length) return null;
   let value = keepMarker ? first : first & (0xff >> length);
-  let allOnes = value === (0xff >> length);
+  let allOnes = value === 0xff >> length;
   for (let i = 1; i < length; i += 1) {
     value = value * 256 + bytes[at + i]!;
     if (bytes[at + i] !== 0xff) allOnes = false;

@@ -125,7 +125,10 @@ export async function writeThumbnail(source: string, target: string, maxSize: nu
   }
   if (!image) return null;
   const small = flattenOnWhite(downscale(image, maxSize));
-  const encoded = jpeg.encode({ width: small.width, height: small.height, data: Buffer.from(small.data.buffer, small.data.byteOffset, small.data.byteLength) }, QUALITY);
+  const encoded = jpeg.encode(
+    { width: small.width, height: small.height, data: Buffer.from(small.data.buffer, small.data.byteOffset, small.data.byteLength) },
+    QUALITY,
+  );
   await fs.mkdir(path.dirname(target), { recursive: true });
   await writeFileAtomically(target, encoded.data);
   return { path: target, width: small.width, height: small.height };

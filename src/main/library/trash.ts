@@ -39,11 +39,16 @@ export async function moveToTrash(filePath: string, root: string, trash: TrashFu
   try {
     await trash(filePath);
     // Some trash implementations report success for a file they could not move.
-    const still = await fs.access(filePath).then(() => true, () => false);
+    const still = await fs.access(filePath).then(
+      () => true,
+      () => false,
+    );
     if (!still) return 'os';
     log(`library: the OS trash left ${filePath} in place; moving it to the library's ${TRASH_DIR} folder instead`);
   } catch (error) {
-    log(`library: the OS trash could not take ${filePath} (${error instanceof Error ? error.message : String(error)}); moving it to the library's ${TRASH_DIR} folder instead`);
+    log(
+      `library: the OS trash could not take ${filePath} (${error instanceof Error ? error.message : String(error)}); moving it to the library's ${TRASH_DIR} folder instead`,
+    );
   }
   await moveIntoLibraryTrash(filePath, root);
   return 'library';

@@ -82,10 +82,7 @@ export interface ListFilter {
   offset?: number | undefined;
 }
 
-export type LibraryChange =
-  | { type: 'added'; item: LibraryItem }
-  | { type: 'updated'; item: LibraryItem }
-  | { type: 'removed'; id: number };
+export type LibraryChange = { type: 'added'; item: LibraryItem } | { type: 'updated'; item: LibraryItem } | { type: 'removed'; id: number };
 
 /** The job whose outputs are recorded: a JobSnapshot fits, so does a hand-made object. */
 export interface RecordJob {

@@ -14,7 +14,9 @@ export function isUnreachable(error: unknown): boolean {
  * status, not retryable). A refusal the server itself sent has a status and is the job's own failure.
  */
 export function refusedBeforeSending(error: unknown): boolean {
-  return error instanceof ServiceError && !(error instanceof WorkflowRejectedError) && error.kind === 'invalid_workflow' && error.status === null && !error.retryable;
+  return (
+    error instanceof ServiceError && !(error instanceof WorkflowRejectedError) && error.kind === 'invalid_workflow' && error.status === null && !error.retryable
+  );
 }
 
 /** The tracker's words for a job its server has no record of (jobs/tracker.ts): a restart forgot it, so it can run elsewhere. */

@@ -75,7 +75,10 @@ export class RepeatDispatcher<T> {
       if (event.type !== 'rejoined') return;
       for (const late of this.late.filter((l) => l.member === event.member)) {
         this.late.splice(this.late.indexOf(late), 1);
-        void cancelLateJob(late.member, late.promptId).then((note) => note && options.log(note), () => undefined);
+        void cancelLateJob(late.member, late.promptId).then(
+          (note) => note && options.log(note),
+          () => undefined,
+        );
       }
     });
   }
@@ -132,7 +135,9 @@ export class RepeatDispatcher<T> {
         if (outcome === 'moved') {
           release('moved');
           this.late.push({ member, promptId });
-          options.log(`run ${run}: ${member.name} did not answer again within ${Math.round(this.pool.reconcileAfterMs / 1000)} s; job ${promptId} is given up and the run goes to another server`);
+          options.log(
+            `run ${run}: ${member.name} did not answer again within ${Math.round(this.pool.reconcileAfterMs / 1000)} s; job ${promptId} is given up and the run goes to another server`,
+          );
           continue;
         }
         release(outcome.phase === 'succeeded' ? 'done' : 'failed');
@@ -225,7 +230,13 @@ export class RepeatDispatcher<T> {
   }
 }
 
-function failed<T>(run: number, member: PoolMember | null, status: 'failed' | 'unknown', error: string, promptId: string | null = null, cause?: unknown): RunOutcome<T> {
+function failed<T>(
+  run: number,
+  member: PoolMember | null,
+  status: 'failed' | 'unknown',
+  error: string,
+  promptId: string | null = null,
+  cause?: unknown,
+): RunOutcome<T> {
   return { run, status, member, promptId, error, ...(cause !== undefined ? { cause } : {}) };
 }
-

@@ -210,7 +210,10 @@ export class ServerPool {
     }
     if (able.length > 0 || unknown.length > 0) {
       const waiting = [...able, ...unknown];
-      return { kind: 'down', reason: `Every server that can run this workflow is out of rotation: ${waiting.map((m) => `${m.name} (${m.down?.reason ?? 'not answering'})`).join('; ')}.` };
+      return {
+        kind: 'down',
+        reason: `Every server that can run this workflow is out of rotation: ${waiting.map((m) => `${m.name} (${m.down?.reason ?? 'not answering'})`).join('; ')}.`,
+      };
     }
     return { kind: 'none', reason: `No server in the pool can run this workflow. ${lacking.join('; ')}.` };
   }

@@ -15,7 +15,18 @@ import type { ServiceLimits } from './limits';
 import { parseNodeDefinitions, type NodeDefinitions } from './object-info';
 import { uploadLimitProblem } from '@main/images/upload-limits';
 import { capabilitiesFor, parseFeatures, type ServerCapabilities, type ServerFeatures } from './capabilities';
-import { localHistoryDepth, localHistoryJob, localJobPage, localQueuedJob, parseCloudJobDetail, parseCloudJobPage, jobListParams, type JobDetail, type JobListQuery, type JobPage } from './job-list';
+import {
+  localHistoryDepth,
+  localHistoryJob,
+  localJobPage,
+  localQueuedJob,
+  parseCloudJobDetail,
+  parseCloudJobPage,
+  jobListParams,
+  type JobDetail,
+  type JobListQuery,
+  type JobPage,
+} from './job-list';
 import { readImageSize } from './upload-check';
 import type {
   ApiKeyProvider,
@@ -150,7 +161,9 @@ export class ServiceClient implements ServiceApi {
       // A server that did not answer at all within the deadline would not answer the submit
       // either: failing now keeps the whole wait within one deadline.
       if (error instanceof NoAnswerError) throw error;
-      this.#log(`submit: could not read the node definitions to spot partner nodes (${error instanceof Error ? error.message : String(error)}); sending without the partner key`);
+      this.#log(
+        `submit: could not read the node definitions to spot partner nodes (${error instanceof Error ? error.message : String(error)}); sending without the partner key`,
+      );
       return false;
     }
   }
@@ -171,7 +184,14 @@ export class ServiceClient implements ServiceApi {
 
     // Sent once: whether a send whose answer was lost got through is decided by the caller
     // (jobs/submit-job.ts), which asks the server before sending the same id again.
-    const spec = { method: 'POST' as const, path: '/api/prompt', json: body, what: 'the workflow submission', idempotent: false, ...(options.signal ? { signal: options.signal } : {}) };
+    const spec = {
+      method: 'POST' as const,
+      path: '/api/prompt',
+      json: body,
+      what: 'the workflow submission',
+      idempotent: false,
+      ...(options.signal ? { signal: options.signal } : {}),
+    };
     return this.#readSubmit(await this.#http.request(spec));
   }
 
@@ -217,7 +237,8 @@ export class ServiceClient implements ServiceApi {
       }
       if (answer.status < 200 || answer.status > 299) throw await this.#http.errorFor(answer, what);
       const reading = parseJobStatusAnswer(jsonOf(answer), await this.#http.providedKey().catch(() => null));
-      if (!reading) throw new ServiceError('protocol', 'The server answered the job status without a status word.', { status: answer.status, retryable: false });
+      if (!reading)
+        throw new ServiceError('protocol', 'The server answered the job status without a status word.', { status: answer.status, retryable: false });
       return reading;
     }
     const finished = await this.getHistory(promptId, signal);
@@ -339,9 +360,17 @@ export class ServiceClient implements ServiceApi {
     // Only the newest entries the query needs (each holds its workflow), read exactly: 64-bit
     // seeds keep every digit.
     const depth = localHistoryDepth(query);
-    const answer = await this.#http.requestOk({ method: 'GET', path: '/api/history', query: { max_items: String(depth) }, maxBytes: MAX_HISTORY_BYTES, what: 'the job history', ...sig });
+    const answer = await this.#http.requestOk({
+      method: 'GET',
+      path: '/api/history',
+      query: { max_items: String(depth) },
+      maxBytes: MAX_HISTORY_BYTES,
+      what: 'the job history',
+      ...sig,
+    });
     const history = exactJsonOf(answer);
-    if (!isJsonObject(history)) throw new ServiceError('protocol', 'The server sent a history this client cannot read.', { status: answer.status, retryable: false });
+    if (!isJsonObject(history))
+      throw new ServiceError('protocol', 'The server sent a history this client cannot read.', { status: answer.status, retryable: false });
     return localJobPage(history, queue, query, secret, depth);
   }
 

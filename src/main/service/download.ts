@@ -148,18 +148,25 @@ async function streamToTemp(
   let windowStart = Date.now();
   let windowBytes = 0;
   const limit = new AbortController();
-  const watchdog = setInterval(() => {
-    if (Date.now() - windowStart < windowMs) return;
-    if (windowBytes < floor) {
-      limit.abort(
-        new LimitFailure(
-          new ServiceError('network', `The download of ${name} was slower than ${formatBytes(options.minBytesPerSecond)}/s for ${Math.round(windowMs / 1000)} s (${received} bytes so far); stopped it.`, { retryable: false }),
-        ),
-      );
-    }
-    windowStart = Date.now();
-    windowBytes = 0;
-  }, Math.max(50, Math.min(1000, windowMs / 4)));
+  const watchdog = setInterval(
+    () => {
+      if (Date.now() - windowStart < windowMs) return;
+      if (windowBytes < floor) {
+        limit.abort(
+          new LimitFailure(
+            new ServiceError(
+              'network',
+              `The download of ${name} was slower than ${formatBytes(options.minBytesPerSecond)}/s for ${Math.round(windowMs / 1000)} s (${received} bytes so far); stopped it.`,
+              { retryable: false },
+            ),
+          ),
+        );
+      }
+      windowStart = Date.now();
+      windowBytes = 0;
+    },
+    Math.max(50, Math.min(1000, windowMs / 4)),
+  );
   const signal = options.signal ? AbortSignal.any([options.signal, limit.signal]) : limit.signal;
   let writer: BlockWriter | null = null;
   try {
@@ -231,7 +238,12 @@ async function streamToTemp(
  * /api/view again once if the signed URL turns out expired (403, or 400 saying "expired").
  * Returns the response whose body is the file.
  */
-async function openFile(transport: HttpTransport, ref: FileRef, what: string, signal: AbortSignal | undefined): Promise<{ response: Response; redirected: boolean }> {
+async function openFile(
+  transport: HttpTransport,
+  ref: FileRef,
+  what: string,
+  signal: AbortSignal | undefined,
+): Promise<{ response: Response; redirected: boolean }> {
   const query = { filename: ref.filename, subfolder: ref.subfolder, type: ref.type };
   for (let fresh = 0; ; fresh += 1) {
     const view = await transport.open({ method: 'GET', path: '/api/view', query, what, ...(signal ? { signal } : {}) });
@@ -252,10 +264,14 @@ async function openFile(transport: HttpTransport, ref: FileRef, what: string, si
     const expired = storage.status === 403 || (storage.status === 400 && /expired/i.test(text));
     if (expired && fresh === 0) continue; // the signed URL lapsed: one fresh one from /api/view
     if (expired) {
-      throw new ServiceError('forbidden', `The storage host refused the signed URL for ${what} twice (HTTP ${storage.status}); the link may have expired. Try again later.`, {
-        status: storage.status,
-        retryable: false,
-      });
+      throw new ServiceError(
+        'forbidden',
+        `The storage host refused the signed URL for ${what} twice (HTTP ${storage.status}); the link may have expired. Try again later.`,
+        {
+          status: storage.status,
+          retryable: false,
+        },
+      );
     }
     const { kind, message } = messageForStatus(storage.status, `${what} (from the storage host)`);
     throw new ServiceError(kind, message, { status: storage.status });
@@ -266,7 +282,13 @@ async function openFile(transport: HttpTransport, ref: FileRef, what: string, si
 export type FileOpener = (what: string, signal: AbortSignal | undefined) => Promise<{ response: Response; redirected: boolean }>;
 
 /** Downloads `ref` into `destDir`; see the module comment. `open`: where the bytes come from (default /api/view). */
-export async function downloadOutput(transport: HttpTransport, ref: FileRef, destDir: string, options: DownloadRequestOptions = {}, open?: FileOpener): Promise<DownloadResult> {
+export async function downloadOutput(
+  transport: HttpTransport,
+  ref: FileRef,
+  destDir: string,
+  options: DownloadRequestOptions = {},
+  open?: FileOpener,
+): Promise<DownloadResult> {
   const dir = path.resolve(destDir);
   const name = safeBaseName(options.destName ?? ref.filename, safeBaseName(ref.filename, 'output'));
   // safeBaseName allows no separators, so this holds; checked anyway because it is the guarantee.

@@ -67,7 +67,10 @@ export function messageForStatus(status: number, what: string): { kind: ServiceE
         message: `The server did not accept the API key for ${what} (HTTP 401). Set a valid key (flowdeck login, FLOWDECK_API_KEY, or the app's API key field).`,
       };
     case 402:
-      return { kind: 'insufficient_credits', message: `The account has insufficient credits for ${what} (HTTP 402). Add credits on the platform, then try again.` };
+      return {
+        kind: 'insufficient_credits',
+        message: `The account has insufficient credits for ${what} (HTTP 402). Add credits on the platform, then try again.`,
+      };
     case 403:
       return { kind: 'forbidden', message: `The server refused ${what} (HTTP 403).` };
     case 404:
@@ -85,7 +88,8 @@ export function messageForStatus(status: number, what: string): { kind: ServiceE
         message: `The server does not implement ${what} (HTTP 501): it is not a workflow server, or not a compatible one. Check the server address.`,
       };
     default:
-      if (status >= 500) return { kind: 'server', message: `The server failed while handling ${what} (HTTP ${status}). It may be overloaded; try again shortly.` };
+      if (status >= 500)
+        return { kind: 'server', message: `The server failed while handling ${what} (HTTP ${status}). It may be overloaded; try again shortly.` };
       return { kind: 'protocol', message: `Unexpected answer to ${what} (HTTP ${status}).` };
   }
 }

@@ -217,7 +217,10 @@ export class EventsSocket implements EventStream {
     this.#reconnectTimer = null;
     let key: string | null = null;
     // A local server gets no token but may still echo the partner key (sent in extra_data).
-    this.#secret = await Promise.resolve(this.#apiKey()).then((k) => k?.trim() || null, () => null);
+    this.#secret = await Promise.resolve(this.#apiKey()).then(
+      (k) => k?.trim() || null,
+      () => null,
+    );
     if (this.profile.kind === 'cloud') {
       try {
         key = (await this.#apiKey())?.trim() || null;
@@ -226,7 +229,9 @@ export class EventsSocket implements EventStream {
       }
       if (this.#disposed) return;
       if (!key) {
-        this.#refused(new ServiceError('unauthorized', 'No API key is set, so the event stream cannot connect. Set the key, then reconnect.', { retryable: false }));
+        this.#refused(
+          new ServiceError('unauthorized', 'No API key is set, so the event stream cannot connect. Set the key, then reconnect.', { retryable: false }),
+        );
         this.#schedule(this.#backoff.refusedRetryMs);
         return;
       }
@@ -309,7 +314,12 @@ export class EventsSocket implements EventStream {
       return;
     }
     if (!wasOpen) this.#failures += 1;
-    const delay = backoffDelay(this.#attempt, { baseMs: this.#backoff.minMs, maxMs: this.#backoff.maxMs, minMs: this.#backoff.minMs, random: this.#backoff.random });
+    const delay = backoffDelay(this.#attempt, {
+      baseMs: this.#backoff.minMs,
+      maxMs: this.#backoff.maxMs,
+      minMs: this.#backoff.minMs,
+      random: this.#backoff.random,
+    });
     this.#attempt += 1;
     if (this.#failures >= this.#offlineAfter) this.#setState('offline');
     else if (this.#state !== 'offline') this.#setState('reconnecting');

@@ -9,7 +9,7 @@ const MAX_NAME_BYTES = 200;
 const RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])$/i;
 // C0 and C1 control characters, characters Windows forbids in names, and the bidirectional
 // controls that can make "evil\u202Egnp.exe" display as "evilexe.png".
- 
+
 const FORBIDDEN = /[\u0000-\u001f\u007f-\u009f<>:"|?*\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 function utf8Length(text: string): number {

@@ -331,9 +331,13 @@ export class HttpTransport {
     const code = errorCode(error);
     const reason = name === 'TimeoutError' || name === 'AbortError' ? 'timed out' : code ? `failed (${code})` : 'failed';
     this.#log(`${spec.method} ${url.origin}${url.pathname} -> network error: ${reason}`);
-    return new ServiceError('network', `Could not reach ${url.origin} for ${spec.what}: the connection ${reason}. Check the server address and the network, then try again.`, {
-      cause: error,
-    });
+    return new ServiceError(
+      'network',
+      `Could not reach ${url.origin} for ${spec.what}: the connection ${reason}. Check the server address and the network, then try again.`,
+      {
+        cause: error,
+      },
+    );
   }
 
   /**

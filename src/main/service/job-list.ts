@@ -289,7 +289,13 @@ export function localHistoryDepth(query: JobListQuery): number {
  * (`{id: entry}` oldest first, the newest `depth` entries asked for), filtered, sorted and paged
  * like the cloud's list, with each job's detail (the history entry holds its workflow and outputs).
  */
-export function localJobPage(history: Record<string, unknown>, queue: QueueSnapshot, query: JobListQuery, secret: string | null, depth: number = MAX_LOCAL_HISTORY_DEPTH): JobPage {
+export function localJobPage(
+  history: Record<string, unknown>,
+  queue: QueueSnapshot,
+  query: JobListQuery,
+  secret: string | null,
+  depth: number = MAX_LOCAL_HISTORY_DEPTH,
+): JobPage {
   const q = normaliseQuery(query);
   // Order of arrival: history (oldest first), then running, then pending; a job the history
   // already holds is not listed twice.
@@ -321,7 +327,11 @@ export function localJobPage(history: Record<string, unknown>, queue: QueueSnaps
   if (q.sortOrder === 'desc') kept.reverse();
   const total = kept.length;
   const details = kept.slice(q.offset, q.offset + q.limit).map(({ job }) => job);
-  const page: JobPage = { jobs: details.map(summaryOf), pagination: { offset: q.offset, limit: q.limit, total, hasMore: q.offset + details.length < total }, details };
+  const page: JobPage = {
+    jobs: details.map(summaryOf),
+    pagination: { offset: q.offset, limit: q.limit, total, hasMore: q.offset + details.length < total },
+    details,
+  };
   // Only a read as deep as allowed cuts the list short; a shallower one was as deep as the query needed.
   if (depth >= MAX_LOCAL_HISTORY_DEPTH && Object.keys(history).length >= MAX_LOCAL_HISTORY_DEPTH) page.depthLimit = MAX_LOCAL_HISTORY_DEPTH;
   return page;

@@ -13,9 +13,7 @@ const nullableNodeId = z.union([nodeId, z.null()]).optional();
 const objectData = z.record(z.string(), z.unknown());
 
 const statusData = z.object({
-  status: z
-    .object({ exec_info: z.object({ queue_remaining: z.number() }).partial().optional() })
-    .nullish(),
+  status: z.object({ exec_info: z.object({ queue_remaining: z.number() }).partial().optional() }).nullish(),
   exec_info: z.object({ queue_remaining: z.number() }).partial().optional(),
   queue_remaining: z.number().optional(),
   sid: z.string().optional(),

@@ -121,7 +121,14 @@ function parseKind(spec: JsonValue): { kind: InputKind; options: JsonObject } | 
     case 'FLOAT': {
       const round = options.round === false ? false : floatValue(options.round);
       return {
-        kind: { kind: 'float', default: floatValue(options.default), min: floatValue(options.min), max: floatValue(options.max), step: floatValue(options.step), round },
+        kind: {
+          kind: 'float',
+          default: floatValue(options.default),
+          min: floatValue(options.min),
+          max: floatValue(options.max),
+          step: floatValue(options.step),
+          round,
+        },
         options,
       };
     }

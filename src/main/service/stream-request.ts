@@ -11,7 +11,10 @@ import { ServiceError } from './errors';
 
 const NULL_BODY_STATUS = new Set([101, 204, 205, 304]);
 
-export async function sendStreamed(url: URL, init: { method: string; headers: Headers; body: AsyncIterable<Uint8Array>; signal: AbortSignal }): Promise<Response> {
+export async function sendStreamed(
+  url: URL,
+  init: { method: string; headers: Headers; body: AsyncIterable<Uint8Array>; signal: AbortSignal },
+): Promise<Response> {
   const transport = url.protocol === 'https:' ? https : http;
   const headers: Record<string, string> = {};
   init.headers.forEach((value, key) => {
@@ -69,7 +72,10 @@ function toHeaders(message: http.IncomingMessage): Headers {
  * GET over node:http(s). `followRedirects` > 0 follows that many redirects, each as a new request
  * with NO headers (only for storage URLs, which carry nothing secret); 0 returns a redirect as is.
  */
-export async function getStreamed(url: URL, init: { headers: Headers; signal: AbortSignal; followRedirects: number; errorBodyBytes: number }): Promise<Response> {
+export async function getStreamed(
+  url: URL,
+  init: { headers: Headers; signal: AbortSignal; followRedirects: number; errorBodyBytes: number },
+): Promise<Response> {
   let target = url;
   let headers = init.headers;
   for (let hop = 0; ; hop += 1) {
@@ -109,5 +115,7 @@ export async function getStreamed(url: URL, init: { headers: Headers; signal: Ab
  */
 export function assertHttpScheme(target: URL, from: URL): void {
   if (target.protocol === 'http:' || target.protocol === 'https:') return;
-  throw new ServiceError('protocol', `${from.origin} redirected to a ${target.protocol} URL; only http: and https: redirects are followed.`, { retryable: false });
+  throw new ServiceError('protocol', `${from.origin} redirected to a ${target.protocol} URL; only http: and https: redirects are followed.`, {
+    retryable: false,
+  });
 }

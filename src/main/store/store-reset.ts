@@ -44,7 +44,10 @@ export function headerProblem(path: string): string | null {
 }
 
 function stamp(now: Date): string {
-  return now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  return now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
 }
 
 /** Renames `path` (and its -wal/-shm companions) to `path.corrupt-<UTC time>`; returns the new name. */

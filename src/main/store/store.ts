@@ -113,7 +113,9 @@ export class Store implements Queryable {
       corruptCopy = setCorruptStoreAside(full);
     } catch (moveError) {
       const why = moveError instanceof Error ? moveError.message : String(moveError);
-      throw new StoreError(`The data store at ${full} is damaged (${reason}) and could not be moved aside (${why}). Move it away by hand to start afresh.`, { cause: moveError });
+      throw new StoreError(`The data store at ${full} is damaged (${reason}) and could not be moved aside (${why}). Move it away by hand to start afresh.`, {
+        cause: moveError,
+      });
     }
     return Store.openOnce(path, options, { corruptCopy, reason });
   }

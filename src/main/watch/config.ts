@@ -31,7 +31,10 @@ export const hotFolderInputSchema = z.object({
   name: z.string().max(200).optional(),
   inputDir: z.string().min(1),
   recursive: z.boolean().default(false),
-  patterns: z.array(z.string().min(1)).min(1).default([...DEFAULT_PATTERNS]),
+  patterns: z
+    .array(z.string().min(1))
+    .min(1)
+    .default([...DEFAULT_PATTERNS]),
   workflow: workflowSchema,
   workflowName: z.string().nullable().default(null),
   /** NODE.INPUT that receives each file's uploaded name. */
@@ -87,7 +90,10 @@ export function resolveHotFolderConfig(input: unknown, makeId: () => string): Ho
   if (!isAbsolute(value.outputDir)) throw new HotFolderConfigError(`The output folder must be an absolute path (got "${value.outputDir}").`);
   const inputDir = resolve(value.inputDir);
   const outputDir = resolve(value.outputDir);
-  for (const [what, folder] of [['input', inputDir], ['output', outputDir]] as const) {
+  for (const [what, folder] of [
+    ['input', inputDir],
+    ['output', outputDir],
+  ] as const) {
     const system = systemFolderReason(folder);
     if (system) throw new HotFolderConfigError(`The ${what} folder: ${system}`);
   }
@@ -122,7 +128,7 @@ export function resolveHotFolderConfig(input: unknown, makeId: () => string): Ho
   return {
     ...value,
     id,
-    name: value.name && value.name.trim() !== '' ? value.name.trim() : inputDir.split(/[/\\]/).filter(Boolean).pop() ?? inputDir,
+    name: value.name && value.name.trim() !== '' ? value.name.trim() : (inputDir.split(/[/\\]/).filter(Boolean).pop() ?? inputDir),
     inputDir,
     outputDir,
     patterns,

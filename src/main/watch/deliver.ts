@@ -80,7 +80,10 @@ export async function deliverOutputs(ctx: DeliverContext): Promise<FinishedOutpu
     const index = (perNode.get(file.node) ?? 0) + 1;
     perNode.set(file.node, index);
     const at = ctx.now();
-    const rel = renderOutputName(folder.outputName, nameValues({ stem, contentKey: entry.contentKey, promptId: ctx.promptId, node: file.node, index, serverFilename: file.filename, at }));
+    const rel = renderOutputName(
+      folder.outputName,
+      nameValues({ stem, contentKey: entry.contentKey, promptId: ctx.promptId, node: file.node, index, serverFilename: file.filename, at }),
+    );
     const wanted = join(folder.outputDir, relDir === '.' ? '' : relDir, rel);
     const dest = await chooseDestination(wanted, ctx.reserved, ctx.promptId, file);
     ctx.reserved.add(dest);

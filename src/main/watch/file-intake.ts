@@ -133,7 +133,10 @@ export class FileIntake {
     const code = (error as NodeJS.ErrnoException).code ?? error.message;
     if (this.watchErrors.has(code)) return;
     this.watchErrors.add(code);
-    const rescan = this.config.rescanMs > 0 ? `new files are still found by the rescan every ${Math.round(this.config.rescanMs / 1000)} s` : 'new files may be missed until the folder is restarted';
+    const rescan =
+      this.config.rescanMs > 0
+        ? `new files are still found by the rescan every ${Math.round(this.config.rescanMs / 1000)} s`
+        : 'new files may be missed until the folder is restarted';
     const detail =
       code === 'ENOSPC' || code === 'EMFILE'
         ? `the system's limit on watched files was reached (on Linux, raise fs.inotify.max_user_watches); ${rescan}.`
@@ -234,7 +237,15 @@ export class FileIntake {
         }
         const now = this.deps.now();
         const record = discoveredEntry(
-          { folderId: this.config.id, contentKey: key, imageSha256: image.sha256, maskSha256: mask?.sha256 ?? null, path, relPath: rel, maskPath: mask ? maskPath : null },
+          {
+            folderId: this.config.id,
+            contentKey: key,
+            imageSha256: image.sha256,
+            maskSha256: mask?.sha256 ?? null,
+            path,
+            relPath: rel,
+            maskPath: mask ? maskPath : null,
+          },
           now,
         );
         book.replacedAt(path);

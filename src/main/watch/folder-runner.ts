@@ -324,7 +324,11 @@ export class FolderRunner {
     const member = this.pool.memberFor(r.baseUrl);
     if (!member) {
       const others = this.pool.members.map((m) => m.baseUrl).join(', ');
-      this.failNow(entry, 'collect', `The job ${r.promptId ?? '?'} was sent to ${r.baseUrl ?? 'an unknown server'}, not to the server${this.pool.isSingle ? '' : 's'} this folder uses now (${others}); its results cannot be collected here.`);
+      this.failNow(
+        entry,
+        'collect',
+        `The job ${r.promptId ?? '?'} was sent to ${r.baseUrl ?? 'an unknown server'}, not to the server${this.pool.isSingle ? '' : 's'} this folder uses now (${others}); its results cannot be collected here.`,
+      );
       return;
     }
     if (member.down !== null) {
@@ -353,7 +357,8 @@ export class FolderRunner {
     entry.retryAt = null;
     this.pool.take(member);
     this.setPhase(entry, entry.record.state === 'submitted' ? 'following' : 'sending');
-    void this.jobs.run(entry, member)
+    void this.jobs
+      .run(entry, member)
       .catch((error: unknown) => this.react(entry, error, member))
       .catch((error: unknown) => this.feed.warn(`Internal error with ${entry.record.path}: ${error instanceof Error ? error.message : String(error)}`))
       .finally(() => {
@@ -488,4 +493,3 @@ export class FolderRunner {
     for (const resolve of waiters) resolve(reason);
   }
 }
-

@@ -177,7 +177,8 @@ class PngWalker implements FormatWalker {
   }
 
   finish(): ImageVerdict {
-    if (this.state !== 'end') return { ok: false, reason: 'The PNG file is truncated (it ends before its last chunk): it may still be copying, or the copy was cut short.' };
+    if (this.state !== 'end')
+      return { ok: false, reason: 'The PNG file is truncated (it ends before its last chunk): it may still be copying, or the copy was cut short.' };
     if (!this.sawIdat) return { ok: false, reason: 'The PNG file holds no image data.' };
     return { ok: true, format: 'png', width: this.width, height: this.height };
   }
@@ -293,7 +294,8 @@ class JpegWalker implements FormatWalker {
   }
 
   finish(): ImageVerdict {
-    if (this.state !== 'end') return { ok: false, reason: 'The JPEG file is truncated (no end-of-image marker): it may still be copying, or the copy was cut short.' };
+    if (this.state !== 'end')
+      return { ok: false, reason: 'The JPEG file is truncated (no end-of-image marker): it may still be copying, or the copy was cut short.' };
     return { ok: true, format: 'jpeg', width: this.width, height: this.height };
   }
 }
@@ -325,7 +327,10 @@ class WebpWalker implements FormatWalker {
   finish(totalBytes: number): ImageVerdict {
     if (!this.verdict) return { ok: false, reason: 'The WebP file is truncated (shorter than its header).' };
     if (this.verdict.ok && totalBytes < this.riffSize + 8) {
-      return { ok: false, reason: `The WebP file is truncated (${totalBytes} of ${this.riffSize + 8} bytes): it may still be copying, or the copy was cut short.` };
+      return {
+        ok: false,
+        reason: `The WebP file is truncated (${totalBytes} of ${this.riffSize + 8} bytes): it may still be copying, or the copy was cut short.`,
+      };
     }
     return this.verdict;
   }

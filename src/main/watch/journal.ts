@@ -418,7 +418,11 @@ export class WatchJournal {
   }
 
   savePath(r: PathRecord): Promise<void> {
-    return this.enqueue({ table: 'watch_paths', key: `${r.folderId}\u0000${r.path}`, row: [r.folderId, r.path, r.contentKey, r.imageSha256, r.size, r.mtimeMs] });
+    return this.enqueue({
+      table: 'watch_paths',
+      key: `${r.folderId}\u0000${r.path}`,
+      row: [r.folderId, r.path, r.contentKey, r.imageSha256, r.size, r.mtimeMs],
+    });
   }
 
   deletePath(folderId: string, path: string): Promise<void> {

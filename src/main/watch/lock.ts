@@ -38,7 +38,8 @@ function socketEndpoint(path: string): string | null {
 export async function acquireFolderLock(path: string, what: string): Promise<() => void> {
   const endpoint = socketEndpoint(path);
   if (endpoint === null) {
-    if (!EXLOCK_PLATFORMS.has(process.platform)) throw new Error(`Flowdeck has no folder lock for ${process.platform}, so it cannot make sure only one process watches ${what}.`);
+    if (!EXLOCK_PLATFORMS.has(process.platform))
+      throw new Error(`Flowdeck has no folder lock for ${process.platform}, so it cannot make sure only one process watches ${what}.`);
     return acquireFileLock(path, what);
   }
   for (let attempt = 0; attempt < 3; attempt += 1) {

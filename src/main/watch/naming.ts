@@ -19,7 +19,8 @@ export function checkOutputNameRule(rule: string): string | null {
     }
   }
   if (/^[/\\]/.test(rule) || /^[a-zA-Z]:/.test(rule)) return `The output naming rule "${rule}" must be relative to the output folder.`;
-  if (rule.split(/[/\\]/).some((part) => part === '..' || part === '.')) return `The output naming rule "${rule}" must not climb out of the output folder ("..").`;
+  if (rule.split(/[/\\]/).some((part) => part === '..' || part === '.'))
+    return `The output naming rule "${rule}" must not climb out of the output folder ("..").`;
   if (!['{stem}', '{hash}', '{job}'].some((token) => rule.includes(token))) {
     return `The output naming rule "${rule}" must name the input or the job ({stem}, {hash} or {job}), or the outputs of every input would compete for the same names.`;
   }
@@ -27,7 +28,15 @@ export function checkOutputNameRule(rule: string): string | null {
 }
 
 /** Values for one output: its input's stem, the server's extension, node, position (from 1). */
-export function nameValues(input: { stem: string; contentKey: string; promptId: string; node: string; index: number; serverFilename: string; at: number }): NameValues {
+export function nameValues(input: {
+  stem: string;
+  contentKey: string;
+  promptId: string;
+  node: string;
+  index: number;
+  serverFilename: string;
+  at: number;
+}): NameValues {
   const ext = extname(input.serverFilename).replace(/^\./, '') || 'bin';
   const date = new Date(input.at);
   const pad = (n: number): string => String(n).padStart(2, '0');

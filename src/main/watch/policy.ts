@@ -7,7 +7,8 @@ import { ServiceError } from '@main/service/errors';
 import type { RetryPolicyConfig } from './config';
 import type { PauseKind } from './types';
 
-export type Reaction = { kind: 'pause'; pauseKind: Exclude<PauseKind, 'user'>; reason: string } | { kind: 'retry'; reason: string } | { kind: 'fail'; reason: string };
+export type Reaction =
+  { kind: 'pause'; pauseKind: Exclude<PauseKind, 'user'>; reason: string } | { kind: 'retry'; reason: string } | { kind: 'fail'; reason: string };
 
 export function reactionTo(error: unknown): Reaction {
   const reason = error instanceof Error ? error.message : String(error);

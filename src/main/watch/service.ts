@@ -93,7 +93,11 @@ export class HotFolderService {
         const value = parseJsonExact(saved.config);
         config = resolveHotFolderConfig(isJsonObject(value) ? { ...value, id: saved.id } : value, randomUUID);
       } catch (error) {
-        this.emit({ type: 'warning', folderId: saved.id, message: `The saved hot folder ${saved.id} cannot be used: ${error instanceof Error ? error.message : String(error)}` });
+        this.emit({
+          type: 'warning',
+          folderId: saved.id,
+          message: `The saved hot folder ${saved.id} cannot be used: ${error instanceof Error ? error.message : String(error)}`,
+        });
         continue;
       }
       await this.host(config, { persist: true, watch: true, paused: saved.paused });
@@ -231,7 +235,9 @@ export class HotFolderService {
 
   private connectionPool(): ServerPool {
     const { api, follower, clientId } = this.deps;
-    this.singlePool ??= new ServerPool([{ name: api.profile.baseUrl, api, follower, clientId: typeof clientId === 'string' ? () => clientId : clientId, concurrency: null }]);
+    this.singlePool ??= new ServerPool([
+      { name: api.profile.baseUrl, api, follower, clientId: typeof clientId === 'string' ? () => clientId : clientId, concurrency: null },
+    ]);
     return this.singlePool;
   }
 

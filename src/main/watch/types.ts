@@ -126,4 +126,3 @@ export interface StagedOutput {
   /** The output's identity, taken while it streamed. */
   digest: StreamDigest;
 }
-

@@ -46,7 +46,9 @@ export function setInput(workflow: Workflow, ref: InputRef, value: JsonValue): v
   // Own properties only: `workflow["__proto__"]` is Object.prototype, and writing through it
   // would change every object of the process.
   if (PROTOTYPE_KEYS.has(ref.nodeId) || PROTOTYPE_KEYS.has(ref.input)) {
-    throw new WorkflowEditError(`"${ref.nodeId}.${ref.input}" cannot name a node input ("${PROTOTYPE_KEYS.has(ref.nodeId) ? ref.nodeId : ref.input}" is a reserved name).`);
+    throw new WorkflowEditError(
+      `"${ref.nodeId}.${ref.input}" cannot name a node input ("${PROTOTYPE_KEYS.has(ref.nodeId) ? ref.nodeId : ref.input}" is a reserved name).`,
+    );
   }
   const node = Object.hasOwn(workflow, ref.nodeId) ? workflow[ref.nodeId] : undefined;
   if (!isJsonObject(node)) {
@@ -61,7 +63,11 @@ export function setInput(workflow: Workflow, ref: InputRef, value: JsonValue): v
  * Why `ref` cannot be set on this server: its node's class has no such input. Null when the
  * input exists, or when the class is not in the definitions (the server then names the class).
  */
-export function unknownInputProblem(workflow: Workflow, ref: InputRef, definitions: ReadonlyMap<string, { inputs: ReadonlyArray<{ name: string }> }>): string | null {
+export function unknownInputProblem(
+  workflow: Workflow,
+  ref: InputRef,
+  definitions: ReadonlyMap<string, { inputs: ReadonlyArray<{ name: string }> }>,
+): string | null {
   const node = Object.hasOwn(workflow, ref.nodeId) ? workflow[ref.nodeId] : undefined;
   if (!isJsonObject(node) || typeof node.class_type !== 'string') return null;
   const definition = definitions.get(node.class_type);

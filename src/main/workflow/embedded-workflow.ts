@@ -85,7 +85,10 @@ function inflateText(data: Uint8Array, chunk: string, key: string): Uint8Array {
   try {
     return inflateSync(data, { maxOutputLength: MAX_INFLATED_TEXT_BYTES });
   } catch (error) {
-    const detail = (error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' ? `inflates beyond ${MAX_INFLATED_TEXT_BYTES / 1024 / 1024} MiB` : 'is not valid zlib data';
+    const detail =
+      (error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE'
+        ? `inflates beyond ${MAX_INFLATED_TEXT_BYTES / 1024 / 1024} MiB`
+        : 'is not valid zlib data';
     throw new EmbeddedWorkflowError(`The PNG's "${key}" ${chunk} chunk ${detail}.`);
   }
 }
@@ -100,7 +103,8 @@ function pngTexts(bytes: Uint8Array): Map<string, string> {
     const type = ascii(bytes, offset + 4, offset + 8);
     const dataStart = offset + 8;
     const dataEnd = dataStart + length;
-    if (dataEnd + 4 > bytes.length) throw new EmbeddedWorkflowError(`The PNG is truncated: its ${type} chunk at byte ${offset} claims ${length} bytes that are not there.`);
+    if (dataEnd + 4 > bytes.length)
+      throw new EmbeddedWorkflowError(`The PNG is truncated: its ${type} chunk at byte ${offset} claims ${length} bytes that are not there.`);
     if (type === 'tEXt' || type === 'zTXt' || type === 'iTXt') {
       const entry = pngTextChunk(type, bytes.subarray(dataStart, dataEnd));
       // The first chunk of a key wins, as in the editor's reader.
@@ -148,7 +152,8 @@ function webpTexts(bytes: Uint8Array): Map<string, string> {
     const length = view.getUint32(offset + 4, true);
     const dataStart = offset + 8;
     const dataEnd = dataStart + length;
-    if (dataEnd > bytes.length) throw new EmbeddedWorkflowError(`The WebP is truncated: its ${type.trim()} chunk at byte ${offset} claims ${length} bytes that are not there.`);
+    if (dataEnd > bytes.length)
+      throw new EmbeddedWorkflowError(`The WebP is truncated: its ${type.trim()} chunk at byte ${offset} claims ${length} bytes that are not there.`);
     if (type === 'EXIF') {
       for (const [key, text] of exifTexts(bytes.subarray(dataStart, dataEnd))) {
         if (!texts.has(key)) texts.set(key, text);
@@ -164,22 +169,22 @@ function exifTexts(exif: Uint8Array): Map<string, string> {
   const texts = new Map<string, string>();
   // Some writers keep the JPEG APP1 prefix "Exif\0\0" inside the WebP chunk.
   const tiff = ascii(exif, 0, 6) === 'Exif\0\0' ? exif.subarray(6) : exif;
-  if (tiff.length < 8) throw new EmbeddedWorkflowError('The WebP\'s EXIF chunk is truncated.');
+  if (tiff.length < 8) throw new EmbeddedWorkflowError("The WebP's EXIF chunk is truncated.");
   const order = ascii(tiff, 0, 2);
-  if (order !== 'II' && order !== 'MM') throw new EmbeddedWorkflowError('The WebP\'s EXIF chunk is not TIFF-structured.');
+  if (order !== 'II' && order !== 'MM') throw new EmbeddedWorkflowError("The WebP's EXIF chunk is not TIFF-structured.");
   const little = order === 'II';
   const view = new DataView(tiff.buffer, tiff.byteOffset, tiff.byteLength);
   const ifd = view.getUint32(4, little);
-  if (ifd + 2 > tiff.length) throw new EmbeddedWorkflowError('The WebP\'s EXIF chunk is truncated: its first directory is not there.');
+  if (ifd + 2 > tiff.length) throw new EmbeddedWorkflowError("The WebP's EXIF chunk is truncated: its first directory is not there.");
   const count = view.getUint16(ifd, little);
   for (let i = 0; i < count; i += 1) {
     const entry = ifd + 2 + i * 12;
-    if (entry + 12 > tiff.length) throw new EmbeddedWorkflowError('The WebP\'s EXIF chunk is truncated inside its first directory.');
+    if (entry + 12 > tiff.length) throw new EmbeddedWorkflowError("The WebP's EXIF chunk is truncated inside its first directory.");
     const fieldType = view.getUint16(entry + 2, little);
     const length = view.getUint32(entry + 4, little);
     if (fieldType !== 2 && fieldType !== 7) continue; // ASCII or UNDEFINED hold text
     const start = length <= 4 ? entry + 8 : view.getUint32(entry + 8, little);
-    if (start + length > tiff.length) throw new EmbeddedWorkflowError('The WebP\'s EXIF chunk is truncated: an entry points past its end.');
+    if (start + length > tiff.length) throw new EmbeddedWorkflowError("The WebP's EXIF chunk is truncated: an entry points past its end.");
     let end = start + length;
     while (end > start && tiff[end - 1] === 0) end -= 1;
     const text = decodeLooseText(tiff.subarray(start, end));

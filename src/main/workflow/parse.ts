@@ -4,8 +4,7 @@ import { isJsonObject, type JsonObject } from '@shared/json';
 import type { Workflow } from '@main/service/types';
 
 export type ParsedWorkflow =
-  | { ok: true; workflow: Workflow; nodeCount: number }
-  | { ok: false; reason: 'invalid_json' | 'ui_format' | 'not_a_workflow'; message: string };
+  { ok: true; workflow: Workflow; nodeCount: number } | { ok: false; reason: 'invalid_json' | 'ui_format' | 'not_a_workflow'; message: string };
 
 export const UI_FORMAT_EXPLANATION =
   'This file is a UI-format export (the editor graph with "nodes" and "links"), not the API format the server runs. ' +

@@ -54,13 +54,20 @@ export function graphWithValuesThatRan(graph: JsonObject, ran: Workflow, definit
  * null (with a warning) when it cannot be brought in line with them. A graph that shows values other
  * than those that ran would be worse than none: "Open in editor" would show a run that never was.
  */
-export async function editorGraphForRun(graph: JsonObject | null, ran: Workflow, definitions: () => Promise<NodeDefinitions>, warn: (message: string) => void): Promise<JsonObject | null> {
+export async function editorGraphForRun(
+  graph: JsonObject | null,
+  ran: Workflow,
+  definitions: () => Promise<NodeDefinitions>,
+  warn: (message: string) => void,
+): Promise<JsonObject | null> {
   if (graph === null) return null;
   let result: GraphThatRan;
   try {
     result = graphWithValuesThatRan(graph, ran, await definitions());
   } catch (error) {
-    warn(`The editor graph is not sent with this run: the values that ran could not be written into it (${error instanceof Error ? error.message : String(error)}).`);
+    warn(
+      `The editor graph is not sent with this run: the values that ran could not be written into it (${error instanceof Error ? error.message : String(error)}).`,
+    );
     return null;
   }
   if (result.unplaced.length > 0) warn(`The editor graph sent with this run has no place for ${result.unplaced.join(', ')}; it shows the file's value there.`);

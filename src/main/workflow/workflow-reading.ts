@@ -117,7 +117,8 @@ async function readImage(bytes: Uint8Array, definitions: DefinitionsSource): Pro
   }
   if (embedded.prompt !== null) {
     const parsed = interpretWorkflow(embedded.prompt);
-    if (parsed.ok) return { kind: 'workflow', source: 'image-prompt', workflow: parsed.workflow, nodeCount: parsed.nodeCount, graph: embedded.workflow, warnings: [] };
+    if (parsed.ok)
+      return { kind: 'workflow', source: 'image-prompt', workflow: parsed.workflow, nodeCount: parsed.nodeCount, graph: embedded.workflow, warnings: [] };
     if (embedded.workflow === null) return { kind: 'not_a_workflow', message: `The image's "prompt" chunk is not a workflow: ${parsed.message}` };
   }
   if (embedded.workflow !== null) {

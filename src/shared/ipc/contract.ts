@@ -386,11 +386,18 @@ export const calls = {
   'run.submit': {
     input: z
       .object({
-        workflowJson: z.string().min(2).max(50 * 1024 * 1024),
+        workflowJson: z
+          .string()
+          .min(2)
+          .max(50 * 1024 * 1024),
         repeat: z.number().int().min(1).max(100).optional(),
         label: z.string().max(255).optional(),
         /** The editor graph the workflow came from (workflow.open's uiWorkflowJson): sent on local servers only. */
-        uiWorkflowJson: z.string().min(2).max(50 * 1024 * 1024).optional(),
+        uiWorkflowJson: z
+          .string()
+          .min(2)
+          .max(50 * 1024 * 1024)
+          .optional(),
         /**
          * Where the runs go: the active server (default), or the pool set in Servers, each run to
          * the least-loaded pool server that can run it (with failover).

@@ -85,7 +85,10 @@ export const hotFolderSaveSchema = z
     name: z.string().max(200).optional(),
     inputDir: absolutePath,
     outputDir: absolutePath,
-    workflowJson: z.string().min(2).max(50 * 1024 * 1024),
+    workflowJson: z
+      .string()
+      .min(2)
+      .max(50 * 1024 * 1024),
     workflowName: z.string().max(255).nullable().optional(),
     bind: z.string().min(3).max(400),
     recursive: z.boolean().optional(),
@@ -115,7 +118,13 @@ export const hotFolderCalls = {
   /** Opens the folder's output folder in the file manager. */
   'hotFolders.openOutput': { input: byId, result: z.null() },
   /** The native folder picker (Electron); `{ path: null }` when cancelled. Fails with invalid_input where there is none (harness). */
-  'dialog.pickFolder': { input: z.object({ title: z.string().max(200).optional() }).strict().optional(), result: z.object({ path: z.string().nullable() }) },
+  'dialog.pickFolder': {
+    input: z
+      .object({ title: z.string().max(200).optional() })
+      .strict()
+      .optional(),
+    result: z.object({ path: z.string().nullable() }),
+  },
 } as const;
 
 export const hotFolderEvents = {

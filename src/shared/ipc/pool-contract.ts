@@ -20,9 +20,7 @@ export const poolSettingsSchema = z.object({ servers: z.array(poolServerSchema) 
 
 export const poolSaveSchema = z
   .object({
-    servers: z
-      .array(z.object({ profileId, concurrency: z.number().int().min(1).max(64) }).strict())
-      .max(MAX_POOL_SERVERS),
+    servers: z.array(z.object({ profileId, concurrency: z.number().int().min(1).max(64) }).strict()).max(MAX_POOL_SERVERS),
   })
   .strict();
 export type PoolSaveInput = z.infer<typeof poolSaveSchema>;

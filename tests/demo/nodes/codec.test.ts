@@ -62,7 +62,10 @@ describe('image codecs', () => {
 
   it('adds tEXt and iTXt chunks that PNG readers accept (CRC checked)', () => {
     const workflow = '{"3":{"class_type":"DemoSampler","inputs":{"seed":18446744073709551615}}}';
-    const bytes = encodePng(makeImage(3, 3, () => [9, 9, 9]), { text: { prompt: workflow, note: 'café ☕' } });
+    const bytes = encodePng(
+      makeImage(3, 3, () => [9, 9, 9]),
+      { text: { prompt: workflow, note: 'café ☕' } },
+    );
     // pngjs verifies every chunk's CRC while reading.
     expect(PNG.sync.read(Buffer.from(bytes)).width).toBe(3);
     expect(readTextChunks(bytes)).toEqual({ prompt: workflow, note: 'café ☕' });

@@ -5,7 +5,19 @@ import { createNodeLibrary } from '@main/demo/nodes';
 const library = createNodeLibrary({ listInputFiles: () => ['example.png', 'sample (1).png'] });
 
 // Keys every entry of the real server's /object_info has (traces/object_info.json, entry_key_sets).
-const REQUIRED_KEYS = ['input', 'input_order', 'output', 'output_is_list', 'output_name', 'name', 'display_name', 'description', 'python_module', 'category', 'output_node'];
+const REQUIRED_KEYS = [
+  'input',
+  'input_order',
+  'output',
+  'output_is_list',
+  'output_name',
+  'name',
+  'display_name',
+  'description',
+  'python_module',
+  'category',
+  'output_node',
+];
 
 function section(def: JsonObject, name: string): JsonObject {
   const input = def.input as JsonObject;
@@ -16,7 +28,20 @@ function section(def: JsonObject, name: string): JsonObject {
 describe('node definitions', () => {
   it('has the expected classes', () => {
     expect([...library.keys()].sort()).toEqual(
-      ['DemoAudio', 'DemoInpaint', 'DemoLargeOutput', 'DemoPartnerNode', 'DemoSampler', 'DemoVideo', 'ImageBlur', 'ImageInvert', 'LoadImage', 'MaskToImage', 'PreviewImage', 'SaveImage'].sort(),
+      [
+        'DemoAudio',
+        'DemoInpaint',
+        'DemoLargeOutput',
+        'DemoPartnerNode',
+        'DemoSampler',
+        'DemoVideo',
+        'ImageBlur',
+        'ImageInvert',
+        'LoadImage',
+        'MaskToImage',
+        'PreviewImage',
+        'SaveImage',
+      ].sort(),
     );
   });
 

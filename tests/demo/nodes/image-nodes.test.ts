@@ -118,7 +118,8 @@ describe('DemoInpaint', () => {
   });
 
   it('is deterministic for a seed and differs between seeds', async () => {
-    const run = async (seed: number | bigint) => Array.from(((await createDemoInpaintNode().run(ctx, { image, mask, seed, fill: 'noise' })).outputs[0] as RgbaImage).data);
+    const run = async (seed: number | bigint) =>
+      Array.from(((await createDemoInpaintNode().run(ctx, { image, mask, seed, fill: 'noise' })).outputs[0] as RgbaImage).data);
     expect(await run(3)).toEqual(await run(3));
     expect(await run(3)).not.toEqual(await run(4));
     expect(await run(18446744073709551615n)).not.toEqual(await run(3));

@@ -189,15 +189,13 @@ describe('DemoLargeOutput', () => {
 
   it('streams chunk by chunk when the context offers saveFileStream', async () => {
     const seen: number[] = [];
-    const streaming: DemoNodeContext & { saveFileStream: (p: string, e: string, c: AsyncIterable<Uint8Array>, t: 'output' | 'temp') => Promise<SavedFile> } = Object.assign(
-      Object.create(ctx) as DemoNodeContext,
-      {
+    const streaming: DemoNodeContext & { saveFileStream: (p: string, e: string, c: AsyncIterable<Uint8Array>, t: 'output' | 'temp') => Promise<SavedFile> } =
+      Object.assign(Object.create(ctx) as DemoNodeContext, {
         async saveFileStream(prefix: string, extension: string, chunks: AsyncIterable<Uint8Array>, type: 'output' | 'temp') {
           for await (const chunk of chunks) seen.push(chunk.length);
           return { filename: `${prefix}_00001_.${extension}`, subfolder: '', type };
         },
-      },
-    );
+      });
     const result = await createDemoLargeOutputNode().run(streaming, { megabytes: 4 });
     expect(seen).toEqual([CHUNK_BYTES, CHUNK_BYTES, CHUNK_BYTES, CHUNK_BYTES]);
     expect((result.ui?.files as SavedFile[])[0]!.filename).toBe('Flowdeck_large_00001_.bin');

@@ -14,7 +14,12 @@ function inputType(def: JsonObject, name: string): JsonValue | undefined {
   return undefined;
 }
 
-export async function runWorkflow(library: Map<string, DemoNode>, workflow: JsonObject, ctx: FakeContext, inputExists: (name: string) => boolean): Promise<Map<string, NodeResult>> {
+export async function runWorkflow(
+  library: Map<string, DemoNode>,
+  workflow: JsonObject,
+  ctx: FakeContext,
+  inputExists: (name: string) => boolean,
+): Promise<Map<string, NodeResult>> {
   const results = new Map<string, NodeResult>();
   const visiting = new Set<string>();
   async function run(id: string): Promise<NodeResult> {

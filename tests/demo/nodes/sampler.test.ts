@@ -37,7 +37,13 @@ describe('DemoSampler', () => {
 
   it('reports progress, a preview per step and the step-1 text', async () => {
     await sample({ steps: 5, delay_ms: 30 });
-    expect(ctx.progressCalls).toEqual([[1, 5], [2, 5], [3, 5], [4, 5], [5, 5]]);
+    expect(ctx.progressCalls).toEqual([
+      [1, 5],
+      [2, 5],
+      [3, 5],
+      [4, 5],
+      [5, 5],
+    ]);
     expect(ctx.previews).toHaveLength(5);
     expect(ctx.texts).toEqual(['step 1 of 5']);
     expect(ctx.sleeps).toEqual([30, 30, 30, 30, 30]); // unscaled: the context's sleep applies timeScale
@@ -68,7 +74,10 @@ describe('DemoSampler', () => {
       exceptionType: 'RuntimeError',
       message: 'DemoSampler: deliberate failure at step 3',
     });
-    expect(ctx.progressCalls.slice(0, 2)).toEqual([[1, 5], [2, 5]]);
+    expect(ctx.progressCalls.slice(0, 2)).toEqual([
+      [1, 5],
+      [2, 5],
+    ]);
     expect(ctx.progressCalls.some(([v]) => v >= 3)).toBe(false);
     // A fail_at_step beyond the steps never fires.
     await expect(sample({ steps: 2, fail_at_step: 3 })).resolves.toBeTruthy();

@@ -48,7 +48,9 @@ const exists = (name: string) => existsSync(join(ctx.dir, 'input', name));
 describe('sample workflows', () => {
   it('are all described in the README, and the README names only existing files', async () => {
     const files = (await readdir(workflowsDir)).filter((f) => f.endsWith('.json'));
-    expect(files).toEqual(expect.arrayContaining(['text-to-image.json', 'invert-image.json', 'inpaint-with-mask.json', 'video-and-audio.json', 'mask-to-image.json']));
+    expect(files).toEqual(
+      expect.arrayContaining(['text-to-image.json', 'invert-image.json', 'inpaint-with-mask.json', 'video-and-audio.json', 'mask-to-image.json']),
+    );
     const readme = await readFile(join(workflowsDir, 'README.md'), 'utf8');
     for (const f of files) expect(readme).toContain(`\`${f}\``);
   });

@@ -34,7 +34,12 @@ export function pairFor(kind: ServerKind, url: string, key: string | null, optio
   );
   const socket = new EventsSocket(
     { kind, baseUrl: url },
-    { apiKey, logger: (l) => logs.push(l), backoff: { minMs: 20, maxMs: 100 }, ...(options.silenceTimeoutMs ? { silenceTimeoutMs: options.silenceTimeoutMs } : {}) },
+    {
+      apiKey,
+      logger: (l) => logs.push(l),
+      backoff: { minMs: 20, maxMs: 100 },
+      ...(options.silenceTimeoutMs ? { silenceTimeoutMs: options.silenceTimeoutMs } : {}),
+    },
   );
   socket.onEvent((e) => events.push(e));
   return { client, socket, events, logs, delays };

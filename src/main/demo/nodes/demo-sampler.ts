@@ -23,12 +23,23 @@ const shape = {
   category: 'sampling',
   pythonModule: DEMO_MODULE,
   required: {
-    prompt: stringInput({ default: 'a lighthouse at dusk, oil painting', multiline: true, tooltip: 'Words such as dusk, night, snow, desert, forest, sea steer the picture.' }),
+    prompt: stringInput({
+      default: 'a lighthouse at dusk, oil painting',
+      multiline: true,
+      tooltip: 'Words such as dusk, night, snow, desert, forest, sea steer the picture.',
+    }),
     seed: seedInput(),
     steps: intInput({ default: 8, min: 1, max: 200, tooltip: 'Number of refinement steps; each sends progress and a preview.' }),
     width: intInput({ default: 256, min: 16, max: 2048, step: 8 }),
     height: intInput({ default: 256, min: 16, max: 2048, step: 8 }),
-    cfg: floatInput({ default: 7, min: 0, max: 30, step: 0.5, round: 0.01, tooltip: 'Colour intensity (high values over-saturate, like a high guidance scale).' }),
+    cfg: floatInput({
+      default: 7,
+      min: 0,
+      max: 30,
+      step: 0.5,
+      round: 0.01,
+      tooltip: 'Colour intensity (high values over-saturate, like a high guidance scale).',
+    }),
     sampler_name: comboInput({ options: SAMPLERS, default: 'euler' }),
   },
   optional: {

@@ -39,7 +39,9 @@ function describeBytes(bytes: Uint8Array): string {
   if (ascii(0, 4) === 'GIF8') return 'it is a GIF image, which the demo service does not decode';
   if (ascii(0, 2) === 'BM') return 'it is a BMP image, which the demo service does not decode';
   if (ascii(4, 8) === 'ftyp') return 'it is an ISO media file (HEIC/AVIF/MP4), which the demo service does not decode';
-  const head = Buffer.from(bytes.subarray(0, 8)).toString('hex').replace(/(..)(?!$)/g, '$1 ');
+  const head = Buffer.from(bytes.subarray(0, 8))
+    .toString('hex')
+    .replace(/(..)(?!$)/g, '$1 ');
   return `it starts with bytes ${head}, which are neither PNG (89 50 4E 47) nor JPEG (FF D8 FF)`;
 }
 

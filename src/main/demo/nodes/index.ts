@@ -35,4 +35,3 @@ export function createNodeLibrary(options: NodeLibraryOptions = {}): Map<string,
   ];
   return new Map(nodes);
 }
-

@@ -90,7 +90,10 @@ export interface FloatOptions {
 
 export function floatInput(o: FloatOptions): InputSpec<number> {
   return {
-    json: () => ['FLOAT', options({ default: o.default, min: o.min, max: o.max, step: o.step, ...(o.round === undefined ? {} : { round: o.round }) }, o.tooltip)],
+    json: () => [
+      'FLOAT',
+      options({ default: o.default, min: o.min, max: o.max, step: o.step, ...(o.round === undefined ? {} : { round: o.round }) }, o.tooltip),
+    ],
     fallback: o.default,
     parse(value, where) {
       const n = typeof value === 'bigint' ? Number(value) : value;

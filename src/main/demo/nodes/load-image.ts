@@ -51,7 +51,10 @@ export function createLoadImageNode(listInputFiles: () => string[] = () => []): 
       try {
         bytes = await context.readFile(filename, subfolder, 'input');
       } catch (error) {
-        throw new NodeExecutionError('FileNotFoundError', `LoadImage: cannot read the input file "${name}": ${error instanceof Error ? error.message : String(error)}`);
+        throw new NodeExecutionError(
+          'FileNotFoundError',
+          `LoadImage: cannot read the input file "${name}": ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
       try {
         const { image, mask } = splitAlpha(decodeImage(bytes));

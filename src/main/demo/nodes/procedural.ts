@@ -64,7 +64,10 @@ function mixRgb(a: Rgb, b: Rgb, t: number): Rgb {
 }
 
 function wordsOf(prompt: string): string[] {
-  return prompt.toLowerCase().split(/[^a-z]+/).filter(Boolean);
+  return prompt
+    .toLowerCase()
+    .split(/[^a-z]+/)
+    .filter(Boolean);
 }
 
 /** The scene for a prompt and seed; `cfg` sets the colour intensity (higher = more saturated, as guidance "burns"). */

@@ -51,5 +51,7 @@ export function demoResourcePath(name: string, env: NodeJS.ProcessEnv = process.
     if (existsSync(candidate)) return candidate;
     tried.push(candidate);
   }
-  throw new Error(`The demo resource "${name}" was not found (looked in: ${tried.join(', ') || 'no flowdeck project folder above ' + import.meta.dirname}). Set FLOWDECK_RESOURCES_DIR to the resources folder.`);
+  throw new Error(
+    `The demo resource "${name}" was not found (looked in: ${tried.join(', ') || 'no flowdeck project folder above ' + import.meta.dirname}). Set FLOWDECK_RESOURCES_DIR to the resources folder.`,
+  );
 }

@@ -77,7 +77,14 @@ function textChunks(prompt: unknown, extraPnginfo: unknown): Record<string, stri
   return chunks;
 }
 
-async function savePng(context: DemoNodeContext, image: RgbaImage, prefix: string, type: 'output' | 'temp', prompt: unknown, extraPnginfo: unknown): Promise<SavedFile> {
+async function savePng(
+  context: DemoNodeContext,
+  image: RgbaImage,
+  prefix: string,
+  type: 'output' | 'temp',
+  prompt: unknown,
+  extraPnginfo: unknown,
+): Promise<SavedFile> {
   const text = textChunks(prompt, extraPnginfo);
   const bytes = encodePng(image, { compressionLevel: type === 'temp' ? 1 : 4, text });
   return context.saveFile(prefix, 'png', bytes, type);

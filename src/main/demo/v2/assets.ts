@@ -27,7 +27,9 @@ export interface AssetRecord {
 
 /** Input file name of a blob: hash-addressed, keeping the extension so nodes can tell the format. */
 export function blobFileName(hash: string, filePath: string): string {
-  const ext = extname(filePath).toLowerCase().replace(/[^.a-z0-9]/g, '');
+  const ext = extname(filePath)
+    .toLowerCase()
+    .replace(/[^.a-z0-9]/g, '');
   return `${hash.slice('blake3:'.length, 'blake3:'.length + 24)}${ext}`;
 }
 

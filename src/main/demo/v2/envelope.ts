@@ -9,7 +9,14 @@ export function sendV2Json(res: ServerResponse, status: number, value: unknown):
   res.end(body);
 }
 
-export function sendV2Error(res: ServerResponse, status: number, code: string, message: string, details: Record<string, unknown> | null = null, retryAfterSeconds?: number): void {
+export function sendV2Error(
+  res: ServerResponse,
+  status: number,
+  code: string,
+  message: string,
+  details: Record<string, unknown> | null = null,
+  retryAfterSeconds?: number,
+): void {
   const body = Buffer.from(JSON.stringify({ error: { code, message, details } }), 'utf8');
   const headers: Record<string, string> = { 'Content-Type': JSON_CONTENT_TYPE, 'Content-Length': String(body.length) };
   if (retryAfterSeconds !== undefined) headers['Retry-After'] = String(retryAfterSeconds);

@@ -13,9 +13,11 @@ const KEEPALIVE_MS = 15_000;
 export function getJobEvents(req: IncomingMessage, res: ServerResponse, v2: V2Surface, owner: string | null, id: string): void {
   const found = v2.jobs.get(id, owner);
   if (!found) return sendV2Error(res, 404, 'not_found', 'No job with this id (unknown, not yours, or past its retention).');
-  if (v2.faults.streams === '501') return sendV2Error(res, 501, 'not_implemented', 'This deployment does not serve live event streams yet; poll the job instead.');
+  if (v2.faults.streams === '501')
+    return sendV2Error(res, 501, 'not_implemented', 'This deployment does not serve live event streams yet; poll the job instead.');
   const open = v2.openStreams.get(owner) ?? 0;
-  if (v2.faults.streams === true || open >= MAX_STREAMS) return sendV2Error(res, 429, 'too_many_streams', 'Too many event streams are open; close one or poll the job.', null, 5);
+  if (v2.faults.streams === true || open >= MAX_STREAMS)
+    return sendV2Error(res, 429, 'too_many_streams', 'Too many event streams are open; close one or poll the job.', null, 5);
   v2.stats.streamsOpened += 1;
   v2.originOf(req);
   const { meta, job } = found;

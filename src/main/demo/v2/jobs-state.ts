@@ -68,8 +68,21 @@ export class V2Jobs implements HubObserver {
     private readonly quirks: { silentRunning: boolean; outputId?: () => string } = { silentRunning: false },
   ) {}
 
-  add(meta: Omit<V2JobMeta, 'outputs' | 'progress' | 'preview' | 'error' | 'cancelRequested' | 'streams' | 'lastStatus' | 'lastProgressAt' | 'finished'>): V2JobMeta {
-    const full: V2JobMeta = { ...meta, outputs: [], progress: null, preview: null, error: null, cancelRequested: false, streams: new Set(), lastStatus: null, lastProgressAt: 0, finished: new Set() };
+  add(
+    meta: Omit<V2JobMeta, 'outputs' | 'progress' | 'preview' | 'error' | 'cancelRequested' | 'streams' | 'lastStatus' | 'lastProgressAt' | 'finished'>,
+  ): V2JobMeta {
+    const full: V2JobMeta = {
+      ...meta,
+      outputs: [],
+      progress: null,
+      preview: null,
+      error: null,
+      cancelRequested: false,
+      streams: new Set(),
+      lastStatus: null,
+      lastProgressAt: 0,
+      finished: new Set(),
+    };
     this.metas.set(meta.id, full);
     return full;
   }
@@ -145,7 +158,16 @@ export class V2Jobs implements HubObserver {
     const job = this.queue.get(audience.promptId);
     if (!meta || !job || typeof data !== 'object' || data === null) return;
     const d = data as Record<string, unknown>;
-    const progress = meta.progress ?? { value: 0, nodes_done: 0, nodes_total: Object.keys(job.prompt).length, current_node: null, current_node_class: null, step: null, steps: null, message: null };
+    const progress = meta.progress ?? {
+      value: 0,
+      nodes_done: 0,
+      nodes_total: Object.keys(job.prompt).length,
+      current_node: null,
+      current_node_class: null,
+      step: null,
+      steps: null,
+      message: null,
+    };
     meta.progress = progress;
     if (type === 'execution_cached' && Array.isArray(d.nodes)) {
       for (const id of d.nodes) if (typeof id === 'string') meta.finished.add(id);
@@ -163,14 +185,23 @@ export class V2Jobs implements HubObserver {
       return;
     } else if (type === 'execution_error') {
       const nodeId = typeof d.node_id === 'string' ? d.node_id : null;
-      meta.error = { code: 'node_execution_error', message: typeof d.exception_message === 'string' ? d.exception_message.trim() : 'The job failed.', node_id: nodeId, class_type: classOf(job, nodeId), traceback: null };
+      meta.error = {
+        code: 'node_execution_error',
+        message: typeof d.exception_message === 'string' ? d.exception_message.trim() : 'The job failed.',
+        node_id: nodeId,
+        class_type: classOf(job, nodeId),
+        traceback: null,
+      };
       return;
     } else {
       return;
     }
     progress.nodes_done = meta.finished.size;
     const stepShare = progress.step !== null && progress.steps ? progress.step / progress.steps : 0;
-    progress.value = Math.min(1, (progress.nodes_done + (progress.current_node && !meta.finished.has(progress.current_node) ? stepShare : 0)) / Math.max(1, progress.nodes_total));
+    progress.value = Math.min(
+      1,
+      (progress.nodes_done + (progress.current_node && !meta.finished.has(progress.current_node) ? stepShare : 0)) / Math.max(1, progress.nodes_total),
+    );
     progress.message = progress.current_node_class && progress.steps ? `${progress.current_node_class} ${progress.step}/${progress.steps}` : null;
     const now = Date.now();
     if (now - meta.lastProgressAt >= PROGRESS_INTERVAL_MS || progress.nodes_done === progress.nodes_total) {
@@ -191,19 +222,22 @@ export class V2Jobs implements HubObserver {
     for (const file of collectNodeOutputs(nodeId, output)) {
       if (!isFileArea(file.type)) continue;
       if (meta.outputs.some((o) => o.filename === file.filename && o.subfolder === file.subfolder && o.area === file.type)) continue;
-      const record = this.assets.add({
-        owner: meta.owner,
-        hash: null,
-        sizeBytes: 0,
-        contentType: contentTypeFor(file.filename),
-        filePath: file.filename,
-        area: file.type,
-        filename: file.filename,
-        subfolder: file.subfolder,
-        expiresAt: null,
-        jobId: job.promptId,
-        nodeId,
-      }, this.quirks.outputId?.());
+      const record = this.assets.add(
+        {
+          owner: meta.owner,
+          hash: null,
+          sizeBytes: 0,
+          contentType: contentTypeFor(file.filename),
+          filePath: file.filename,
+          area: file.type,
+          filename: file.filename,
+          subfolder: file.subfolder,
+          expiresAt: null,
+          jobId: job.promptId,
+          nodeId,
+        },
+        this.quirks.outputId?.(),
+      );
       meta.outputs.push(record);
       this.broadcast(meta, 'output', this.formatOutput(record));
     }

@@ -35,18 +35,24 @@ function expiresAtOf(raw: unknown): number | null | 'bad' {
 export async function postAsset(req: IncomingMessage, res: ServerResponse, v2: V2Surface, owner: string | null): Promise<void> {
   const core = v2.core;
   const received = await receiveMultipart(req, { fileField: 'file', tmpDir: core.files.incoming, maxFileBytes: core.maxUploadBytes });
-  if (received.kind === 'too_large') return sendV2Error(res, 413, 'payload_too_large', `The file is larger than the ${Math.round(core.maxUploadBytes / 1e6)} MB upload limit.`);
-  if (received.kind === 'bad_request') return sendV2Error(res, 422, 'invalid_request', 'Send the asset as multipart/form-data with the bytes in the "file" part.');
+  if (received.kind === 'too_large')
+    return sendV2Error(res, 413, 'payload_too_large', `The file is larger than the ${Math.round(core.maxUploadBytes / 1e6)} MB upload limit.`);
+  if (received.kind === 'bad_request')
+    return sendV2Error(res, 422, 'invalid_request', 'Send the asset as multipart/form-data with the bytes in the "file" part.');
   const { fields, file } = received;
   try {
     if (!file) return sendV2Error(res, 422, 'invalid_request', 'The "file" part is missing.');
     const filePath = placementPath(fields.file_path);
-    if (filePath === null) return sendV2Error(res, 422, 'invalid_request', '"file_path" is required and must be a relative path inside the input folder (e.g. photo.png).');
+    if (filePath === null)
+      return sendV2Error(res, 422, 'invalid_request', '"file_path" is required and must be a relative path inside the input folder (e.g. photo.png).');
     const expiresAt = expiresAtOf(fields.expires_in);
     if (expiresAt === 'bad') return sendV2Error(res, 422, 'invalid_request', `"expires_in" must be whole seconds from ${MIN_EXPIRES_IN} to ${MAX_EXPIRES_IN}.`);
     const hash = await blake3OfFile(file.tmpPath);
     if (fields.expected_hash && fields.expected_hash !== hash) {
-      return sendV2Error(res, 409, 'hash_mismatch', 'The uploaded bytes do not match expected_hash; no asset was created.', { expected: fields.expected_hash, actual: hash });
+      return sendV2Error(res, 409, 'hash_mismatch', 'The uploaded bytes do not match expected_hash; no asset was created.', {
+        expected: fields.expected_hash,
+        actual: hash,
+      });
     }
     v2.stats.assetUploads += 1;
     v2.stats.assetUploadBytes += file.size;

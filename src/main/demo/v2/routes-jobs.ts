@@ -56,12 +56,18 @@ export async function postJob(req: IncomingMessage, res: ServerResponse, v2: V2S
   }
   const headerKey = req.headers['idempotency-key'];
   const key = Array.isArray(headerKey) ? headerKey[0] : headerKey;
-  if (key !== undefined && (key === '' || key.length > MAX_KEY_LENGTH)) return sendV2Error(res, 400, 'invalid_request', `Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} characters.`);
+  if (key !== undefined && (key === '' || key.length > MAX_KEY_LENGTH))
+    return sendV2Error(res, 400, 'invalid_request', `Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} characters.`);
   const parsed = parseJsonBody(raw);
   if (!parsed.ok || !isJsonObject(parsed.value)) return sendV2Error(res, 400, 'invalid_request', 'The request body must be a JSON object.');
   const body = parsed.value;
   if (key !== undefined && v2.isClaimed(owner, key)) {
-    return sendV2Error(res, 422, 'idempotency_key_reuse', 'This Idempotency-Key was used before; a request with it is never run again. Find the job it created instead.');
+    return sendV2Error(
+      res,
+      422,
+      'idempotency_key_reuse',
+      'This Idempotency-Key was used before; a request with it is never run again. Find the job it created instead.',
+    );
   }
   // Claimed now, so a concurrent duplicate is refused too; released when no job came of it.
   if (key !== undefined) v2.claim(owner, key);
@@ -74,30 +80,42 @@ export async function postJob(req: IncomingMessage, res: ServerResponse, v2: V2S
 }
 
 /** The rest of a submit, once its key is claimed; whether a job was created. */
-async function submitClaimed(req: IncomingMessage, res: ServerResponse, v2: V2Surface, owner: string | null, body: JsonObject, key: string | undefined): Promise<boolean> {
+async function submitClaimed(
+  req: IncomingMessage,
+  res: ServerResponse,
+  v2: V2Surface,
+  owner: string | null,
+  body: JsonObject,
+  key: string | undefined,
+): Promise<boolean> {
   const core = v2.core;
   const fault = v2.faults.takeSubmitFault();
   const refuse = (status: number, code: string, message: string, details: Record<string, unknown> | null = null, retryAfter?: number): false => {
     sendV2Error(res, status, code, message, details, retryAfter);
     return false;
   };
-  if (body.webhook_url !== undefined || body.inputs !== undefined) return refuse(422, 'invalid_workflow', '"webhook_url" and "inputs" are reserved and not accepted yet.');
+  if (body.webhook_url !== undefined || body.inputs !== undefined)
+    return refuse(422, 'invalid_workflow', '"webhook_url" and "inputs" are reserved and not accepted yet.');
   if (!isJsonObject(body.workflow)) return refuse(422, 'invalid_workflow', "Missing 'workflow': send the API-format graph as an object.");
   const workflow = body.workflow;
-  if (isUiFormat(workflow)) return refuse(422, 'workflow_format_ui', 'This is an editor (UI) workflow; send the API-format graph (Export (API) in the editor).');
+  if (isUiFormat(workflow))
+    return refuse(422, 'workflow_format_ui', 'This is an editor (UI) workflow; send the API-format graph (Export (API) in the editor).');
   const extra = body.extra_data;
   if (extra !== undefined && (!isJsonObject(extra) || Object.keys(extra).some((k) => k !== 'api_key_comfy_org'))) {
     return refuse(400, 'invalid_request', '"extra_data" accepts only api_key_comfy_org.');
   }
   const metadata = body.metadata;
-  if (metadata !== undefined && (typeof metadata !== 'string' || Buffer.byteLength(metadata) > MAX_METADATA)) return refuse(400, 'invalid_request', `"metadata" must be a string of at most ${MAX_METADATA} bytes.`);
+  if (metadata !== undefined && (typeof metadata !== 'string' || Buffer.byteLength(metadata) > MAX_METADATA))
+    return refuse(400, 'invalid_request', `"metadata" must be a string of at most ${MAX_METADATA} bytes.`);
 
   if (v2.mode === 'beside') {
     const state = core.accounts.stateOf(owner);
-    if (state === 'no_credits') return refuse(402, 'insufficient_credits', 'Your account does not have enough credits to run this workflow. Add credits and try again.');
+    if (state === 'no_credits')
+      return refuse(402, 'insufficient_credits', 'Your account does not have enough credits to run this workflow. Add credits and try again.');
     if (state === 'inactive') return refuse(403, 'forbidden', 'Your plan does not allow API use. Upgrade your subscription to run workflows through the API.');
   }
-  if (fault?.kind === 'not_ready') return refuse(429, 'deployment_not_ready', 'The deployment is still starting; retry after the given time.', null, fault.seconds);
+  if (fault?.kind === 'not_ready')
+    return refuse(429, 'deployment_not_ready', 'The deployment is still starting; retry after the given time.', null, fault.seconds);
   if (fault?.kind === 'queue_full') return refuse(429, 'queue_full', 'The queue is full; retry after the given time.', null, fault.seconds);
 
   const graph = structuredClone(workflow);
@@ -106,12 +124,24 @@ async function submitClaimed(req: IncomingMessage, res: ServerResponse, v2: V2Su
   const result = validatePrompt(graph as JsonValue, core.nodes, core.files);
   if (result.kind === 'crash') return refuse(422, 'invalid_workflow', 'The workflow must be an object of nodes.');
   if (result.kind === 'rejected') {
-    return refuse(422, 'invalid_workflow', result.error.message, { error: { type: result.error.type, details: result.error.details }, node_errors: result.nodeErrors });
+    return refuse(422, 'invalid_workflow', result.error.message, {
+      error: { type: result.error.type, details: result.error.details },
+      node_errors: result.nodeErrors,
+    });
   }
 
   const id = randomUUID();
   const execExtraData: JsonObject = isJsonObject(extra) ? { ...extra } : {};
-  const job = enqueueJob(core, { number: core.queue.allocateNumber(false), promptId: id, clientId: null, owner, prompt: result.prompt, extraData: {}, execExtraData, outputs: result.outputs });
+  const job = enqueueJob(core, {
+    number: core.queue.allocateNumber(false),
+    promptId: id,
+    clientId: null,
+    owner,
+    prompt: result.prompt,
+    extraData: {},
+    execExtraData,
+    outputs: result.outputs,
+  });
   const meta = v2.jobs.add({ id, owner, metadata: typeof metadata === 'string' ? metadata : null, workflow: graph });
   if (key !== undefined) v2.stats.jobsByKey.set(key, (v2.stats.jobsByKey.get(key) ?? 0) + 1);
   if (v2.faults.takeLostAnswer()) {

@@ -86,8 +86,24 @@ export class V2Surface {
   }
 
   outputJson(record: AssetRecord, origin: string): Record<string, unknown> {
-    const type = record.contentType.startsWith('image/') ? 'image' : record.contentType.startsWith('video/') ? 'video' : record.contentType.startsWith('audio/') ? 'audio' : 'file';
-    return { node_id: record.nodeId ?? '', name: record.filename, type, content_type: record.contentType, size_bytes: record.sizeBytes, id: record.id, hash: record.hash, ...this.link(record, origin), job_id: record.jobId };
+    const type = record.contentType.startsWith('image/')
+      ? 'image'
+      : record.contentType.startsWith('video/')
+        ? 'video'
+        : record.contentType.startsWith('audio/')
+          ? 'audio'
+          : 'file';
+    return {
+      node_id: record.nodeId ?? '',
+      name: record.filename,
+      type,
+      content_type: record.contentType,
+      size_bytes: record.sizeBytes,
+      id: record.id,
+      hash: record.hash,
+      ...this.link(record, origin),
+      job_id: record.jobId,
+    };
   }
 
   jobJson(meta: V2JobMeta, job: Job, origin: string): Record<string, unknown> {
@@ -110,7 +126,10 @@ export class V2Surface {
       queue_position: this.jobs.queuePosition(job),
       progress,
       outputs,
-      error: status === 'failed' ? (meta.error ?? { code: 'node_execution_error', message: job.errorMessage ?? 'The job failed.', node_id: null, class_type: null, traceback: null }) : null,
+      error:
+        status === 'failed'
+          ? (meta.error ?? { code: 'node_execution_error', message: job.errorMessage ?? 'The job failed.', node_id: null, class_type: null, traceback: null })
+          : null,
       metrics: {
         queue_ms: job.startedAt === undefined ? null : job.startedAt - job.createdAt,
         execution_ms: job.startedAt === undefined || job.endedAt === undefined ? null : job.endedAt - job.startedAt,

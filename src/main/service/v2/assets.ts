@@ -49,19 +49,40 @@ export class AssetUploader {
     const { hash, size } = await hashOf(path, signal);
     const known = this.byHash.get(hash);
     if (known) return { asset: known, how: 'remembered' };
-    const head = await this.http.request({ method: 'HEAD', path: `/api/v2/assets/by-hash/${encodeURIComponent(hash)}`, what: `checking whether the server has ${filePath}`, ...sig });
+    const head = await this.http.request({
+      method: 'HEAD',
+      path: `/api/v2/assets/by-hash/${encodeURIComponent(hash)}`,
+      what: `checking whether the server has ${filePath}`,
+      ...sig,
+    });
     if (head.status === 200) {
-      const minted = await this.http.request({ method: 'POST', path: '/api/v2/assets/from-hash', json: { hash, file_path: filePath }, idempotent: true, what: `reusing ${filePath} on the server`, ...sig });
+      const minted = await this.http.request({
+        method: 'POST',
+        path: '/api/v2/assets/from-hash',
+        json: { hash, file_path: filePath },
+        idempotent: true,
+        what: `reusing ${filePath} on the server`,
+        ...sig,
+      });
       // A miss here (the blob went away since the check) falls through to an upload.
       if (minted.status !== 404) return { asset: this.remember(hash, await this.read(minted, `reusing ${filePath}`)), how: 'from-hash' };
     } else if (head.status !== 404) {
       throw v2ErrorFor(head, `checking whether the server has ${filePath}`, await this.secret());
     }
     const mime = mimeForFileName(filePath) ?? UNKNOWN_MIME;
-    const form = () => multipartBody({ field: 'file', path, filename: filePath, contentType: mime }, { file_path: filePath, content_type: mime, expected_hash: hash });
+    const form = () =>
+      multipartBody({ field: 'file', path, filename: filePath, contentType: mime }, { file_path: filePath, content_type: mime, expected_hash: hash });
     const what = `uploading ${filePath}`;
     // Identical bytes dedupe on the server, so a resend cannot store them twice.
-    const answer = await this.http.request({ method: 'POST', path: '/api/v2/assets', form, idempotent: true, timeoutMs: this.uploadTimeoutMs(size), what, ...sig });
+    const answer = await this.http.request({
+      method: 'POST',
+      path: '/api/v2/assets',
+      form,
+      idempotent: true,
+      timeoutMs: this.uploadTimeoutMs(size),
+      what,
+      ...sig,
+    });
     return { asset: this.remember(hash, await this.read(answer, what)), how: 'uploaded' };
   }
 
@@ -78,7 +99,8 @@ export class AssetUploader {
   private async read(answer: { status: number; headers: Headers; text: string }, what: string): Promise<V2Asset> {
     if (answer.status < 200 || answer.status > 299) throw v2ErrorFor(answer, what, await this.secret());
     const parsed = assetSchema.safeParse(jsonOf(answer));
-    if (!parsed.success) throw new ServiceError('protocol', `The server's answer to ${what} is not an asset this client can read.`, { status: answer.status, retryable: false });
+    if (!parsed.success)
+      throw new ServiceError('protocol', `The server's answer to ${what} is not an asset this client can read.`, { status: answer.status, retryable: false });
     return parsed.data;
   }
 }

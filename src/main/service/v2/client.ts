@@ -17,7 +17,17 @@ import { ServiceError, WorkflowRejectedError } from '../errors';
 import { HttpTransport, jsonOf, transportOptions } from '../http';
 import type { JobDetail, JobListQuery, JobPage } from '../job-list';
 import type { NodeDefinitions } from '../object-info';
-import type { CancelResult, DownloadOptions, DownloadResult, JobHistory, ServiceApi, StopOutcome, SubmitOptions, UploadImageOptions, UploadMaskOptions } from '../ports';
+import type {
+  CancelResult,
+  DownloadOptions,
+  DownloadResult,
+  JobHistory,
+  ServiceApi,
+  StopOutcome,
+  SubmitOptions,
+  UploadImageOptions,
+  UploadMaskOptions,
+} from '../ports';
 import type { ServiceClientOptions } from '../client';
 import type { FileRef, JobStatusReading, QueueSnapshot, ServerProfile, SubmitResult, UploadResult, Workflow } from '../types';
 import { AssetUploader } from './assets';
@@ -95,7 +105,11 @@ export class V2Client implements ServiceApi {
   }
 
   #noV1(what: string): ServiceError {
-    return new ServiceError('protocol', `This server speaks only Comfy API v2, which has no ${what}. Use the server's own address (a self-hosted server's API) or the cloud for it.`, { retryable: false });
+    return new ServiceError(
+      'protocol',
+      `This server speaks only Comfy API v2, which has no ${what}. Use the server's own address (a self-hosted server's API) or the cloud for it.`,
+      { retryable: false },
+    );
   }
 
   // ------------------------------------------------------------ discovery, v1 beside
@@ -133,8 +147,14 @@ export class V2Client implements ServiceApi {
     const link = this.#jobUrls.get(jobId)?.self;
     const target = link ? new URL(link, this.#http.url('/')) : null;
     const sameOrigin = target !== null && target.origin === this.#http.url('/').origin;
-    const answer = await this.#http.request({ method: 'GET', path: sameOrigin ? target.pathname : `/api/v2/jobs/${encodeURIComponent(jobId)}`, what, ...(signal ? { signal } : {}) });
-    if (answer.status === 404) throw new ServiceError('not_found', `The server has no job ${jobId} (unknown, or past its retention).`, { status: 404, retryable: false });
+    const answer = await this.#http.request({
+      method: 'GET',
+      path: sameOrigin ? target.pathname : `/api/v2/jobs/${encodeURIComponent(jobId)}`,
+      what,
+      ...(signal ? { signal } : {}),
+    });
+    if (answer.status === 404)
+      throw new ServiceError('not_found', `The server has no job ${jobId} (unknown, or past its retention).`, { status: 404, retryable: false });
     if (answer.status < 200 || answer.status > 299) throw v2ErrorFor(answer, what, await this.#secret());
     const job = jobSchema.safeParse(jsonOf(answer));
     if (!job.success) throw new ServiceError('protocol', 'The server sent a job this client cannot read.', { status: answer.status, retryable: false });
@@ -180,7 +200,12 @@ export class V2Client implements ServiceApi {
   async getJob(promptId: string, signal?: AbortSignal): Promise<JobDetail> {
     const job = await this.#readJob(promptId, signal);
     const what = 'the workflow of the job';
-    const answer = await this.#http.request({ method: 'GET', path: `/api/v2/jobs/${encodeURIComponent(promptId)}/workflow`, what, ...(signal ? { signal } : {}) });
+    const answer = await this.#http.request({
+      method: 'GET',
+      path: `/api/v2/jobs/${encodeURIComponent(promptId)}/workflow`,
+      what,
+      ...(signal ? { signal } : {}),
+    });
     const parsed = answer.status >= 200 && answer.status <= 299 ? workflowAnswerSchema.safeParse(jsonOf(answer)) : null;
     const workflow = parsed?.success && parsed.data.format === 'api' ? (parsed.data.workflow as Workflow) : null;
     return detailOf(job, workflow);
@@ -277,7 +302,10 @@ export class V2Client implements ServiceApi {
   async uploadMask(filePath: string, options: UploadMaskOptions): Promise<UploadResult> {
     const ref = options.originalRef.filename;
     const original = ref.startsWith(ASSET_INPUT_PREFIX) ? this.#assetPaths.get(ref.slice(ASSET_INPUT_PREFIX.length)) : undefined;
-    if (!original) throw new ServiceError('protocol', `The mask's original image (${ref}) was not uploaded by this client, so the mask cannot be combined with it here.`, { retryable: false });
+    if (!original)
+      throw new ServiceError('protocol', `The mask's original image (${ref}) was not uploaded by this client, so the mask cannot be combined with it here.`, {
+        retryable: false,
+      });
     const work = await mkdtemp(path.join(tmpdir(), 'flowdeck-v2-mask-'));
     try {
       const composed = composeMask(decodeImage(await readFile(original.path)), decodeImage(await readFile(filePath)));
@@ -301,7 +329,12 @@ export class V2Client implements ServiceApi {
     const target = link ? new URL(link, this.#http.url('/')) : null;
     const sameOrigin = target !== null && target.origin === this.#http.url('/').origin;
     // Idempotent on the server: a resend of a cancel is harmless.
-    const answer = await this.#http.request({ method: 'POST', path: sameOrigin ? target.pathname : `/api/v2/jobs/${encodeURIComponent(jobId)}/cancel`, idempotent: true, what });
+    const answer = await this.#http.request({
+      method: 'POST',
+      path: sameOrigin ? target.pathname : `/api/v2/jobs/${encodeURIComponent(jobId)}/cancel`,
+      idempotent: true,
+      what,
+    });
     if (answer.status === 404) return null;
     if (answer.status < 200 || answer.status > 299) throw v2ErrorFor(answer, what, await this.#secret());
     const job = jobSchema.safeParse(jsonOf(answer));
@@ -336,7 +369,12 @@ export class V2Client implements ServiceApi {
       if (this.#v1) return this.#v1.download(ref, destDir, options);
       throw new ServiceError('protocol', `The output ${ref.filename} is not a v2 asset, and this server has no other way to fetch it.`, { retryable: false });
     }
-    return downloadOutput(this.#http, ref, destDir, options, assetOpener(this.#http, assetId, this.#links.get(assetId) ?? null, () => this.#secret()));
+    return downloadOutput(
+      this.#http,
+      ref,
+      destDir,
+      options,
+      assetOpener(this.#http, assetId, this.#links.get(assetId) ?? null, () => this.#secret()),
+    );
   }
 }
-

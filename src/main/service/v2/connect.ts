@@ -28,11 +28,13 @@ export interface ConnectOptions extends ServiceClientOptions {
 export async function connectService(profile: ServerProfile, options: ConnectOptions): Promise<ConnectedService> {
   const probe = new HttpTransport(profile, transportOptions(options, { auth: 'bearer', retry: { retries: 1 } }));
   const discovery: ContractDiscovery =
-    options.contract === 'v1' ? { contract: 'v1' } : await discoverContract(probe, options.signal).catch((error: unknown) => {
-      // A server that cannot be asked now is asked again by whatever comes next; v1 is the default.
-      if (options.contract === 'v2') return { contract: 'v2' as const, needsKey: false, v1Beside: false };
-      throw error;
-    });
+    options.contract === 'v1'
+      ? { contract: 'v1' }
+      : await discoverContract(probe, options.signal).catch((error: unknown) => {
+          // A server that cannot be asked now is asked again by whatever comes next; v1 is the default.
+          if (options.contract === 'v2') return { contract: 'v2' as const, needsKey: false, v1Beside: false };
+          throw error;
+        });
   if (discovery.contract === 'v1') {
     return { api: new ServiceClient(profile, options), events: new EventsSocket(profile, { apiKey: options.apiKey }), discovery };
   }

@@ -24,7 +24,8 @@ async function freshLink(http: HttpTransport, assetId: string, secret: string | 
   const answer = await http.request({ method: 'GET', path: `/api/v2/assets/${encodeURIComponent(assetId)}`, what, ...(signal ? { signal } : {}) });
   if (answer.status < 200 || answer.status > 299) throw v2ErrorFor(answer, what, secret);
   const asset = assetSchema.safeParse(jsonOf(answer));
-  if (!asset.success || !asset.data.url) throw new ServiceError('protocol', 'The server sent an asset without a link to its bytes.', { status: answer.status, retryable: false });
+  if (!asset.success || !asset.data.url)
+    throw new ServiceError('protocol', 'The server sent an asset without a link to its bytes.', { status: answer.status, retryable: false });
   return asset.data.url;
 }
 

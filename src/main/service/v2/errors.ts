@@ -79,26 +79,49 @@ export function v2ErrorFor(answer: HttpAnswer, what: string, secret: string | nu
       return rejectionFromBody(body, answer.status, secret) ?? new WorkflowRejectedError(code, reason, [], answer.status);
     }
     case 'workflow_format_ui':
-      return new WorkflowRejectedError(code, 'this is an editor (UI) workflow; the server takes the API format. Convert it first (flowdeck convert) or export it in API format.', [], answer.status);
+      return new WorkflowRejectedError(
+        code,
+        'this is an editor (UI) workflow; the server takes the API format. Convert it first (flowdeck convert) or export it in API format.',
+        [],
+        answer.status,
+      );
     case 'missing_asset':
       return new WorkflowRejectedError(code, `an input file it refers to is not on the server (${reason}).`, [], answer.status);
     case 'idempotency_key_reuse':
-      return new IdempotencyKeyReuseError(`The server had already received a request for ${what} under this Idempotency-Key, and never runs one twice. The server said: ${reason}`);
+      return new IdempotencyKeyReuseError(
+        `The server had already received a request for ${what} under this Idempotency-Key, and never runs one twice. The server said: ${reason}`,
+      );
     case 'queue_full':
     case 'deployment_not_ready':
     case 'rate_limited':
     case 'too_many_streams': {
       const wait = retryAfterMs(answer.headers);
-      const words = code === 'deployment_not_ready' ? 'the deployment is starting' : code === 'queue_full' ? 'the server\'s queue is full' : 'the server asks to slow down';
-      return new RetryLaterError(code, `The server cannot take ${what} yet: ${words} (HTTP 429, retry after ${Math.ceil(wait / 1000)} s). The server said: ${reason}`, wait);
+      const words =
+        code === 'deployment_not_ready' ? 'the deployment is starting' : code === 'queue_full' ? "the server's queue is full" : 'the server asks to slow down';
+      return new RetryLaterError(
+        code,
+        `The server cannot take ${what} yet: ${words} (HTTP 429, retry after ${Math.ceil(wait / 1000)} s). The server said: ${reason}`,
+        wait,
+      );
     }
     case 'insufficient_credits':
-      return new ServiceError('insufficient_credits', `${messageForStatus(402, what).message} The server said: ${reason}`, { status: answer.status, retryable: false });
+      return new ServiceError('insufficient_credits', `${messageForStatus(402, what).message} The server said: ${reason}`, {
+        status: answer.status,
+        retryable: false,
+      });
     case 'deployment_stopped':
-      return new ServiceError('forbidden', `The deployment is stopped, so it refused ${what}; it needs its operator to start it again. The server said: ${reason}`, { status: answer.status, retryable: false });
+      return new ServiceError(
+        'forbidden',
+        `The deployment is stopped, so it refused ${what}; it needs its operator to start it again. The server said: ${reason}`,
+        { status: answer.status, retryable: false },
+      );
     default:
       if (answer.status === 403) {
-        return new ServiceError('forbidden', `The server refused ${what} (HTTP 403): the account or its plan may not allow API use. The server said: ${reason}`, { status: 403, retryable: false });
+        return new ServiceError(
+          'forbidden',
+          `The server refused ${what} (HTTP 403): the account or its plan may not allow API use. The server said: ${reason}`,
+          { status: 403, retryable: false },
+        );
       }
       return new ServiceError(kind, `${message} The server said: ${reason}`, { status: answer.status });
   }

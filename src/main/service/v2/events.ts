@@ -85,7 +85,7 @@ export class V2Events implements EventStream {
     const target = new URL(link, http.url('/'));
     // The key goes only to the surface's own origin: an events link elsewhere is not followed.
     if (target.origin !== http.url('/').origin) return false;
-    const response = await http.open({ method: 'GET', path: target.pathname, what: 'the job\'s event stream', signal: abort.signal });
+    const response = await http.open({ method: 'GET', path: target.pathname, what: "the job's event stream", signal: abort.signal });
     if (response.status < 200 || response.status > 299) {
       discardBody(response);
       if (response.status === 429) this.log(`events of job ${jobId}: refused (too many streams), retry after ${retryAfterMs(response.headers)} ms; polling it`);
@@ -136,7 +136,8 @@ export class V2Events implements EventStream {
         if (!progress.success) return false;
         const node = progress.data.current_node ?? null;
         if (node !== null) this.#emit({ type: 'executing', promptId: jobId, node });
-        if (progress.data.step != null && progress.data.steps) this.#emit({ type: 'progress', promptId: jobId, node, value: progress.data.step, max: progress.data.steps });
+        if (progress.data.step != null && progress.data.steps)
+          this.#emit({ type: 'progress', promptId: jobId, node, value: progress.data.step, max: progress.data.steps });
         return false;
       }
       case 'preview': {
@@ -160,7 +161,12 @@ export class V2Events implements EventStream {
   /** An output as v1's `executed` event carries it, so the tracker collects the very OutputFile polling would. */
   #emitOutput(jobId: string, output: V2Output): void {
     const file = outputFileOf(output);
-    this.#emit({ type: 'executed', promptId: jobId, node: file.node, output: { [file.key]: [{ filename: file.filename, subfolder: file.subfolder, type: file.type }] } });
+    this.#emit({
+      type: 'executed',
+      promptId: jobId,
+      node: file.node,
+      output: { [file.key]: [{ filename: file.filename, subfolder: file.subfolder, type: file.type }] },
+    });
   }
 
   /** The stream said the job ended: read the job (the truth) and announce its outputs and its end. */

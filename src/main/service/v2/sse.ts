@@ -24,7 +24,11 @@ export async function* readSse(body: AsyncIterable<Uint8Array>, maxFrameBytes: n
         if (frame) yield frame;
       }
       if (buffer.length > maxFrameBytes) {
-        throw new ServiceError('too_large', `The server sent an event larger than ${formatBytes(maxFrameBytes)} on the job's event stream; stopped reading it.`, { retryable: false });
+        throw new ServiceError(
+          'too_large',
+          `The server sent an event larger than ${formatBytes(maxFrameBytes)} on the job's event stream; stopped reading it.`,
+          { retryable: false },
+        );
       }
     }
   }

@@ -22,11 +22,14 @@ export const KEY_METADATA_PREFIX = 'flowdeck-idempotency-key:';
 
 /** A send whose answer never came may have created a job that cannot be found from here. */
 export class SendMayHaveRunError extends ServiceError {
-  constructor(readonly idempotencyKey: string, origin: string) {
+  constructor(
+    readonly idempotencyKey: string,
+    origin: string,
+  ) {
     super(
       'protocol',
       `An earlier send of this workflow to ${origin} may have created a job: its answer never arrived, and the server refuses a second send under the same Idempotency-Key (it never runs one twice). ` +
-        'This server does not let Flowdeck look the job up. Check the server\'s job list before running the workflow again, so that it does not run twice.',
+        "This server does not let Flowdeck look the job up. Check the server's job list before running the workflow again, so that it does not run twice.",
       { status: 422, retryable: false },
     );
     this.name = 'SendMayHaveRunError';
@@ -70,7 +73,15 @@ export async function submitV2(deps: V2SubmitDeps, request: V2SubmitRequest): Pr
     let answer;
     try {
       // Safe to send again: the key makes a second send a refusal, never a second job.
-      answer = await http.request({ method: 'POST', path: '/api/v2/jobs', json: body, headers: { 'Idempotency-Key': key }, idempotent: true, what, ...(request.signal ? { signal: request.signal } : {}) });
+      answer = await http.request({
+        method: 'POST',
+        path: '/api/v2/jobs',
+        json: body,
+        headers: { 'Idempotency-Key': key },
+        idempotent: true,
+        what,
+        ...(request.signal ? { signal: request.signal } : {}),
+      });
     } catch (error) {
       if (!(error instanceof ServiceError) || error.kind !== 'network' || (unanswered += 1) >= MAX_UNANSWERED_SENDS) throw error;
       deps.log(`submit ${key}: no answer (${error.message}); sending again with the same Idempotency-Key`);
@@ -78,7 +89,11 @@ export async function submitV2(deps: V2SubmitDeps, request: V2SubmitRequest): Pr
     }
     if (answer.status >= 200 && answer.status <= 299) {
       const job = jobSchema.safeParse(jsonOf(answer));
-      if (!job.success) throw new ServiceError('protocol', 'The server accepted the workflow but its answer is not a job this client can read.', { status: answer.status, retryable: false });
+      if (!job.success)
+        throw new ServiceError('protocol', 'The server accepted the workflow but its answer is not a job this client can read.', {
+          status: answer.status,
+          retryable: false,
+        });
       return job.data;
     }
     const failure = v2ErrorFor(answer, what, await deps.secret());
@@ -91,7 +106,13 @@ export async function submitV2(deps: V2SubmitDeps, request: V2SubmitRequest): Pr
       throw new SendMayHaveRunError(key, http.url('/').origin);
     }
     if (failure instanceof RetryLaterError && Date.now() - started + failure.retryAfterMs <= MAX_RETRY_LATER_MS) {
-      deps.onWait?.(failure.code === 'deployment_not_ready' ? 'deployment starting…' : failure.code === 'queue_full' ? 'the server\'s queue is full; waiting to send…' : 'the server asks to slow down; waiting…');
+      deps.onWait?.(
+        failure.code === 'deployment_not_ready'
+          ? 'deployment starting…'
+          : failure.code === 'queue_full'
+            ? "the server's queue is full; waiting to send…"
+            : 'the server asks to slow down; waiting…',
+      );
       await deps.sleep(failure.retryAfterMs, request.signal);
       continue;
     }

@@ -47,7 +47,9 @@ function runs(node: FlatNode): boolean {
 
 function missingClassesError(missing: Map<string, string[]>): UiConversionError {
   const classes = [...missing.keys()].sort();
-  const listed = classes.map((c) => `${c} (node${missing.get(c)!.length === 1 ? '' : 's'} ${missing.get(c)!.slice(0, 5).join(', ')}${missing.get(c)!.length > 5 ? ', ...' : ''})`);
+  const listed = classes.map(
+    (c) => `${c} (node${missing.get(c)!.length === 1 ? '' : 's'} ${missing.get(c)!.slice(0, 5).join(', ')}${missing.get(c)!.length > 5 ? ', ...' : ''})`,
+  );
   const firstNode = missing.get(classes[0]!)![0]!;
   return new UiConversionError(
     `The server does not have ${classes.length === 1 ? 'this node class' : `these ${classes.length} node classes`}, and the file does not name their widgets: ${listed.join('; ')}. ` +
@@ -114,7 +116,9 @@ export function convertUiWorkflow(graph: JsonObject, definitions: NodeDefinition
           break;
         case 'none':
           if (resolved.danglingReroute !== null) {
-            warnings.push(`Node ${id} (${node.type}): input "${input.name}" comes through Reroute ${resolved.danglingReroute}, which has no input; it is left unconnected.`);
+            warnings.push(
+              `Node ${id} (${node.type}): input "${input.name}" comes through Reroute ${resolved.danglingReroute}, which has no input; it is left unconnected.`,
+            );
           }
           break;
       }
@@ -127,7 +131,12 @@ export function convertUiWorkflow(graph: JsonObject, definitions: NodeDefinition
       const why = slot.why ?? 'the editor computes it when it queues';
       if (fallback !== undefined) inputs[slot.name] = fallback;
       unknowable.push({ nodeId: id, classType: node.type, input: slot.name, why, required });
-      const outcome = fallback !== undefined ? 'its default is sent instead' : required ? 'it is required, so the server will refuse the prompt without it' : 'it is left out';
+      const outcome =
+        fallback !== undefined
+          ? 'its default is sent instead'
+          : required
+            ? 'it is required, so the server will refuse the prompt without it'
+            : 'it is left out';
       warnings.push(`Node ${id} (${node.type}): input "${slot.name}" cannot be converted: ${why}; ${outcome}.`);
     }
     const definition = definitions.get(node.type);

@@ -39,7 +39,7 @@ function read(spec: InputSpec): DynamicCombo | null {
     imageUpload: false,
     config: spec.config,
   };
-  return { combo, inputsFor: (key) => (typeof key === 'string' ? byKey.get(key) ?? [] : []) };
+  return { combo, inputsFor: (key) => (typeof key === 'string' ? (byKey.get(key) ?? []) : []) };
 }
 
 /** The dynamic combo this input is, or null for any other input. */

@@ -34,7 +34,8 @@ export function explainEmptyPrompt(graph: JsonObject, flat: FlatGraph): string {
   if (notes.length > 0) parts.push(`${plural(notes.length, 'note')} (${named(notes)}), which the editor never sends`);
   if (muted.length > 0) parts.push(`${plural(muted.length, 'muted node')} (${named(muted)}), which the server never runs`);
   if (bypassed.length > 0) parts.push(`${plural(bypassed.length, 'bypassed node')} (${named(bypassed)}), which the editor passes by`);
-  if (virtual.length > 0) parts.push(`${plural(virtual.length, 'Reroute or Primitive node')} (${named(virtual)}), which the editor resolves into the nodes they feed`);
+  if (virtual.length > 0)
+    parts.push(`${plural(virtual.length, 'Reroute or Primitive node')} (${named(virtual)}), which the editor resolves into the nodes they feed`);
   if (instances > 0) parts.push(`${plural(instances, 'subgraph or group node')} with nothing inside that runs`);
   if (frames > 0) parts.push(`${plural(frames, 'group frame')}, which the editor draws around nodes and never sends`);
   if (parts.length === 0) return 'The workflow has no nodes at all: there is nothing to run.';

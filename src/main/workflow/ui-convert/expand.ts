@@ -66,7 +66,13 @@ function readSubgraphs(graph: JsonObject): Map<string, SubgraphDefinition> {
       if (found.has(value.id)) return;
       const name = typeof value.name === 'string' && value.name !== '' ? value.name : value.id;
       const where = `subgraph "${name}": `;
-      found.set(value.id, { id: value.id, name, nodes: readNodes(value.nodes ?? [], where), links: readLinks(value.links, where), slots: readSubgraphSlots(value.inputs) });
+      found.set(value.id, {
+        id: value.id,
+        name,
+        nodes: readNodes(value.nodes ?? [], where),
+        links: readLinks(value.links, where),
+        slots: readSubgraphSlots(value.inputs),
+      });
       pending.push(value.definitions ?? null);
     });
   }
@@ -97,7 +103,9 @@ export function expandGraph(graph: JsonObject, definitions: NodeDefinitions): Fl
     order.push(node.id);
   };
 
-  const work: Scope[] = [{ prefix: '', where: '', nodes: readNodes(graph.nodes, ''), links: readLinks(graph.links, ''), boundary: null, ancestry: [], overrides: null }];
+  const work: Scope[] = [
+    { prefix: '', where: '', nodes: readNodes(graph.nodes, ''), links: readLinks(graph.links, ''), boundary: null, ancestry: [], overrides: null },
+  ];
   while (work.length > 0) {
     const scope = work.pop()!;
     for (const node of scope.nodes) {
@@ -105,7 +113,17 @@ export function expandGraph(graph: JsonObject, definitions: NodeDefinitions): Fl
       if (scope.boundary && (node.id === SUBGRAPH_INPUT_NODE || node.id === SUBGRAPH_OUTPUT_NODE)) continue;
       const id = scope.prefix + node.id;
       const widgetOverrides = scope.overrides?.get(node.id) ?? null;
-      const flat = (kind: FlatNodeKind, inputs: FlatInput[]): FlatNode => ({ id, type: node.type, kind, mode: node.mode, title: node.title, inputs, outputCount: node.outputCount, widgetsValues: node.widgetsValues, widgetOverrides });
+      const flat = (kind: FlatNodeKind, inputs: FlatInput[]): FlatNode => ({
+        id,
+        type: node.type,
+        kind,
+        mode: node.mode,
+        title: node.title,
+        inputs,
+        outputCount: node.outputCount,
+        widgetsValues: node.widgetsValues,
+        widgetOverrides,
+      });
       const subgraph = subgraphs.size > 0 ? subgraphs.get(node.type) : undefined;
       const group = subgraph || !node.type.startsWith('workflow') ? null : groupNodeDefinition(groupNodes, node.type);
       // A muted or bypassed group node is not opened: it behaves as one node with its own sockets.

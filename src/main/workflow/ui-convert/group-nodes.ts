@@ -34,7 +34,14 @@ function indexOf(value: JsonValue | undefined): string | null {
   return null;
 }
 
-export function expandGroupNode(instance: RawNode, id: string, outer: FlatInput[], group: JsonObject, definitions: NodeDefinitions, where: string): GroupNodeExpansion {
+export function expandGroupNode(
+  instance: RawNode,
+  id: string,
+  outer: FlatInput[],
+  group: JsonObject,
+  definitions: NodeDefinitions,
+  where: string,
+): GroupNodeExpansion {
   const label = `${where}group node ${id} (${instance.type})`;
   if (!Array.isArray(group.nodes)) throw new UiConversionError(`${label}: its definition has no node list.`, [], id);
   const inner: RawNode[] = group.nodes.map((value, position) => {
@@ -75,7 +82,13 @@ export function expandGroupNode(instance: RawNode, id: string, outer: FlatInput[
     const innerId = `${id}:${node.id}`;
     const inputs: FlatInput[] = node.inputs.map((input, slot) => {
       const link = feeds.get(`${node.id}:${slot}`);
-      if (link) return { name: input.name, type: input.type, widgetName: input.widgetName, source: { kind: 'link', nodeId: `${id}:${link.fromIndex}`, slot: link.fromSlot } };
+      if (link)
+        return {
+          name: input.name,
+          type: input.type,
+          widgetName: input.widgetName,
+          source: { kind: 'link', nodeId: `${id}:${link.fromIndex}`, slot: link.fromSlot },
+        };
       if (input.widgetName === null) {
         const socket = plain[nextPlain];
         nextPlain += 1;
@@ -89,12 +102,22 @@ export function expandGroupNode(instance: RawNode, id: string, outer: FlatInput[
     let widgetsValues = node.widgetsValues;
     if (definition) {
       const values: JsonObject = {};
-      const linkedInside = (slot: WidgetSlot): boolean => slot.role === 'value' && node.inputs.some((input, s) => input.name === slot.name && feeds.has(`${node.id}:${s}`));
+      const linkedInside = (slot: WidgetSlot): boolean =>
+        slot.role === 'value' && node.inputs.some((input, s) => input.name === slot.name && feeds.has(`${node.id}:${s}`));
       nextValue = assignWidgetValues(widgetSlots(definition, node.inputs), groupValues, values, { from: nextValue, skip: linkedInside, defaults: false });
       const own = node.widgetsValues;
       widgetsValues = Array.isArray(own) || own === null ? values : { ...own, ...values };
     }
-    nodes.push({ id: innerId, type: node.type, mode: node.mode, title: node.title, inputs, outputCount: node.outputCount, widgetsValues, widgetOverrides: null });
+    nodes.push({
+      id: innerId,
+      type: node.type,
+      mode: node.mode,
+      title: node.title,
+      inputs,
+      outputCount: node.outputCount,
+      widgetsValues,
+      widgetOverrides: null,
+    });
     for (let slot = 0; slot < Math.max(node.outputCount, 0); slot += 1) {
       const key = `${node.id}:${slot}`;
       if (used.has(key) && !external.has(key)) continue;

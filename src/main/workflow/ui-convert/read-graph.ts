@@ -70,7 +70,7 @@ function readInputs(node: JsonObject, label: string, id: string): RawInput[] {
     if (!isJsonObject(input)) throw new UiConversionError(`${label}: input ${index} is not an object.`, [], id);
     const widget = input.widget;
     const widgetName = isJsonObject(widget) && typeof widget.name === 'string' ? widget.name : null;
-    const name = typeof input.name === 'string' ? input.name : widgetName ?? '';
+    const name = typeof input.name === 'string' ? input.name : (widgetName ?? '');
     return { name, type: typeName(input.type), linkId: idKey(input.link ?? undefined), widgetName };
   });
 }
@@ -122,7 +122,11 @@ function readLink(value: JsonValue, position: number, where: string): RawLink {
   const os = slotNumber(originSlot);
   const ts = slotNumber(targetSlot);
   if (key === null || origin === null || target === null || os === null || ts === null) {
-    throw new UiConversionError(`${where}links[${position}] (id ${key ?? '?'}) is malformed: it needs an id, origin and target nodes and slot numbers (0 to ${MAX_SLOT}).`, [], target);
+    throw new UiConversionError(
+      `${where}links[${position}] (id ${key ?? '?'}) is malformed: it needs an id, origin and target nodes and slot numbers (0 to ${MAX_SLOT}).`,
+      [],
+      target,
+    );
   }
   return { id: key, originId: origin, originSlot: os, targetId: target, targetSlot: ts, type: typeName(type) };
 }

@@ -41,7 +41,13 @@ function checkSlot(origin: FlatNode, slot: number, target: FlatNode, input: Flat
  */
 export type ResolutionMemo = Map<string, Resolution>;
 
-export function resolveInput(nodes: Map<string, FlatNode>, target: FlatNode, input: FlatInput, definitions: NodeDefinitions, memo: ResolutionMemo = new Map()): Resolution {
+export function resolveInput(
+  nodes: Map<string, FlatNode>,
+  target: FlatNode,
+  input: FlatInput,
+  definitions: NodeDefinitions,
+  memo: ResolutionMemo = new Map(),
+): Resolution {
   const passed: string[] = [];
   const seen = new Set<string>();
   const settle = (result: Resolution): Resolution => {
@@ -57,7 +63,11 @@ export function resolveInput(nodes: Map<string, FlatNode>, target: FlatNode, inp
     if (source.kind === 'value') return settle(source);
     const key = `${viaBypass ? 'b' : 'd'}|${input.type}|${source.slot}|${source.nodeId}`;
     if (steps > limit || seen.has(key)) {
-      throw new UiConversionError(`Node ${target.id} (${target.type}): the link into input "${input.name}" goes round in a cycle (through node ${source.nodeId}).`, [], target.id);
+      throw new UiConversionError(
+        `Node ${target.id} (${target.type}): the link into input "${input.name}" goes round in a cycle (through node ${source.nodeId}).`,
+        [],
+        target.id,
+      );
     }
     const known = memo.get(key);
     if (known) return settle(known);
@@ -72,7 +82,11 @@ export function resolveInput(nodes: Map<string, FlatNode>, target: FlatNode, inp
         // The editor writes a primitive's value into the widgets it feeds directly or through Reroutes.
         const stored = origin.widgetsValues;
         const value = Array.isArray(stored) ? stored[0] : undefined;
-        return settle(viaBypass || value === undefined || !Array.isArray(stored) ? { kind: 'none', danglingReroute: null } : { kind: 'value', value, origin: { holder: stored, key: 0 } });
+        return settle(
+          viaBypass || value === undefined || !Array.isArray(stored)
+            ? { kind: 'none', danglingReroute: null }
+            : { kind: 'value', value, origin: { holder: stored, key: 0 } },
+        );
       }
       case 'reroute':
         lastReroute = origin.id;

@@ -155,7 +155,12 @@ export interface AssignOptions {
  * for get the widget's default, as the editor would show them. Returns where the next node's values
  * would start in the list.
  */
-export function assignWidgetValues(slots: readonly WidgetSlot[], stored: JsonValue[] | JsonObject | null, out: JsonObject, options: AssignOptions = {}): number {
+export function assignWidgetValues(
+  slots: readonly WidgetSlot[],
+  stored: JsonValue[] | JsonObject | null,
+  out: JsonObject,
+  options: AssignOptions = {},
+): number {
   const defaults = options.defaults ?? true;
   const fallbackFor = (slot: WidgetSlot): void => {
     const fallback = defaults && slot.spec ? widgetDefault(slot.spec) : undefined;

@@ -69,7 +69,16 @@ export function createAppState(bridge: FlowdeckApi): AppState {
 
 /** Subscribes every store to its events, then tells main the renderer is ready for them. */
 export async function startAppState(app: AppState): Promise<() => void> {
-  const detach = [app.connection.attach(app.api), app.profiles.attach(), app.pool.attach(), app.jobs.attach(), app.queue.attach(), app.library.attach(), app.hotFolders.attach(), app.notices.attach(app.api)];
+  const detach = [
+    app.connection.attach(app.api),
+    app.profiles.attach(),
+    app.pool.attach(),
+    app.jobs.attach(),
+    app.queue.attach(),
+    app.library.attach(),
+    app.hotFolders.attach(),
+    app.notices.attach(app.api),
+  ];
   // Read-only counters of the preview pipeline, for bench/preview-pipeline.ts (numbers only).
   Object.defineProperty(window, '__flowdeckPreviewStats', { value: app.jobs.previews.stats, configurable: true });
   await app.api.call('renderer.ready').catch((error: unknown) => console.warn('flowdeck: renderer.ready failed', error));

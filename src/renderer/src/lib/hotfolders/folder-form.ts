@@ -75,10 +75,12 @@ export function toSaveInput(draft: FolderDraft, existing: HotFolderView | null):
   const outputDir = draft.outputDir.trim();
   if (!inputDir) problems.inputDir = 'Give the folder to watch.';
   if (!outputDir) problems.outputDir = 'Give the folder the outputs go to.';
-  if (inputDir && outputDir && inputDir === outputDir) problems.outputDir = 'The output folder must differ from the input folder (outputs would be taken as new inputs).';
+  if (inputDir && outputDir && inputDir === outputDir)
+    problems.outputDir = 'The output folder must differ from the input folder (outputs would be taken as new inputs).';
   if (draft.workflowJson === null) problems.workflowJson = 'Choose the workflow each file runs through.';
   else if (!draft.bind) problems.bind = 'Choose the image input that receives each file.';
-  if (!Number.isInteger(draft.concurrency) || draft.concurrency < 1 || draft.concurrency > 64) problems.concurrency = 'Jobs at once must be a whole number from 1 to 64.';
+  if (!Number.isInteger(draft.concurrency) || draft.concurrency < 1 || draft.concurrency > 64)
+    problems.concurrency = 'Jobs at once must be a whole number from 1 to 64.';
   const outputName = draft.outputName.trim();
   if (!outputName) problems.outputName = `Give a naming rule for the outputs (for example ${DEFAULT_OUTPUT_NAME}).`;
   if (Object.keys(problems).length > 0 || draft.workflowJson === null) return { ok: false, problems };

@@ -23,7 +23,10 @@ export function drainedText(name: string, counters: HotFolderCountersView): stri
 export function removeQuestion(name: string, counters: HotFolderCountersView): string {
   const files = (n: number): string => `${n} file${n === 1 ? '' : 's'}`;
   const parts = [`Remove the hot folder "${name}"? Its files and outputs stay on disk.`];
-  if (counters.running > 0) parts.push(`${files(counters.running)} ${counters.running === 1 ? 'is' : 'are'} being processed: ${counters.running === 1 ? 'its job finishes' : 'their jobs finish'} on the server and the outputs go to the library.`);
+  if (counters.running > 0)
+    parts.push(
+      `${files(counters.running)} ${counters.running === 1 ? 'is' : 'are'} being processed: ${counters.running === 1 ? 'its job finishes' : 'their jobs finish'} on the server and the outputs go to the library.`,
+    );
   if (counters.waiting > 0) parts.push(`${files(counters.waiting)} waiting will not be sent.`);
   return parts.join(' ');
 }

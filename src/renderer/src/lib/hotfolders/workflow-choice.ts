@@ -4,9 +4,7 @@ import type { CallResult } from '@shared/ipc/contract';
 import { interpretParse, OpenDocument } from '../stores/workflow.svelte';
 
 export type WorkflowChoice =
-  | { kind: 'chosen'; workflowJson: string; name: string; unknownClasses: string[] }
-  | { kind: 'cancelled' }
-  | { kind: 'problem'; message: string };
+  { kind: 'chosen'; workflowJson: string; name: string; unknownClasses: string[] } | { kind: 'cancelled' } | { kind: 'problem'; message: string };
 
 /** Longest workflow name hotFolders.save keeps. */
 const MAX_NAME = 255;

@@ -101,7 +101,8 @@ export function overallProgress(job: Pick<JobSnapshotView, 'phase' | 'nodesDone'
   const done = Math.min(total, job.nodesDone);
   const step = job.phase === 'running' && job.progress && job.progress.max > 0 ? Math.min(1, job.progress.value / job.progress.max) : 0;
   const share = Math.min(1, (done + (done < total ? step : 0)) / total);
-  const text = job.phase === 'running' && step > 0 ? `${Math.round(share * 100)}% · node ${Math.min(total, done + 1)} of ${total}` : `${done} of ${total} nodes`;
+  const text =
+    job.phase === 'running' && step > 0 ? `${Math.round(share * 100)}% · node ${Math.min(total, done + 1)} of ${total}` : `${done} of ${total} nodes`;
   return { share, text };
 }
 

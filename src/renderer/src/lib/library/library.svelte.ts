@@ -181,7 +181,10 @@ export class LibraryStore {
     try {
       await this.#api.call('library.reveal', { id, action });
     } catch (error) {
-      this.actionMessage = { tone: 'error', text: `${action === 'open' ? 'The file could not be opened' : 'The folder could not be shown'}: ${messageOf(error)}` };
+      this.actionMessage = {
+        tone: 'error',
+        text: `${action === 'open' ? 'The file could not be opened' : 'The folder could not be shown'}: ${messageOf(error)}`,
+      };
     }
   }
 

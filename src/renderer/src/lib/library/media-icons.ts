@@ -11,7 +11,8 @@ const GLYPHS: Record<Kind, string> = {
   // A note.
   audio: '<path d="M34 22v28a8 8 0 1 0 4 7V32l16-4v16a8 8 0 1 0 4 7V18z" fill="#7a8599"/>',
   // A landscape.
-  image: '<rect x="14" y="20" width="52" height="40" rx="4" fill="none" stroke="#7a8599" stroke-width="4"/><path d="M20 54l14-16 10 11 6-6 10 11z" fill="#7a8599"/><circle cx="54" cy="31" r="4" fill="#7a8599"/>',
+  image:
+    '<rect x="14" y="20" width="52" height="40" rx="4" fill="none" stroke="#7a8599" stroke-width="4"/><path d="M20 54l14-16 10 11 6-6 10 11z" fill="#7a8599"/><circle cx="54" cy="31" r="4" fill="#7a8599"/>',
   // A cube.
   model: '<path d="M40 14l24 12v28L40 66 16 54V26z M16 26l24 12 24-12 M40 38v28" fill="none" stroke="#7a8599" stroke-width="4" stroke-linejoin="round"/>',
   // A page with a folded corner.

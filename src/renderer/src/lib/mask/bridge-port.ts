@@ -12,7 +12,8 @@ export function maskPortFromApi(api: Api): MaskUploadPort {
       if (!answer) throw new Error('the app answered no upload.');
       return answer;
     },
-    uploadMask: (original, maskPng) => api.call('upload.mask', { original: { name: original.name, subfolder: original.subfolder, type: original.type }, maskPng }),
+    uploadMask: (original, maskPng) =>
+      api.call('upload.mask', { original: { name: original.name, subfolder: original.subfolder, type: original.type }, maskPng }),
   };
 }
 

@@ -61,7 +61,8 @@ export class MaskModel {
     this.height = height;
     this.coverage = new Uint8Array(width * height);
     if (options.coverage) {
-      if (options.coverage.length !== width * height) throw new RangeError(`The initial coverage holds ${options.coverage.length} pixels, not ${width * height}.`);
+      if (options.coverage.length !== width * height)
+        throw new RangeError(`The initial coverage holds ${options.coverage.length} pixels, not ${width * height}.`);
       this.coverage.set(options.coverage);
     }
     this.#grid = new TileGrid(width, height);
@@ -170,7 +171,11 @@ export class MaskModel {
     if (!stroke) return false;
     if (stroke.pending) this.#segment(stroke, stroke.last, stroke.pending);
     this.#stroke = null;
-    this.#lastPoint = { x: stroke.lastPoint.x, y: stroke.lastPoint.y, ...(stroke.lastPoint.pressure !== undefined ? { pressure: stroke.lastPoint.pressure } : {}) };
+    this.#lastPoint = {
+      x: stroke.lastPoint.x,
+      y: stroke.lastPoint.y,
+      ...(stroke.lastPoint.pressure !== undefined ? { pressure: stroke.lastPoint.pressure } : {}),
+    };
     const tiles: TilePatch[] = [];
     let bytes = 0;
     for (const [index, before] of stroke.before) {

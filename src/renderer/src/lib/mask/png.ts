@@ -147,7 +147,11 @@ export function decodePngRgba(bytes: Uint8Array): DecodedPng {
       out[o + 1] = to8(samples[s + 1]!);
       out[o + 2] = to8(samples[s + 2]!);
       out[o + 3] =
-        channels === 4 ? to8(samples[s + 3]!) : key && key.length >= 3 && samples[s] === key[0] && samples[s + 1] === key[1] && samples[s + 2] === key[2] ? 0 : 255;
+        channels === 4
+          ? to8(samples[s + 3]!)
+          : key && key.length >= 3 && samples[s] === key[0] && samples[s + 1] === key[1] && samples[s + 2] === key[2]
+            ? 0
+            : 255;
     }
   }
   return { width, height, data: out, hasAlpha: channels === 2 || channels === 4 || key !== null };

@@ -43,7 +43,9 @@ export function movePoolEntry(draft: readonly PoolDraftEntry[], index: number, b
 
 /** Why a concurrency cannot be saved, or null. */
 export function concurrencyProblem(value: number): string | null {
-  return Number.isInteger(value) && value >= 1 && value <= MAX_POOL_CONCURRENCY ? null : `Jobs at once must be a whole number from 1 to ${MAX_POOL_CONCURRENCY}.`;
+  return Number.isInteger(value) && value >= 1 && value <= MAX_POOL_CONCURRENCY
+    ? null
+    : `Jobs at once must be a whole number from 1 to ${MAX_POOL_CONCURRENCY}.`;
 }
 
 /** Whether the draft differs from what is saved. */

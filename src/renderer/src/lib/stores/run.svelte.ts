@@ -116,7 +116,9 @@ export class RunStore {
 
   /** Pins an input to the app (at its end) or takes it off; kept for this workflow. */
   togglePin(field: FormField): void {
-    const next = this.isPinned(field) ? this.app.filter((i) => !(i.nodeId === field.nodeId && i.name === field.name)) : [...this.app, { nodeId: field.nodeId, name: field.name }];
+    const next = this.isPinned(field)
+      ? this.app.filter((i) => !(i.nodeId === field.nodeId && i.name === field.name))
+      : [...this.app, { nodeId: field.nodeId, name: field.name }];
     this.#arrange(next);
   }
 
@@ -134,7 +136,11 @@ export class RunStore {
     this.appPins = inputs;
     this.appSource = 'saved';
     if (this.doc && !saveApp(this.doc.workflow, inputs)) {
-      this.notice = { tone: 'error', title: 'The app could not be kept', message: 'This window cannot store it (storage is full or refused); it lasts until you open another workflow.' };
+      this.notice = {
+        tone: 'error',
+        title: 'The app could not be kept',
+        message: 'This window cannot store it (storage is full or refused); it lasts until you open another workflow.',
+      };
     }
   }
 
@@ -225,7 +231,11 @@ export class RunStore {
     }
     this.#adopt(new OpenDocument(label, null, workflow));
     const source = from === 'job' ? 'job' : `the ${from}`;
-    this.notice = { tone: 'info', title: `Loaded "${label}" from ${from === 'job' ? 'the job' : source}`, message: 'The inputs are as they were for that run. Press Run to run it again.' };
+    this.notice = {
+      tone: 'info',
+      title: `Loaded "${label}" from ${from === 'job' ? 'the job' : source}`,
+      message: 'The inputs are as they were for that run. Press Run to run it again.',
+    };
   }
 
   /**
@@ -250,7 +260,11 @@ export class RunStore {
     }
     this.seedMode = 'fixed';
     this.#nav.go('run');
-    this.notice = { tone: 'info', title: 'Parameters reused', message: `${count} inputs are as they were for "${label}". The seed stays fixed until you change it.` };
+    this.notice = {
+      tone: 'info',
+      title: 'Parameters reused',
+      message: `${count} inputs are as they were for "${label}". The seed stays fixed until you change it.`,
+    };
   }
 
   /**
@@ -330,7 +344,11 @@ export class RunStore {
     if (target === 'active' && this.unknownNodes.length > 0) {
       for (const g of this.unknownNodes) doc.nodeErrors.set(g.id, `The server has no node class "${g.classType}".`);
       const list = this.unknownNodes.map((g) => `node ${g.id} (${g.classType})`).join(', ');
-      this.notice = { tone: 'error', title: 'Unknown node classes', message: `The active server does not know ${list}. Install the nodes on the server or pick another server.` };
+      this.notice = {
+        tone: 'error',
+        title: 'Unknown node classes',
+        message: `The active server does not know ${list}. Install the nodes on the server or pick another server.`,
+      };
       return [];
     }
     const repeat = Math.max(1, Math.min(100, Math.trunc(this.repeat) || 1));

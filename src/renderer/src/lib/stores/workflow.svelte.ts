@@ -76,7 +76,8 @@ export function interpretParse(name: string, path: string | null, parse: Workflo
       return { tone: 'error', title: 'The UI-format workflow could not be converted', message: parse.message };
     case 'invalid_json': {
       // Main's message already says where when it knows.
-      const where = parse.position && !parse.message.includes(`line ${parse.position.line}`) ? ` (line ${parse.position.line}, column ${parse.position.column})` : '';
+      const where =
+        parse.position && !parse.message.includes(`line ${parse.position.line}`) ? ` (line ${parse.position.line}, column ${parse.position.column})` : '';
       return { tone: 'error', title: 'Not valid JSON', message: `${parse.message}${where}` };
     }
     case 'not_a_workflow':

@@ -5,7 +5,12 @@ import { healthOf, type HealthAction, type HealthView } from './connection-healt
 
 export function currentHealth(app: Pick<AppState, 'connection' | 'profiles'>): HealthView {
   const { connection, profiles } = app;
-  return healthOf({ coreLost: connection.coreLost, known: connection.known, hasServer: profiles.active !== null || !profiles.loaded, state: connection.current });
+  return healthOf({
+    coreLost: connection.coreLost,
+    known: connection.known,
+    hasServer: profiles.active !== null || !profiles.loaded,
+    state: connection.current,
+  });
 }
 
 export function runHealthAction(app: Pick<AppState, 'nav'>, action: NonNullable<HealthAction>, detail: string): void {

@@ -19,6 +19,14 @@ export function jobViewerItems(api: Api, promptId: string, states: readonly Outp
     .map((s) => {
       const file = { filename: s.file.filename, subfolder: s.file.subfolder, type: s.file.type };
       // From main again (the page's policy does not let it read its own blob URLs back).
-      return { name: s.file.filename, url: s.url, kind: s.kind, load: () => api.call('output.fetch', { promptId, file }), libraryId: null, output: { promptId, file }, input };
+      return {
+        name: s.file.filename,
+        url: s.url,
+        kind: s.kind,
+        load: () => api.call('output.fetch', { promptId, file }),
+        libraryId: null,
+        output: { promptId, file },
+        input,
+      };
     });
 }

@@ -14,7 +14,11 @@ export async function libraryIdOfOutput(api: Api, promptId: string, filename: st
  * "Show in folder" for a job's output (the viewer's and the Result stage's): the library's copy in
  * the file manager. Null when it was shown; otherwise what went wrong, in plain words.
  */
-export async function showOutputInFolder(api: Api, library: LibraryStore, output: { promptId: string; name: string; libraryId: number | null }): Promise<string | null> {
+export async function showOutputInFolder(
+  api: Api,
+  library: LibraryStore,
+  output: { promptId: string; name: string; libraryId: number | null },
+): Promise<string | null> {
   try {
     const id = output.libraryId ?? (await libraryIdOfOutput(api, output.promptId, output.name));
     if (id === null) return `${output.name} is not in the library folder yet (it is still downloading, or the download failed).`;

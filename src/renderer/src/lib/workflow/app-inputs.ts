@@ -80,9 +80,20 @@ export function appFields(groups: readonly NodeGroup[], inputs: readonly AppInpu
 /** "sampler_name" -> "Sampler", "ckpt_name" -> "Checkpoint", "noise_seed" -> "Noise seed". */
 export function plainName(name: string): string {
   const known: Record<string, string> = {
-    ckpt_name: 'Checkpoint', unet_name: 'Diffusion model', lora_name: 'LoRA', vae_name: 'VAE', clip_name: 'Text encoder',
-    sampler_name: 'Sampler', cfg: 'CFG', denoise: 'Denoise', text: 'Prompt', image: 'Image', width: 'Width', height: 'Height',
-    batch_size: 'Images per run', filename_prefix: 'File name prefix',
+    ckpt_name: 'Checkpoint',
+    unet_name: 'Diffusion model',
+    lora_name: 'LoRA',
+    vae_name: 'VAE',
+    clip_name: 'Text encoder',
+    sampler_name: 'Sampler',
+    cfg: 'CFG',
+    denoise: 'Denoise',
+    text: 'Prompt',
+    image: 'Image',
+    width: 'Width',
+    height: 'Height',
+    batch_size: 'Images per run',
+    filename_prefix: 'File name prefix',
   };
   if (known[name]) return known[name];
   const words = name.replace(/_ms$/, ' (ms)').replace(/_/g, ' ').trim();

@@ -4,10 +4,7 @@ import type { NodeClassView } from '@shared/ipc/contract';
 import { isJsonObject, type JsonObject, type JsonValue } from '@shared/json';
 import { fieldSpecOf, type FieldSpec } from './input-spec';
 
-export type FieldSource =
-  | { kind: 'link'; from: string; output: number }
-  | { kind: 'value'; value: JsonValue }
-  | { kind: 'absent' };
+export type FieldSource = { kind: 'link'; from: string; output: number } | { kind: 'value'; value: JsonValue } | { kind: 'absent' };
 
 export interface FormField {
   nodeId: string;
