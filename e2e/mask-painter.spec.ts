@@ -67,6 +67,8 @@ async function buildPainterPage(outDir: string): Promise<void> {
     root: ROOT,
     configFile: false,
     logLevel: 'error',
+    // The renderer's import alias (tsconfig.web.json, electron.vite.config.ts).
+    resolve: { alias: { '@shared': join(ROOT, 'src/shared') } },
     plugins: [svelte({ configFile: join(ROOT, 'svelte.config.js') }), entry],
     build: {
       outDir,
