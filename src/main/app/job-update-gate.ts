@@ -9,6 +9,7 @@
 //   held view goes out when the interval has passed (latest wins; nothing is queued).
 // A job that ends sends its last view at once and leaves no state or timer behind.
 import type { JobSnapshotView } from '@shared/ipc/contract';
+import { isTerminalPhase } from '@main/jobs/types';
 
 /** A job's step counter moves at most this often on screen (4 times a second). */
 export const JOB_PROGRESS_INTERVAL_MS = 250;
@@ -35,10 +36,6 @@ interface Lane {
 
 /** The fields a progress-only change may touch; any other difference is sent at once. */
 const PROGRESS_FIELDS = new Set<keyof JobSnapshotView>(['updatedAt', 'currentNode', 'progress', 'overall', 'nodesDone', 'progressText']);
-
-function isTerminal(view: JobSnapshotView): boolean {
-  return view.phase === 'succeeded' || view.phase === 'failed' || view.phase === 'cancelled';
-}
 
 /** Compares two views field by field, ignoring updatedAt: 'same', 'progress' (only progress fields differ) or 'other'. */
 export function compareViews(previous: JobSnapshotView, next: JobSnapshotView): 'same' | 'progress' | 'other' {
@@ -76,7 +73,7 @@ export class JobUpdateGate {
 
   offer(view: JobSnapshotView): void {
     const lane = this.lanes.get(view.promptId);
-    if (isTerminal(view)) {
+    if (isTerminalPhase(view.phase)) {
       if (lane) this.clear(lane);
       this.lanes.delete(view.promptId);
       this.send(view);

@@ -6,7 +6,7 @@ import type { ProfileView, ProfilesState } from '@shared/ipc/contract';
 import { normaliseBaseUrl, type Profile, type SettingsStore } from '@main/config/settings';
 import { capabilitiesFor } from '@main/service/capabilities';
 import { serverKindOfProfile } from '@main/service/profile-server';
-import type { ServerKind, ServerProfile } from '@main/service/types';
+import type { ServerProfile } from '@main/service/types';
 import { AppFailure } from './errors';
 import type { KeyVault } from './keys';
 import type { DemoHandle, LogLevel, StartDemo } from './ports';
@@ -62,7 +62,7 @@ export class ProfileDirectory {
 
   /** Whether the profile's server needs an API key (asked of its capabilities, not its kind). */
   needsKey(profile: Profile): boolean {
-    return capabilitiesFor(serverKindOf(profile)).needsApiKey;
+    return capabilitiesFor(serverKindOfProfile(profile)).needsApiKey;
   }
 
   async keyFor(profile: Profile): Promise<string | null> {
@@ -74,8 +74,8 @@ export class ProfileDirectory {
   }
 
   async serverFor(profile: Profile): Promise<ServerProfile> {
-    if (profile.kind === 'demo') return { kind: serverKindOf(profile), baseUrl: (await this.ensureDemo()).url };
-    return { kind: serverKindOf(profile), baseUrl: profile.baseUrl };
+    if (profile.kind === 'demo') return { kind: serverKindOfProfile(profile), baseUrl: (await this.ensureDemo()).url };
+    return { kind: serverKindOfProfile(profile), baseUrl: profile.baseUrl };
   }
 
   /** The profile name of the server at `baseUrl` (a hot folder file's server). */
@@ -136,11 +136,6 @@ export class ProfileDirectory {
     );
     return this.demoStarting;
   }
-}
-
-/** The service-layer kind of a profile (the built-in demo speaks the cloud flavour). */
-function serverKindOf(profile: Profile): ServerKind {
-  return serverKindOfProfile(profile);
 }
 
 /** A base URL normalised for comparison; as given when it cannot be parsed. */
