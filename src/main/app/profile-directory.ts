@@ -3,7 +3,7 @@
 // or the demo's own, random per run and held in main's memory only), and whether it needs one.
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { ProfileView, ProfilesState } from '@shared/ipc/contract';
-import { normaliseBaseUrl, type Profile, type SettingsStore } from '@main/config/settings';
+import { sameBaseUrl, type Profile, type SettingsStore } from '@main/config/settings';
 import { capabilitiesFor } from '@main/service/capabilities';
 import { serverKindOfProfile } from '@main/service/profile-server';
 import type { ServerProfile } from '@main/service/types';
@@ -80,11 +80,10 @@ export class ProfileDirectory {
 
   /** The profile name of the server at `baseUrl` (a hot folder file's server). */
   serverName(baseUrl: string): string | null {
-    const wanted = safeBaseUrl(baseUrl);
     const demo = this.demo;
     const profile = this.deps.settings
       .read()
-      .profiles.find((p) => (p.kind === 'demo' ? demo !== null && safeBaseUrl(demo.url) === wanted : safeBaseUrl(p.baseUrl) === wanted));
+      .profiles.find((p) => (p.kind === 'demo' ? demo !== null && sameBaseUrl(demo.url, baseUrl) : sameBaseUrl(p.baseUrl, baseUrl)));
     return profile?.name ?? null;
   }
 
@@ -135,14 +134,5 @@ export class ProfileDirectory {
       },
     );
     return this.demoStarting;
-  }
-}
-
-/** A base URL normalised for comparison; as given when it cannot be parsed. */
-function safeBaseUrl(url: string): string {
-  try {
-    return normaliseBaseUrl(url);
-  } catch {
-    return url;
   }
 }

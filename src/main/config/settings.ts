@@ -90,3 +90,20 @@ export function normaliseBaseUrl(input: string): string {
   const path = url.pathname.replace(/\/+$/, '');
   return `${url.protocol}//${url.host}${path}`;
 }
+
+/**
+ * Whether two base URLs name the same server, compared as normaliseBaseUrl writes them (case of
+ * the host and trailing slashes aside). An address that does not parse is compared as written: a
+ * journal or settings file from an older version must still match itself, never throw.
+ */
+export function sameBaseUrl(a: string, b: string): boolean {
+  return comparableBaseUrl(a) === comparableBaseUrl(b);
+}
+
+function comparableBaseUrl(url: string): string {
+  try {
+    return normaliseBaseUrl(url);
+  } catch {
+    return url.trim().replace(/\/+$/, '');
+  }
+}

@@ -16,7 +16,7 @@ import type { JobStore, JobRecord } from './job-store';
 import type { JobIntent, SubmitTarget, Submitted } from './submit-types';
 import { journalFields, recordAccepted } from './submit-journal';
 import type { JobErrorInfo } from './types';
-import { sameBaseUrl } from './same-base-url';
+import { sameBaseUrl } from '@main/config/settings';
 
 /** Whether the server answered (so its refusal is definite): a ServiceError with an HTTP status. */
 function wasAnswered(error: unknown): boolean {

@@ -9,7 +9,7 @@
 // the jobs, job-polling.ts polls the jobs the socket cannot vouch for, server-verdict.ts asks the
 // server about a doubtful job, job-history.ts recovers what an end's history adds, job-journal.ts
 // orders the journal writes, end-waiters.ts holds the waitForEnd callers.
-import { sameBaseUrl } from './same-base-url';
+import { sameBaseUrl } from '@main/config/settings';
 import { collectNodeOutputs } from '@main/service/outputs';
 import type { ConnectionState, EventStream, JobHistory, ServiceApi } from '@main/service/ports';
 import type { JobPhase, JobStatusReading, OutputFile } from '@main/service/types';
