@@ -1,7 +1,7 @@
 // The hot-folder host's views: a running job's share done, and the per-key event throttle. (Which
 // jobs skip the library is decided by the job journal's origin: tests/app/output-route.test.ts.)
 import { expect, it } from 'vitest';
-import { LatestWins } from '@main/app/hot-folder-throttle';
+import { LatestWins } from '@shared/latest-wins';
 import { jobProgress } from '@main/app/hot-folder-views';
 import type { JobSnapshot } from '@main/jobs/types';
 import { until } from '../watch/helpers';

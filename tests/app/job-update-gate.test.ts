@@ -85,6 +85,9 @@ describe('JobUpdateGate', () => {
     timers.advance(300);
     gate.offer(view('a', { progress: { value: 11, max: 20 } }));
     expect(sent.map((v) => v.progress?.value)).toEqual([0, 10, 11]);
+    // Its window closes quietly when nothing more comes: no timer outlives the interval.
+    timers.advance(250);
+    expect(sent).toHaveLength(3);
     expect(timers.pending()).toBe(0);
   });
 

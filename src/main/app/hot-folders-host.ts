@@ -30,7 +30,7 @@ import type { DesktopActions } from './desktop';
 import { AppFailure } from './errors';
 import { guard, guardSync } from './hot-folder-errors';
 import { checkImageBind, checkOverlap, configFromSave, parseSaved, parseSaveWorkflow, stripDerived } from './hot-folder-save';
-import { LatestWins } from './hot-folder-throttle';
+import { LatestWins } from '@shared/latest-wins';
 import { countersOfStates, drainedText, entryRow, fileView, folderView, jobProgress, offlineStatus } from './hot-folder-views';
 import type { ProfileSession } from './session';
 import type { LivePool } from './live-pool';

@@ -6,33 +6,17 @@
 // - sends at once any update that changes more than the running progress (phase, status, outputs,
 //   error, reachability): those are never delayed or merged away;
 // - holds progress-only changes so that a job sends at most one every `intervalMs`: the latest
-//   held view goes out when the interval has passed (latest wins; nothing is queued).
+//   held view goes out when the interval has passed (the shared LatestWins; nothing is queued).
 // A job that ends sends its last view at once and leaves no state or timer behind.
 import type { JobSnapshotView } from '@shared/ipc/contract';
 import { isTerminalPhase } from '@main/jobs/types';
+import { LatestWins, type ThrottleTimers } from '@shared/latest-wins';
 
 /** A job's step counter moves at most this often on screen (4 times a second). */
 export const JOB_PROGRESS_INTERVAL_MS = 250;
 
-export interface GateTimers {
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-  now(): number;
-}
-
-const realTimers: GateTimers = {
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-  now: () => performance.now(),
-};
-
-interface Lane {
-  /** What the renderer was last sent, to compare the next view with. */
-  sent: JobSnapshotView;
-  sentAt: number;
-  held: JobSnapshotView | null;
-  timer: unknown;
-}
+/** The gate's clock: the throttle's timers (tests move them by hand). */
+export type GateTimers = ThrottleTimers;
 
 /** The fields a progress-only change may touch; any other difference is sent at once. */
 const PROGRESS_FIELDS = new Set<keyof JobSnapshotView>(['updatedAt', 'currentNode', 'progress', 'overall', 'nodesDone', 'progressText']);
@@ -63,71 +47,48 @@ function sameValue(a: unknown, b: unknown): boolean {
 }
 
 export class JobUpdateGate {
-  private readonly lanes = new Map<string, Lane>();
+  /** The last view of each job let through to the throttle, to compare the next one with. */
+  private readonly latest = new Map<string, JobSnapshotView>();
+  /** Spaces out each job's views; a held progress view is replaced by a newer one (latest wins). */
+  private readonly throttle: LatestWins<JobSnapshotView>;
 
   constructor(
     private readonly send: (view: JobSnapshotView) => void,
-    private readonly intervalMs = JOB_PROGRESS_INTERVAL_MS,
-    private readonly timers: GateTimers = realTimers,
-  ) {}
+    intervalMs = JOB_PROGRESS_INTERVAL_MS,
+    timers?: GateTimers,
+  ) {
+    this.throttle = new LatestWins(intervalMs, send, timers);
+  }
 
   offer(view: JobSnapshotView): void {
-    const lane = this.lanes.get(view.promptId);
+    const id = view.promptId;
+    const previous = this.latest.get(id);
     if (isTerminalPhase(view.phase)) {
-      if (lane) this.clear(lane);
-      this.lanes.delete(view.promptId);
+      this.forget(id);
       this.send(view);
       return;
     }
-    if (!lane) {
-      this.lanes.set(view.promptId, { sent: view, sentAt: this.timers.now(), held: null, timer: null });
-      this.send(view);
-      return;
-    }
-    const change = compareViews(lane.held ?? lane.sent, view);
+    const change = previous ? compareViews(previous, view) : 'other';
     if (change === 'same') return;
-    if (change === 'other') {
-      this.clear(lane);
-      this.dispatch(lane, view);
-      return;
-    }
-    const wait = lane.sentAt + this.intervalMs - this.timers.now();
-    if (wait <= 0 && lane.held === null) {
-      this.dispatch(lane, view);
-      return;
-    }
-    lane.held = view;
-    lane.timer ??= this.timers.setTimeout(
-      () => {
-        lane.timer = null;
-        const held = lane.held;
-        lane.held = null;
-        if (held && this.lanes.get(held.promptId) === lane) this.dispatch(lane, held);
-      },
-      Math.max(0, wait),
-    );
+    this.latest.set(id, view);
+    // Anything but progress goes out now: a held progress view is dropped, not sent after it.
+    if (change === 'other') this.throttle.clear((key) => key === id);
+    this.throttle.offer(id, view);
   }
 
   /** Jobs with state kept (tests: nothing is left once they end). */
   size(): number {
-    return this.lanes.size;
+    return this.latest.size;
   }
 
   /** Drops every held view and timer (the session is going away). */
   dispose(): void {
-    for (const lane of this.lanes.values()) this.clear(lane);
-    this.lanes.clear();
+    this.throttle.clear();
+    this.latest.clear();
   }
 
-  private dispatch(lane: Lane, view: JobSnapshotView): void {
-    lane.sent = view;
-    lane.sentAt = this.timers.now();
-    this.send(view);
-  }
-
-  private clear(lane: Lane): void {
-    if (lane.timer !== null) this.timers.clearTimeout(lane.timer);
-    lane.timer = null;
-    lane.held = null;
+  private forget(id: string): void {
+    this.throttle.clear((key) => key === id);
+    this.latest.delete(id);
   }
 }

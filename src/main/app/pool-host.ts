@@ -5,7 +5,7 @@
 import type { PoolStatusView } from '@shared/ipc/contract';
 import { describeError } from '@shared/describe-error';
 import type { UnusablePool } from '@main/watch/service';
-import { LatestWins } from './hot-folder-throttle';
+import { LatestWins } from '@shared/latest-wins';
 import { NO_POOL_STATUS, type LivePool } from './live-pool';
 import type { ProfileSession } from './session';
 
