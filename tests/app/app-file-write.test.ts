@@ -8,7 +8,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { saveAppIntoFile, sha256Hex } from '@main/app/app-file-write';
 import { AppFailure } from '@main/app/errors';
 import { setLinearData } from '@shared/linear-data';
+import type { CallInput, CallName, CallResult, Envelope } from '@shared/ipc/contract';
+import type { AppCore } from '@main/app/core';
 import { tempCore, type TempCore } from './fakes';
+
+/** A call's envelope, typed by its name. */
+async function invoke<N extends CallName>(core: AppCore, name: N, input?: CallInput<N>): Promise<Envelope<CallResult<N>>> {
+  return (await core.invoke(name, input)) as Envelope<CallResult<N>>;
+}
 
 const ROOT = join(import.meta.dirname, '../..');
 const FIXTURE = readFileSync(join(ROOT, 'tests/fixtures/ui-demo-sampler.json'), 'utf8');
@@ -166,15 +173,15 @@ describe('apps.saveToFile and apps.saveAs through the core', () => {
     c = tempCore();
     const path = join(c.dataDir, 'flow.json');
     writeFileSync(path, FIXTURE);
-    const opened = await c.core.invoke('workflow.open', { path });
+    const opened = await invoke(c.core, 'workflow.open', { path });
     expect(opened.ok).toBe(true);
     const fileHash = opened.ok ? opened.value.fileHash : undefined;
     expect(fileHash).toBe(sha256Hex(Buffer.from(FIXTURE)));
-    const saved = await c.core.invoke('apps.saveToFile', { path, fileHash: fileHash!, inputs: PINS });
+    const saved = await invoke(c.core, 'apps.saveToFile', { path, fileHash: fileHash!, inputs: PINS });
     expect(saved.ok).toBe(true);
     expect(readFileSync(path, 'utf8')).toBe(saved.ok ? saved.value.uiWorkflowJson : '');
     // The hash from the first opening no longer fits the file.
-    const again = await c.core.invoke('apps.saveToFile', { path, fileHash: fileHash!, inputs: PINS });
+    const again = await invoke(c.core, 'apps.saveToFile', { path, fileHash: fileHash!, inputs: PINS });
     expect(again.ok).toBe(false);
     if (!again.ok) expect(again.error.message).toMatch(/changed on disk since it was opened/);
   });
@@ -183,7 +190,7 @@ describe('apps.saveToFile and apps.saveAs through the core', () => {
     c = tempCore({ allowAnyPath: false });
     const path = join(c.dataDir, 'never-opened.json');
     writeFileSync(path, FIXTURE);
-    const answer = await c.core.invoke('apps.saveToFile', { path, fileHash: sha256Hex(Buffer.from(FIXTURE)), inputs: PINS });
+    const answer = await invoke(c.core, 'apps.saveToFile', { path, fileHash: sha256Hex(Buffer.from(FIXTURE)), inputs: PINS });
     expect(answer.ok).toBe(false);
     expect(readFileSync(path, 'utf8')).toBe(FIXTURE);
   });
@@ -205,7 +212,7 @@ describe('apps.saveToFile and apps.saveAs through the core', () => {
     });
     try {
       const compact = JSON.stringify(JSON.parse(FIXTURE));
-      const saved = await c.core.invoke('apps.saveAs', { uiWorkflowJson: compact, suggestedName: 'lighthouse.app.json', inputs: PINS });
+      const saved = await invoke(c.core, 'apps.saveAs', { uiWorkflowJson: compact, suggestedName: 'lighthouse.app.json', inputs: PINS });
       expect(saved).toMatchObject({ ok: true, value: { saved: true, path: target } });
       expect(picked).toEqual(['lighthouse.app.json']);
       const text = readFileSync(target, 'utf8');
@@ -221,7 +228,7 @@ describe('apps.saveToFile and apps.saveAs through the core', () => {
           },
         },
       });
-      const recent = await c.core.invoke('workflow.recent');
+      const recent = await invoke(c.core, 'workflow.recent');
       expect(recent.ok && recent.value.items.map((i) => i.path)).toEqual([target]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -230,7 +237,7 @@ describe('apps.saveToFile and apps.saveAs through the core', () => {
 
   it('Save as without a save dialog (the harness) says the page downloads instead', async () => {
     c = tempCore();
-    const answer = await c.core.invoke('apps.saveAs', { uiWorkflowJson: FIXTURE, suggestedName: 'x.app.json', inputs: PINS });
+    const answer = await invoke(c.core, 'apps.saveAs', { uiWorkflowJson: FIXTURE, suggestedName: 'x.app.json', inputs: PINS });
     expect(answer.ok).toBe(false);
     if (!answer.ok) expect(answer.error.message).toMatch(/No save dialog here/);
   });
