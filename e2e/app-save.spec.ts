@@ -131,3 +131,55 @@ test.describe('a pinned input survives saving and opening again in a fresh app',
     await page.context().close();
   });
 });
+
+test("a hot folder's form offers the workflow's app: the same pinned inputs in the same order, All inputs for the rest", async ({ appPage: page }) => {
+  const work = mkdtempSync(join(tmpdir(), 'flowdeck-e2e-hotapp-'));
+  try {
+    const file = join(work, 'inpaint.json');
+    writeFileSync(file, readFileSync(join(ROOT, 'resources/workflows/inpaint-with-mask.json')));
+    await waitConnected(page);
+    await openFromDisk(page, file, 'inpaint.json');
+    await pin(page, 'fill', '2');
+    await expect.poll(() => appLabels(page)).toEqual(['Image', 'Seed', 'Fill']);
+    // Reordered: the fill before the seed.
+    await page.getByRole('group', { name: 'App inputs' }).getByRole('button', { name: 'Move Fill up' }).click();
+    await expect.poll(() => appLabels(page)).toEqual(['Image', 'Fill', 'Seed']);
+
+    await page.getByRole('link', { name: 'Hot folders' }).click();
+    await page.getByRole('button', { name: 'Add hot folder' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Add hot folder' });
+    await dialog.getByLabel('Workflow file', { exact: true }).fill(file);
+    await dialog.getByRole('button', { name: 'Load workflow' }).click();
+    await expect(dialog.getByLabel('Image input')).toHaveValue('1.image');
+    // The app, without the image input each file fills.
+    const app = dialog.getByRole('group', { name: 'App inputs' });
+    await expect.poll(() => app.locator('.row > .head > label').allInnerTexts()).toEqual(['Fill', 'Seed']);
+    // All inputs: the rest, node by node (the output's file name prefix too).
+    const all = dialog.getByRole('switch', { name: 'All inputs' });
+    await all.check();
+    await expect(dialog.getByRole('group', { name: 'App inputs' })).toHaveCount(0);
+    await expect(dialog.getByLabel('File name prefix', { exact: true })).toHaveValue('Flowdeck_inpaint');
+    await all.uncheck();
+
+    // A value set here is what the folder's files run with.
+    await app.getByLabel('Fill', { exact: true }).selectOption('solid');
+    await dialog.getByLabel('Name', { exact: true }).fill('Masks');
+    await dialog.getByLabel('Input folder', { exact: true }).fill(join(work, 'in'));
+    await dialog.getByLabel('Output folder', { exact: true }).fill(join(work, 'out'));
+    await dialog.getByLabel('Mask rule').fill('');
+    await dialog.getByRole('button', { name: 'Save', exact: true }).click();
+    await expect(dialog).toHaveCount(0);
+    const listed = (await page.evaluate(async () => window.flowdeck.invoke('hotFolders.list', undefined))) as {
+      ok: boolean;
+      value: { folders: { name: string; workflowJson: string }[] };
+    };
+    const saved = listed.value.folders.find((f) => f.name === 'Masks');
+    expect(JSON.parse(saved!.workflowJson)).toMatchObject({ '2': { inputs: { fill: 'solid', seed: 7 } } });
+    await page.evaluate(async () => {
+      const list = (await window.flowdeck.invoke('hotFolders.list', undefined)) as { value: { folders: { id: string }[] } };
+      for (const f of list.value.folders) await window.flowdeck.invoke('hotFolders.remove', { id: f.id });
+    });
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});

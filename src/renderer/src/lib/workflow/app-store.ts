@@ -6,7 +6,8 @@
 // proposed app. Pure except for the hash (Web Crypto), so the choice is tested without a core.
 import type { AppLayoutKey, CallResult } from '@shared/ipc/contract';
 import { isJsonObject, stringifyJsonExact, type JsonObject } from '@shared/json';
-import type { AppInput } from './app-inputs';
+import type { Api } from '../api';
+import { linearDataInputs, type AppInput } from './app-inputs';
 
 /** Where the app shown comes from: the file's own, one kept by Flowdeck, arranged but not yet in the file, or proposed. */
 export type AppSource = 'file' | 'saved' | 'unsaved' | 'proposed';
@@ -52,4 +53,10 @@ export function chooseApp(kept: CallResult<'apps.get'>, fromFile: AppInput[] | n
 /** The same inputs in the same order. */
 export function sameApp(a: readonly AppInput[], b: readonly AppInput[]): boolean {
   return a.length === b.length && a.every((x, i) => x.nodeId === b[i]!.nodeId && x.name === b[i]!.name);
+}
+
+/** The app a workflow opens as, found in one go (the hot folder dialog: nothing to save, no path). */
+export async function findApp(api: Api, workflow: JsonObject, uiWorkflowJson: string | null): Promise<{ pins: AppInput[] | null; source: AppSource }> {
+  const kept = await api.call('apps.get', await appKeyOf(workflow, uiWorkflowJson, null));
+  return chooseApp(kept, linearDataInputs(uiWorkflowJson), uiWorkflowJson !== null);
 }
