@@ -97,7 +97,7 @@ test.describe('a pinned input survives saving and opening again in a fresh app',
     let page = await freshPage(browser, harness, pageErrors);
     await openFromDisk(page, file, 'lighthouse.json');
     await pin(page, 'delay_ms', '3');
-    await expect(page.getByText('Your changes to this app are not saved in lighthouse.json yet.')).toBeVisible();
+    await expect(page.getByText('Changes not yet saved in lighthouse.json.')).toBeVisible();
     const labels = await appLabels(page);
     expect(labels.at(-1)).toBe('Delay (ms)');
 
