@@ -87,6 +87,18 @@ async function invoke(page, name, input) {
   return answer.value;
 }
 
+/** A page on `harness`, connected to its demo service. */
+async function connectedPage(browser, harness) {
+  const page = await browser.newPage({ viewport: SIZES[0] });
+  page.on('pageerror', (error) => console.error(`page error: ${error.message}`));
+  await page.goto(await harness.url);
+  await page
+    .getByRole('status', { name: 'Connection' })
+    .filter({ hasText: /Connected/ })
+    .waitFor({ timeout: 30_000 });
+  return page;
+}
+
 /**
  * The form as an app (issue 21): a UI file from disk with its own app (extra.linearData: two
  * inputs, one of its two outputs), one input pinned since (so "Save app" is offered), after a run
@@ -97,13 +109,7 @@ async function shootApp(browser, shoot) {
   const harness = startHarness();
   const work = mkdtempSync(join(tmpdir(), 'flowdeck-shots-app-'));
   try {
-    const page = await browser.newPage({ viewport: SIZES[0] });
-    page.on('pageerror', (error) => console.error(`page error: ${error.message}`));
-    await page.goto(await harness.url);
-    await page
-      .getByRole('status', { name: 'Connection' })
-      .filter({ hasText: /Connected/ })
-      .waitFor({ timeout: 30_000 });
+    const page = await connectedPage(browser, harness);
     const graph = JSON.parse(readFileSync(join(ROOT, 'tests/fixtures/ui-demo-sampler.json'), 'utf8'));
     graph.nodes[0].outputs[0].links = [1, 2];
     graph.nodes[0].widgets_values[0] = 'a lighthouse on a cliff at dusk, oil painting';
@@ -178,13 +184,7 @@ async function shootPool(browser, shoot) {
   const harness = startHarness(['--demo-time-scale', '1', '--local-demo', 'GPU 2']);
   const work = mkdtempSync(join(tmpdir(), 'flowdeck-shots-pool-'));
   try {
-    const page = await browser.newPage({ viewport: SIZES[0] });
-    page.on('pageerror', (error) => console.error(`page error: ${error.message}`));
-    await page.goto(await harness.url);
-    await page
-      .getByRole('status', { name: 'Connection' })
-      .filter({ hasText: /Connected/ })
-      .waitFor({ timeout: 30_000 });
+    const page = await connectedPage(browser, harness);
     const { profiles } = await invoke(page, 'profiles.list');
     const idOf = (name) => profiles.find((p) => p.name === name).id;
     await invoke(page, 'pool.save', {

@@ -93,15 +93,24 @@ describe('AppLayoutStore', () => {
     expect(JSON.parse(readFileSync(join(dir, 'apps.json'), 'utf8'))).toMatchObject({ version: 1, apps: [{ inputs: pins }] });
   });
 
-  it('keeps at most MAX_KEPT_APPS, the least recently saved going first', async () => {
+  it('keeps at most its limit (MAX_KEPT_APPS by default), the least recently saved going first', async () => {
+    expect(MAX_KEPT_APPS).toBe(1000);
     const dir = folder();
     let now = 0;
-    const store = new AppLayoutStore({ dataDir: dir, now: () => (now += 1) });
+    const store = new AppLayoutStore({ dataDir: dir, now: () => (now += 1), limit: 5 });
     const hash = (n: number): string => n.toString(16).padStart(64, '0');
-    for (let n = 0; n < MAX_KEPT_APPS + 3; n += 1) await store.keep({ path: null, contentHash: hash(n), shape: `s${n}` }, pins);
+    for (let n = 0; n < 8; n += 1) await store.keep({ path: null, contentHash: hash(n), shape: `s${n}` }, pins);
     const saved = JSON.parse(readFileSync(join(dir, 'apps.json'), 'utf8')) as { apps: { contentHash: string }[] };
-    expect(saved.apps).toHaveLength(MAX_KEPT_APPS);
-    expect(saved.apps.some((a) => a.contentHash === hash(0))).toBe(false);
-    expect(saved.apps.some((a) => a.contentHash === hash(MAX_KEPT_APPS + 2))).toBe(true);
-  }, 60_000);
+    expect(saved.apps.map((a) => a.contentHash)).toEqual([7, 6, 5, 4, 3].map(hash));
+  });
+
+  it('writes keeps made at once one after the other, the last file holding them all', async () => {
+    const dir = folder();
+    const store = new AppLayoutStore({ dataDir: dir });
+    const hash = (n: number): string => n.toString(16).padStart(64, '0');
+    await Promise.all([0, 1, 2, 3].map((n) => store.keep({ path: null, contentHash: hash(n), shape: `s${n}` }, pins)));
+    const saved = JSON.parse(readFileSync(join(dir, 'apps.json'), 'utf8')) as { apps: { contentHash: string }[] };
+    expect(saved.apps.map((a) => a.contentHash).sort()).toEqual([0, 1, 2, 3].map(hash));
+    expect(readdirSync(dir).filter((n) => n.includes('.part-'))).toEqual([]);
+  });
 });

@@ -35,29 +35,38 @@ export class AppLayoutStore {
   readonly #dir: string;
   readonly #now: () => number;
   readonly #log: (message: string) => void;
-  #records: AppRecord[] | null = null;
+  readonly #limit: number;
+  #records: AppRecord[] = [];
+  /** Read once; every caller waits for the same reading (two reads would each start from nothing). */
+  #loading: Promise<void> | null = null;
   /** Writes one after the other: the last one written holds every change. */
   #writing: Promise<void> = Promise.resolve();
 
-  constructor(options: { dataDir: string; now?: () => number; log?: (message: string) => void }) {
+  constructor(options: { dataDir: string; now?: () => number; log?: (message: string) => void; limit?: number }) {
     this.#dir = options.dataDir;
     this.#now = options.now ?? Date.now;
     this.#log = options.log ?? (() => undefined);
+    this.#limit = options.limit ?? MAX_KEPT_APPS;
   }
 
   get file(): string {
     return join(this.#dir, FILE_NAME);
   }
 
-  async #load(): Promise<AppRecord[]> {
-    if (this.#records) return this.#records;
+  #load(): Promise<void> {
+    this.#loading ??= this.#read();
+    return this.#loading;
+  }
+
+  async #read(): Promise<void> {
     let text: string;
     try {
       text = await readFile(this.file, 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      this.#records = [];
-      return this.#records;
+      // Not there yet: nothing kept. Another failure is the caller's to report (and read again next time).
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      this.#loading = null;
+      throw error;
     }
     let data: unknown;
     try {
@@ -73,14 +82,13 @@ export class AppLayoutStore {
       const aside = `${this.file}.damaged-${this.#now()}`;
       await copyFile(this.file, aside).catch(() => undefined);
       this.#log(`${this.file} could not be read as kept apps; it was set aside as ${aside}.`);
-      this.#records = [];
     }
-    return this.#records;
   }
 
   /** The app kept for a workflow: the same content first, then the same file with the same graph, then the same graph. */
   async get(key: AppLayoutKey): Promise<KeptApp | null> {
-    const records = await this.#load();
+    await this.#load();
+    const records = this.#records;
     const newest = (list: AppRecord[]): AppRecord | undefined => list.reduce<AppRecord | undefined>((a, b) => (a && a.savedAt >= b.savedAt ? a : b), undefined);
     const byContent = newest(records.filter((r) => r.contentHash === key.contentHash));
     if (byContent) return { inputs: byContent.inputs, match: 'content', savedAt: byContent.savedAt };
@@ -92,12 +100,14 @@ export class AppLayoutStore {
 
   /** Keeps the app of a workflow, replacing the one kept for that content or for that file's graph. */
   async keep(key: AppLayoutKey, inputs: readonly AppInputView[]): Promise<number> {
-    const records = await this.#load();
+    await this.#load();
+    // From here to the assignment nothing awaits: keeps made at once each start from the one before.
+    const records = this.#records;
     const savedAt = Math.max(this.#now(), ...records.map((r) => r.savedAt + 1));
     const others = records.filter((r) => r.contentHash !== key.contentHash && !(key.path !== null && r.path === key.path && r.shape === key.shape));
     const next = [...others, { path: key.path, contentHash: key.contentHash, shape: key.shape, inputs: [...inputs], savedAt }]
       .sort((a, b) => b.savedAt - a.savedAt)
-      .slice(0, MAX_KEPT_APPS);
+      .slice(0, this.#limit);
     this.#records = next;
     const text = `${JSON.stringify({ version: 1, apps: next }, null, 1)}\n`;
     const write = this.#writing.then(async () => {
