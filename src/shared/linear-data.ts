@@ -117,9 +117,15 @@ function indentUnit(text: string, root: ObjectSpan): string {
   return gap.includes('\n') ? gap.slice(gap.lastIndexOf('\n') + 1) : '';
 }
 
+/** How the file is laid out: one level of indentation ('' on one line) and its line ending. */
+interface Style {
+  unit: string;
+  eol: string;
+}
+
 /** `value` as the file would write it at a member indented by `indent`. */
-function render(value: JsonValue, unit: string, indent: string): string {
-  return unit === '' ? stringifyJsonExact(value) : stringifyJsonExact(value, unit).replace(/\n/g, `\n${indent}`);
+function render(value: JsonValue, style: Style, indent: string): string {
+  return style.unit === '' ? stringifyJsonExact(value) : stringifyJsonExact(value, style.unit).replace(/\n/g, `${style.eol}${indent}`);
 }
 
 interface Edit {
@@ -129,14 +135,15 @@ interface Edit {
 }
 
 /** New members `"key": value` after the object's last member (or inside an empty one), in the object's style. */
-function insertion(text: string, object: ObjectSpan, pairs: [string, JsonValue][], unit: string): Edit {
+function insertion(text: string, object: ObjectSpan, pairs: [string, JsonValue][], style: Style): Edit {
+  const { unit, eol } = style;
   const last = object.members[object.members.length - 1];
   if (!last) {
     const outer = lineIndent(text, object.start);
     const indent = unit === '' ? '' : outer + unit;
-    const joiner = unit === '' ? ',' : `,\n${indent}`;
-    const body = pairs.map(([key, value]) => `${JSON.stringify(key)}${unit === '' ? ':' : ': '}${render(value, unit, indent)}`).join(joiner);
-    return { at: object.start + 1, end: object.close, text: unit === '' ? body : `\n${indent}${body}\n${outer}` };
+    const joiner = unit === '' ? ',' : `,${eol}${indent}`;
+    const body = pairs.map(([key, value]) => `${JSON.stringify(key)}${unit === '' ? ':' : ': '}${render(value, style, indent)}`).join(joiner);
+    return { at: object.start + 1, end: object.close, text: unit === '' ? body : `${eol}${indent}${body}${eol}${outer}` };
   }
   const previousEnd = object.members.length > 1 ? object.members[object.members.length - 2]!.valueEnd : object.start + 1;
   const gap = text.slice(previousEnd, last.keyStart).replace(/^\s*,/, '');
@@ -145,8 +152,13 @@ function insertion(text: string, object: ObjectSpan, pairs: [string, JsonValue][
   return {
     at: last.valueEnd,
     end: last.valueEnd,
-    text: pairs.map(([key, value]) => `,${gap}${JSON.stringify(key)}${separator}${render(value, unit, indent)}`).join(''),
+    text: pairs.map(([key, value]) => `,${gap}${JSON.stringify(key)}${separator}${render(value, style, indent)}`).join(''),
   };
+}
+
+/** The text without a leading byte-order mark (kept in the file, not part of the JSON). */
+function withoutBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 function sameJson(a: JsonValue, b: JsonValue): boolean {
@@ -180,7 +192,7 @@ export function linearDataFor(graph: JsonObject, inputs: readonly LinearInput[])
 export function setLinearData(text: string, inputs: readonly LinearInput[]): string {
   let graph: JsonValue;
   try {
-    graph = parseJsonExact(text);
+    graph = parseJsonExact(withoutBom(text));
   } catch (error) {
     throw new LinearDataError(`the file is not valid JSON (${error instanceof Error ? error.message : String(error)}).`);
   }
@@ -191,25 +203,25 @@ export function setLinearData(text: string, inputs: readonly LinearInput[]): str
 
   const rootStart = skipSpace(text, text.charCodeAt(0) === 0xfeff ? 1 : 0);
   const root = objectAt(text, rootStart);
-  const unit = indentUnit(text, root);
+  const style: Style = { unit: indentUnit(text, root), eol: text.includes('\r\n') ? '\r\n' : '\n' };
   // JSON.parse keeps the last of two members of one name: so do we.
   const extraMember = [...root.members].reverse().find((m) => m.key === 'extra');
   const edits: Edit[] = [];
   if (!extraMember) {
-    edits.push(insertion(text, root, [['extra', { linearMode: true, linearData }]], unit));
+    edits.push(insertion(text, root, [['extra', { linearMode: true, linearData }]], style));
   } else if (text[extraMember.valueStart] !== '{') {
     const indent = lineIndent(text, extraMember.keyStart);
-    edits.push({ at: extraMember.valueStart, end: extraMember.valueEnd, text: render({ linearMode: true, linearData }, unit, indent) });
+    edits.push({ at: extraMember.valueStart, end: extraMember.valueEnd, text: render({ linearMode: true, linearData }, style, indent) });
   } else {
     const extra = objectAt(text, extraMember.valueStart);
     const mode = [...extra.members].reverse().find((m) => m.key === 'linearMode');
     const data = [...extra.members].reverse().find((m) => m.key === 'linearData');
     if (mode) edits.push({ at: mode.valueStart, end: mode.valueEnd, text: 'true' });
-    if (data) edits.push({ at: data.valueStart, end: data.valueEnd, text: render(linearData, unit, lineIndent(text, data.keyStart)) });
+    if (data) edits.push({ at: data.valueStart, end: data.valueEnd, text: render(linearData, style, lineIndent(text, data.keyStart)) });
     const missing: [string, JsonValue][] = [];
     if (!mode) missing.push(['linearMode', true]);
     if (!data) missing.push(['linearData', linearData]);
-    if (missing.length > 0) edits.push(insertion(text, extra, missing, unit));
+    if (missing.length > 0) edits.push(insertion(text, extra, missing, style));
   }
   edits.sort((a, b) => b.at - a.at);
   let out = text;
@@ -217,7 +229,7 @@ export function setLinearData(text: string, inputs: readonly LinearInput[]): str
 
   let check: JsonValue;
   try {
-    check = parseJsonExact(out);
+    check = parseJsonExact(withoutBom(out));
   } catch {
     throw new LinearDataError('writing the app would have made the file unreadable; nothing was changed.');
   }

@@ -85,6 +85,15 @@ describe('setLinearData keeps the rest of the file byte for byte', () => {
     );
   });
 
+  it('keeps a byte-order mark and Windows line endings, and writes its own lines with them', () => {
+    const text = '\uFEFF{\r\n  "nodes": [],\r\n  "extra": {\r\n    "ds": {"offset": [0.50, 1]}\r\n  }\r\n}\r\n';
+    const out = setLinearData(text, PINS);
+    expect(out.startsWith('\uFEFF{\r\n  "nodes": [],\r\n  "extra": {\r\n    "ds": {"offset": [0.50, 1]},\r\n    "linearMode": true,')).toBe(true);
+    expect(out.endsWith('\r\n  }\r\n}\r\n')).toBe(true);
+    expect(out.replace(/\r\n/g, '')).not.toContain('\n');
+    expect(JSON.parse(out.slice(1))).toMatchObject({ extra: { linearMode: true, linearData: { outputs: [] } } });
+  });
+
   it('refuses what is not a UI workflow', () => {
     expect(() => setLinearData('{"3": {"class_type": "KSampler", "inputs": {}}}', PINS)).toThrow(/not a UI-format workflow/);
     expect(() => setLinearData('{"nodes": [', PINS)).toThrow(/not valid JSON/);

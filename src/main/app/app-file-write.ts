@@ -27,7 +27,10 @@ async function readBounded(path: string): Promise<Buffer> {
   });
   if (!info.isFile()) throw new AppFailure('invalid_input', `${path} is not a file.`);
   if (info.size > MAX_WORKFLOW_FILE_BYTES) throw new AppFailure('invalid_input', `${path} is larger than 50 MB; that is not a workflow.`);
-  return fs.readFile(path);
+  const bytes = await fs.readFile(path);
+  // It may have grown since stat.
+  if (bytes.byteLength > MAX_WORKFLOW_FILE_BYTES) throw new AppFailure('invalid_input', `${path} is larger than 50 MB; that is not a workflow.`);
+  return bytes;
 }
 
 function changedOnDisk(path: string): AppFailure {
