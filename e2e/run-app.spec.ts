@@ -1,8 +1,10 @@
 // The Run form as an app (issue 21): a workflow opens as a proposed app (the inputs people change,
 // under plain names, no node ids, help behind "?", sliders beside exact numbers, size presets with
 // an aspect lock, a seed mode); a UI file's extra.linearData opens as its app; "All inputs" shows
-// the graph, where inputs are pinned; the arrangement survives opening again in a fresh app, and
-// "Save as app file" writes it into the file's extra.linearData for the editor and a fresh window.
+// the graph, where inputs are pinned; the arrangement survives opening again in a fresh page (kept
+// by the core), and "Save as…" (a download in a browser) writes it into a new file's
+// extra.linearData for the editor and a fresh window. Saving into the file on disk, and a fresh
+// core: app-save.spec.ts.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
@@ -95,16 +97,17 @@ test('a UI file with extra.linearData opens as its app; a pinned input survives 
   await page.getByRole('group', { name: 'App inputs' }).getByRole('button', { name: 'Move Prompt up' }).click();
   await expect.poll(() => appLabels(page)).toEqual(['Prompt', 'Steps', 'CFG']);
 
-  // A fresh app (the page loaded again) opens the same file as the arranged app.
+  // A fresh page opens the same file as the arranged app, kept by the core (not yet in a file).
   await page.reload();
   await waitConnected(page);
   await openWorkflow(page, appFile());
-  await expect(page.getByText('Your app for this workflow.')).toBeVisible();
+  await expect(page.getByText('Your app for this workflow, kept by Flowdeck. Save as… puts it in a file the editor opens.')).toBeVisible();
   await expect.poll(() => appLabels(page)).toEqual(['Prompt', 'Steps', 'CFG']);
 
-  // "Save as app file": the app goes into the file's extra.linearData, as the editor keeps it.
+  // "Save as…" (no save dialog in a browser: a download): the app in the file's extra.linearData, as the editor keeps it.
+  await expect(page.getByRole('button', { name: 'Save app', exact: true })).toHaveCount(0);
   const download = page.waitForEvent('download');
-  await page.getByRole('button', { name: 'Save as app file' }).click();
+  await page.getByRole('button', { name: 'Save as…' }).click();
   const saved = await download;
   expect(saved.suggestedFilename()).toBe('lighthouse.app.json');
   const text = readFileSync((await saved.path())!, 'utf8');
@@ -130,4 +133,55 @@ test('a UI file with extra.linearData opens as its app; a pinned input survives 
   } finally {
     await context.close();
   }
+});
+
+/** The UI Demo Sampler workflow saving twice (node 9 "FromUi", node 10 "Chosen"), its app listing node 10's output only. */
+function twoOutputsApp(): { name: string; text: string } {
+  const graph = JSON.parse(readFileSync(join(ROOT, 'tests/fixtures/ui-demo-sampler.json'), 'utf8')) as {
+    nodes: { id: number; outputs: { links: number[] }[] }[];
+    links: unknown[];
+    [key: string]: unknown;
+  };
+  graph.nodes[0]!.outputs[0]!.links = [1, 2];
+  graph.nodes.push({
+    id: 10,
+    type: 'SaveImage',
+    pos: [420, 360],
+    size: [300, 270],
+    flags: {},
+    order: 2,
+    mode: 0,
+    inputs: [{ name: 'images', type: 'IMAGE', link: 2 }],
+    outputs: [],
+    title: 'Save Chosen',
+    properties: { 'Node name for S&R': 'SaveImage' },
+    widgets_values: ['Chosen'],
+  } as unknown as { id: number; outputs: { links: number[] }[] });
+  graph.links.push([2, 3, 0, 10, 0, 'IMAGE']);
+  graph['last_node_id'] = 10;
+  graph['last_link_id'] = 2;
+  graph['extra'] = { linearMode: true, linearData: { inputs: [[3, 'prompt', {}]], outputs: [10] } };
+  return { name: 'two-saves.app.json', text: JSON.stringify(graph) };
+}
+
+test('the stage shows just the outputs the app lists; All outputs shows the rest', async ({ appPage: page }) => {
+  await waitConnected(page);
+  await openWorkflow(page, twoOutputsApp());
+  await expect(page.getByText('The app saved in this file.')).toBeVisible();
+  await runButton(page).click();
+  const stage = page.getByRole('region', { name: 'Result' });
+  await expect(stage.getByRole('img', { name: /^Result Chosen.*\.png$/ })).toBeVisible({ timeout: 20_000 });
+  await expect(stage.getByRole('img', { name: /^Result FromUi/ })).toHaveCount(0);
+  const strip = page.getByRole('list', { name: "This session's outputs" });
+  await expect(strip.getByRole('button', { name: /^Show Chosen.*\.png on the stage$/ })).toHaveCount(1);
+  await expect(strip.getByRole('button', { name: /^Show FromUi/ })).toHaveCount(0);
+
+  // "All outputs": both saves, as a small grid, and in the strip.
+  await stage.getByRole('switch', { name: 'All outputs' }).check();
+  const grid = stage.getByRole('list', { name: 'Outputs of this job' });
+  await expect(grid.getByRole('img', { name: /^Result FromUi.*\.png$/ })).toBeVisible();
+  await expect(grid.getByRole('img', { name: /^Result Chosen.*\.png$/ })).toBeVisible();
+  await expect(strip.getByRole('button', { name: /^Show FromUi.*\.png on the stage$/ })).toHaveCount(1);
+  await stage.getByRole('switch', { name: 'All outputs' }).uncheck();
+  await expect(stage.getByRole('img', { name: /^Result FromUi/ })).toHaveCount(0);
 });

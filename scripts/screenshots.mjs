@@ -2,9 +2,9 @@
 // `npm run build` first) on its demo service with a fresh data folder, and saves a PNG of each
 // view at 1280×800 and 800×600, in dark and light, into screenshots/ (ignored by git). Uses
 // Debian's Chromium (CHROMIUM_PATH to change it), like the e2e specs. FLOWDECK_SHOTS=pool takes
-// only the pool's shots (quicker when only those changed).
+// only the pool's shots (quicker when only those changed), FLOWDECK_SHOTS=app only the app's.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium } from '@playwright/test';
@@ -87,6 +87,93 @@ async function invoke(page, name, input) {
   return answer.value;
 }
 
+/** A page on `harness`, connected to its demo service. */
+async function connectedPage(browser, harness) {
+  const page = await browser.newPage({ viewport: SIZES[0] });
+  page.on('pageerror', (error) => console.error(`page error: ${error.message}`));
+  await page.goto(await harness.url);
+  await page
+    .getByRole('status', { name: 'Connection' })
+    .filter({ hasText: /Connected/ })
+    .waitFor({ timeout: 30_000 });
+  return page;
+}
+
+/**
+ * The form as an app (issue 21): a UI file from disk with its own app (extra.linearData: two
+ * inputs, one of its two outputs), one input pinned since (so "Save app" is offered), after a run
+ * (the stage shows the listed output, "All outputs" the rest); and a hot folder's dialog offering
+ * the app of its workflow.
+ */
+async function shootApp(browser, shoot) {
+  const harness = startHarness();
+  const work = mkdtempSync(join(tmpdir(), 'flowdeck-shots-app-'));
+  try {
+    const page = await connectedPage(browser, harness);
+    const graph = JSON.parse(readFileSync(join(ROOT, 'tests/fixtures/ui-demo-sampler.json'), 'utf8'));
+    graph.nodes[0].outputs[0].links = [1, 2];
+    graph.nodes[0].widgets_values[0] = 'a lighthouse on a cliff at dusk, oil painting';
+    graph.nodes.push({
+      ...graph.nodes[1],
+      id: 10,
+      pos: [420, 360],
+      inputs: [{ name: 'images', type: 'IMAGE', link: 2 }],
+      title: 'Save Chosen',
+      widgets_values: ['Chosen'],
+    });
+    graph.links.push([2, 3, 0, 10, 0, 'IMAGE']);
+    graph.extra = {
+      linearMode: true,
+      linearData: {
+        inputs: [
+          [3, 'prompt', {}],
+          [3, 'seed', {}],
+          [3, 'steps', {}],
+        ],
+        outputs: [10],
+      },
+    };
+    const file = join(work, 'lighthouse.app.json');
+    writeFileSync(file, `${JSON.stringify(graph, null, 2)}\n`);
+    await invoke(page, 'workflow.open', { path: file });
+    await page.reload();
+    await go(page, 'run');
+    await page.getByRole('navigation', { name: 'Recent workflows' }).getByRole('button', { name: 'lighthouse.app.json' }).click();
+    await page.getByRole('switch', { name: 'All inputs' }).check();
+    await page.getByRole('button', { name: 'Pin cfg of node 3 to the app' }).click();
+    await page.getByRole('switch', { name: 'All inputs' }).uncheck();
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await page
+      .getByRole('region', { name: 'Result' })
+      .getByRole('img', { name: /^Result Chosen/ })
+      .waitFor({ timeout: 60_000 });
+    const inpaint = join(work, 'inpaint.json');
+    writeFileSync(inpaint, readFileSync(join(ROOT, 'resources/workflows/inpaint-with-mask.json')));
+    for (const size of SIZES) {
+      await page.setViewportSize(size);
+      for (const theme of THEMES) {
+        await page.emulateMedia({ colorScheme: theme });
+        await go(page, 'run');
+        await shoot(page, 'run-app', size, theme);
+        await go(page, 'hot-folders');
+        await page.getByRole('button', { name: 'Add hot folder' }).click();
+        const dialog = page.getByRole('dialog', { name: 'Add hot folder' });
+        await dialog.getByLabel('Workflow file', { exact: true }).fill(inpaint);
+        await dialog.getByRole('button', { name: 'Load workflow' }).click();
+        await dialog.getByRole('group', { name: 'App inputs' }).getByLabel('Seed', { exact: true }).waitFor();
+        await dialog.getByRole('group', { name: 'App inputs' }).evaluate((el) => el.scrollIntoView({ block: 'center' }));
+        await page.waitForTimeout(200);
+        await shoot(page, 'dialog-hot-folder-app', size, theme);
+        await page.keyboard.press('Escape');
+      }
+    }
+    await page.close();
+  } finally {
+    await harness.stop();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
 /**
  * The pool: a second harness with another demo service ("GPU 2", local) beside the built-in one,
  * both made the pool; a hot folder running on it (jobs slow enough to be seen running), the
@@ -97,13 +184,7 @@ async function shootPool(browser, shoot) {
   const harness = startHarness(['--demo-time-scale', '1', '--local-demo', 'GPU 2']);
   const work = mkdtempSync(join(tmpdir(), 'flowdeck-shots-pool-'));
   try {
-    const page = await browser.newPage({ viewport: SIZES[0] });
-    page.on('pageerror', (error) => console.error(`page error: ${error.message}`));
-    await page.goto(await harness.url);
-    await page
-      .getByRole('status', { name: 'Connection' })
-      .filter({ hasText: /Connected/ })
-      .waitFor({ timeout: 30_000 });
+    const page = await connectedPage(browser, harness);
     const { profiles } = await invoke(page, 'profiles.list');
     const idOf = (name) => profiles.find((p) => p.name === name).id;
     await invoke(page, 'pool.save', {
@@ -226,6 +307,11 @@ async function main() {
       console.log(`${saved} screenshots in ${OUT}`);
       return;
     }
+    if (process.env.FLOWDECK_SHOTS === 'app') {
+      await shootApp(browser, shootOn);
+      console.log(`${saved} screenshots in ${OUT}`);
+      return;
+    }
 
     // The empty Run view first, in every size and theme.
     for (const size of SIZES) {
@@ -308,6 +394,7 @@ async function main() {
       .getByRole('group', { name: /^Running/ })
       .getByRole('checkbox')
       .waitFor({ state: 'detached', timeout: 30_000 });
+    await shootApp(browser, shootOn);
     await shootPool(browser, shootOn);
   } finally {
     await browser.close();

@@ -17,7 +17,7 @@ export function parseJsonExact(text: string): JsonValue {
 }
 
 /** Serialises a value, writing bigint as plain JSON digits. */
-export function stringifyJsonExact(value: unknown, indent?: number): string {
+export function stringifyJsonExact(value: unknown, indent?: number | string): string {
   const out = stringify(value, null, indent);
   if (out === undefined) throw new TypeError('value cannot be serialised as JSON');
   return out;

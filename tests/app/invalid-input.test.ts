@@ -56,6 +56,10 @@ const WRONG: Record<CallName, unknown> = {
   'pool.save': { servers: [{ profileId: 'p', concurrency: 0 }] },
   'pool.queues': 1,
   'pool.status': 'now',
+  'apps.get': { path: null, contentHash: 'abc', shape: 's' },
+  'apps.keep': { key: { path: null, contentHash: 'a'.repeat(64), shape: 's' }, inputs: [{ nodeId: '', name: 'x' }] },
+  'apps.saveToFile': { path: '/x.json', fileHash: 'nothex', inputs: [] },
+  'apps.saveAs': { uiWorkflowJson: '{}', suggestedName: '', inputs: [] },
 };
 
 describe('input validation', () => {

@@ -18,6 +18,8 @@ import { heldUnconfirmedSends } from '@main/watch/journal';
 import { Library, resolveLibraryDir } from '../library';
 import type { ServerProfile } from '@main/service/types';
 import { ActiveServer } from './active-server';
+import { createAppLayoutHandlers } from './app-layout-handlers';
+import { AppLayoutStore } from './app-layout-store';
 import { createConnectionHandlers } from './connection-handlers';
 import { createInvoke } from './envelope';
 import { AppFailure } from './errors';
@@ -142,6 +144,12 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
       notify: (message) => hub.emit('app.notice', { level: 'warning', message }),
     }),
     ...createHistoryHandlers({ requireJobs, requireSession: () => active.requireSession() }),
+    ...createAppLayoutHandlers({
+      store: new AppLayoutStore({ dataDir: deps.dataDir, now, log: (message) => log('warn', message) }),
+      settings: deps.settings,
+      dialogs: deps.dialogs ?? null,
+      allowAnyPath: deps.allowAnyPath === true,
+    }),
     ...createPoolHandlers({
       settings: deps.settings,
       ...profiles.access(),

@@ -24,6 +24,8 @@ export interface FileDialogs {
   openImage(): Promise<string | null>;
   /** A folder (hot folders' input and output). */
   pickFolder(title: string): Promise<string | null>;
+  /** Where to save a workflow file ("Save as…" of an app), `suggestedName` offered; null: cancelled. */
+  saveWorkflow?(suggestedName: string): Promise<string | null>;
 }
 
 export type LogLevel = 'info' | 'warn' | 'error';

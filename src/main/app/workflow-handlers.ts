@@ -5,6 +5,7 @@ import type { CallHandlers, WorkflowParseView } from '@shared/ipc/contract';
 import type { SettingsStore } from '@main/config/settings';
 import type { Library } from '@main/library/library';
 import type { FileDialogs } from './ports';
+import { sha256Hex } from './app-file-write';
 import { AppFailure } from './errors';
 import type { ProfileSession } from './session';
 import { fixedDefinitions, type DefinitionsSource } from '@main/workflow/workflow-reading';
@@ -84,7 +85,9 @@ export function createWorkflowHandlers(ctx: WorkflowHandlerContext): Pick<CallHa
       }
       if (file.path) rememberWorkflow(ctx.settings, file.path);
       const parse = 'text' in file ? await workflowViewOfText(file.text, definitions) : await workflowViewOfBytes(file.bytes, definitions);
-      return { opened: true, name: file.name, path: file.path, parse };
+      // A file from disk: its hash lets an app be saved into it later only while it is unchanged.
+      const fileHash = file.path && 'bytes' in file ? { fileHash: sha256Hex(file.bytes) } : {};
+      return { opened: true, name: file.name, path: file.path, parse, ...fileHash };
     },
 
     'workflow.parse': async ({ text }) => {

@@ -1,4 +1,5 @@
-// Native file dialogs for workflow.open, upload.image and the hot folders' folder pickers.
+// Native file dialogs for workflow.open, upload.image, the hot folders' folder pickers and an
+// app's "Save as…" (apps.saveAs).
 import { dialog, type BrowserWindow } from 'electron';
 import type { FileDialogs } from '@main/app/ports';
 
@@ -17,5 +18,16 @@ export function createFileDialogs(getWindow: () => BrowserWindow | null): FileDi
       ]),
     openImage: () => pick('Choose an image', [{ name: 'Images', extensions: ['png', 'jpg', 'jpeg', 'webp', 'gif', 'bmp'] }]),
     pickFolder: (title) => show({ title, properties: ['openDirectory', 'createDirectory'] }),
+    saveWorkflow: async (suggestedName) => {
+      const options: Electron.SaveDialogOptions = {
+        title: 'Save the workflow with its app',
+        defaultPath: suggestedName,
+        filters: [{ name: 'Workflows', extensions: ['json'] }],
+        properties: ['createDirectory', 'showOverwriteConfirmation'],
+      };
+      const win = getWindow();
+      const result = win ? await dialog.showSaveDialog(win, options) : await dialog.showSaveDialog(options);
+      return result.canceled || !result.filePath ? null : result.filePath;
+    },
   };
 }

@@ -20,6 +20,7 @@ import { hotFolderCalls, hotFolderEvents } from './hot-folders-contract';
 import { libraryCalls, libraryEvents } from './library-contract';
 import { historyCalls } from './history-contract';
 import { poolCalls, poolEvents } from './pool-contract';
+import { appLayoutCalls } from './app-layout-contract';
 
 // ---------------------------------------------------------------------------------------------
 // Shared pieces
@@ -235,6 +236,8 @@ export const workflowFileSchema = z.object({
   /** Full path when the file came from disk (dialog, recent list, harness path); null for content. */
   path: z.string().nullable(),
   parse: workflowParseSchema.nullable(),
+  /** SHA-256 (hex) of the file's bytes as read, when it came from disk: saving into it later checks it is unchanged. */
+  fileHash: z.string().optional(),
 });
 
 export const recentWorkflowSchema = z.object({ path: z.string(), name: z.string() });
@@ -466,6 +469,7 @@ export const calls = {
   ...hotFolderCalls,
   ...historyCalls,
   ...poolCalls,
+  ...appLayoutCalls,
 } as const satisfies { [N in CallName]: { input: z.ZodType; result: z.ZodType } };
 
 /** Something the user should know that no call asked about (a damaged store was reset at start). */
@@ -514,3 +518,4 @@ export * from './library-contract';
 export * from './hot-folders-contract';
 export * from './history-contract';
 export * from './pool-contract';
+export * from './app-layout-contract';

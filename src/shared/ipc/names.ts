@@ -53,6 +53,10 @@ export const CALL_NAMES = [
   'pool.save',
   'pool.queues',
   'pool.status',
+  'apps.get',
+  'apps.keep',
+  'apps.saveToFile',
+  'apps.saveAs',
 ] as const;
 
 export const EVENT_NAMES = [

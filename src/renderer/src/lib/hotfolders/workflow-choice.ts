@@ -4,7 +4,10 @@ import type { CallResult } from '@shared/ipc/contract';
 import { interpretParse, OpenDocument } from '../stores/workflow.svelte';
 
 export type WorkflowChoice =
-  { kind: 'chosen'; workflowJson: string; name: string; unknownClasses: string[] } | { kind: 'cancelled' } | { kind: 'problem'; message: string };
+  /** uiWorkflowJson: the editor graph it came from, when there is one (its extra.linearData is the app). */
+  | { kind: 'chosen'; workflowJson: string; name: string; unknownClasses: string[]; uiWorkflowJson: string | null }
+  | { kind: 'cancelled' }
+  | { kind: 'problem'; message: string };
 
 /** Longest workflow name hotFolders.save keeps. */
 const MAX_NAME = 255;
@@ -15,7 +18,7 @@ export function workflowChoiceFrom(result: CallResult<'workflow.open'>): Workflo
   const parse = result.parse;
   if (parse.format === 'api' || parse.format === 'ui' || parse.format === 'image') {
     const unknownClasses = (parse.unknownClasses ?? []).map((u) => `${u.nodeId} (${u.classType})`);
-    return { kind: 'chosen', workflowJson: parse.workflowJson, name, unknownClasses };
+    return { kind: 'chosen', workflowJson: parse.workflowJson, name, unknownClasses, uiWorkflowJson: parse.uiWorkflowJson ?? null };
   }
   const outcome = interpretParse(name, result.path, parse);
   if (outcome instanceof OpenDocument) return { kind: 'problem', message: 'The file could not be read as a workflow.' };

@@ -6,11 +6,11 @@ import type { MaskSaveResult } from '../mask/upload';
 import { isJsonObject, parseJsonExact, stringifyJsonExact, type JsonObject, type JsonValue } from '@shared/json';
 import { messageOf, type Api } from '../api';
 import { routeError } from '../errors';
-import { appFields, linearDataInputs, proposeApp, type AppInput } from '../workflow/app-inputs';
-import { loadApp, saveApp } from '../workflow/app-store';
+import { appFields, proposeApp, type AppInput } from '../workflow/app-inputs';
 import { applyDrafts, draftOf, fieldKey, initialDraft } from '../workflow/drafts';
 import { randomBigIntInRange, toBigInt } from '../workflow/exact';
 import { buildForm, type FormField, type NodeGroup } from '../workflow/form-model';
+import { AppArrangement } from './app-arrangement.svelte';
 import type { DefinitionsStore } from './definitions.svelte';
 import type { JobsStore } from './jobs.svelte';
 import type { Navigation } from './navigation.svelte';
@@ -69,10 +69,8 @@ export class RunStore {
       // Storage refused: the choice lasts for this session.
     }
   }
-  /** The app's inputs as arranged (saved, or the file's linearData); null: the proposed app. */
-  appPins = $state.raw<AppInput[] | null>(null);
-  /** Where the app's inputs come from, said above the form. */
-  appSource = $state<'file' | 'saved' | 'proposed'>('proposed');
+  /** The app as arranged (kept by the core, or the file's linearData), where it came from, and saving it. */
+  readonly appLayout: AppArrangement;
   /** Where the runs go: the active server, or the pool set in Servers (only while one is set). */
   target = $state<RunTarget>('active');
   groups: NodeGroup[] = $derived.by(() => this.#buildGroups());
@@ -80,7 +78,7 @@ export class RunStore {
   /** Image inputs that take an uploaded file (LoadImage's `image`): where a library image can go. */
   imageFields = $derived(this.groups.flatMap((g) => g.fields).filter((f) => f.spec?.kind === 'combo' && f.spec.imageUpload && f.source.kind !== 'link'));
   /** The inputs the app shows, in order. */
-  app: AppInput[] = $derived(this.appPins ?? proposeApp(this.groups));
+  app: AppInput[] = $derived.by(() => this.appLayout.pins ?? proposeApp(this.groups));
   appFields = $derived(appFields(this.groups, this.app));
   seedFields = $derived(this.groups.flatMap((g) => g.fields).filter((f) => f.spec?.kind === 'int' && f.spec.seed && f.source.kind !== 'link'));
 
@@ -98,16 +96,17 @@ export class RunStore {
     this.#nav = nav;
     this.#recent = recent;
     this.#poolIsSet = poolIsSet;
+    this.appLayout = new AppArrangement(api, (notice) => (this.notice = notice));
   }
 
-  /** A workflow is open: its app is the one saved for it, else its file's, else a proposed one. */
-  #adopt(doc: OpenDocument): void {
+  /**
+   * A workflow is open: its app is its file's or the one kept for it (see AppArrangement), else a
+   * proposed one. `file`: the UI file on disk it came from (the app can be saved into it).
+   */
+  #adopt(doc: OpenDocument, file: { path: string; hash: string } | null = null): void {
     this.doc?.dispose();
     this.doc = doc;
-    const saved = loadApp(doc.workflow);
-    const fromFile = saved ? null : linearDataInputs(doc.uiWorkflowJson);
-    this.appPins = saved ?? (fromFile && fromFile.length > 0 ? fromFile : null);
-    this.appSource = saved ? 'saved' : fromFile && fromFile.length > 0 ? 'file' : 'proposed';
+    this.appLayout.adopt(doc, file);
   }
 
   isPinned(field: FormField): boolean {
@@ -133,15 +132,7 @@ export class RunStore {
   }
 
   #arrange(inputs: AppInput[]): void {
-    this.appPins = inputs;
-    this.appSource = 'saved';
-    if (this.doc && !saveApp(this.doc.workflow, inputs)) {
-      this.notice = {
-        tone: 'error',
-        title: 'The app could not be kept',
-        message: 'This window cannot store it (storage is full or refused); it lasts until you open another workflow.',
-      };
-    }
+    this.appLayout.arrange(inputs);
   }
 
   /** The target a run goes to now: the pool only while one is set (it may have been emptied since it was chosen). */
@@ -194,7 +185,8 @@ export class RunStore {
       if (!result.opened || !result.parse) return;
       const outcome = interpretParse(result.name ?? 'workflow', result.path, result.parse);
       if (outcome instanceof OpenDocument) {
-        this.#adopt(outcome);
+        const fromDisk = result.path && result.fileHash && result.parse.format === 'ui' ? { path: result.path, hash: result.fileHash } : null;
+        this.#adopt(outcome, fromDisk);
         this.notice = openedNotice(outcome.name, result.parse);
       } else {
         this.notice = outcome;
@@ -281,12 +273,13 @@ export class RunStore {
     doc.setDraft(field.nodeId, field.name, result.inputValue);
   }
 
-  randomize(field: FormField): void {
-    if (!this.doc || field.spec?.kind !== 'int') return;
+  /** A random value for an integer input (a seed) of `doc` (the open workflow's by default). */
+  randomize(field: FormField, doc: OpenDocument | null = this.doc): void {
+    if (!doc || field.spec?.kind !== 'int') return;
     const min = field.spec.min ?? 0n;
     const max = field.spec.max ?? UINT64_MAX;
     const value = randomBigIntInRange(min, max, (bytes) => crypto.getRandomValues(bytes));
-    this.doc.setDraft(field.nodeId, field.name, value.toString());
+    doc.setDraft(field.nodeId, field.name, value.toString());
   }
 
   /** The seed after a run: random, or the one after (wrapping at the input's maximum), exactly. */

@@ -38,8 +38,8 @@ export function proposeApp(groups: readonly NodeGroup[]): AppInput[] {
   return picked;
 }
 
-/** `extra.linearData.inputs` of a UI file, when it has one: [[nodeId, widgetName, {...}], ...]. */
-export function linearDataInputs(uiWorkflowJson: string | null): AppInput[] | null {
+/** `extra.linearData` of a UI file's text, when it has one. */
+function linearDataOf(uiWorkflowJson: string | null): JsonObject | null {
   if (uiWorkflowJson === null) return null;
   let graph: JsonValue;
   try {
@@ -49,7 +49,12 @@ export function linearDataInputs(uiWorkflowJson: string | null): AppInput[] | nu
   }
   const extra = isJsonObject(graph) ? graph['extra'] : null;
   const linear = isJsonObject(extra) ? extra['linearData'] : null;
-  const inputs = isJsonObject(linear) ? linear['inputs'] : null;
+  return isJsonObject(linear) ? linear : null;
+}
+
+/** `extra.linearData.inputs` of a UI file, when it has one: [[nodeId, widgetName, {...}], ...]. */
+export function linearDataInputs(uiWorkflowJson: string | null): AppInput[] | null {
+  const inputs = linearDataOf(uiWorkflowJson)?.['inputs'];
   if (!Array.isArray(inputs)) return null;
   const out: AppInput[] = [];
   for (const entry of inputs) {
@@ -60,15 +65,23 @@ export function linearDataInputs(uiWorkflowJson: string | null): AppInput[] | nu
   return out;
 }
 
-/** The UI file with its app written into `extra.linearData` (and `linearMode`), as the editor keeps it. */
-export function withLinearData(uiWorkflowJson: string, inputs: readonly AppInput[]): JsonObject {
-  const graph = parseJsonExact(uiWorkflowJson);
-  if (!isJsonObject(graph)) throw new Error('the editor graph is not a JSON object.');
-  const extra = isJsonObject(graph['extra']) ? graph['extra'] : {};
-  const linear = isJsonObject(extra['linearData']) ? extra['linearData'] : {};
-  const outputs = Array.isArray(linear['outputs']) ? linear['outputs'] : [];
-  const ids = (id: string): JsonValue => (/^\d+$/.test(id) ? Number(id) : id);
-  return { ...graph, extra: { ...extra, linearMode: true, linearData: { ...linear, inputs: inputs.map((i) => [ids(i.nodeId), i.name, {}]), outputs } } };
+/** `extra.linearData.outputs` of a UI file: the nodes whose outputs the app shows; null (or empty): every output. */
+export function linearDataOutputs(uiWorkflowJson: string | null): string[] | null {
+  const outputs = linearDataOf(uiWorkflowJson)?.['outputs'];
+  if (!Array.isArray(outputs)) return null;
+  const ids = outputs.flatMap((id) => (typeof id === 'string' || typeof id === 'number' ? [String(id)] : []));
+  return ids.length > 0 ? ids : null;
+}
+
+/**
+ * The outputs an app shows: those of the nodes it lists (linearData.outputs), in their order;
+ * every output when it lists none, or when none of the listed nodes made one (an empty stage
+ * would say less than the rest).
+ */
+export function appOutputsOf<T extends { file: { node: string } }>(outputs: readonly T[], listed: readonly string[] | null): T[] {
+  if (listed === null) return [...outputs];
+  const shown = outputs.filter((o) => listed.includes(o.file.node));
+  return shown.length > 0 ? shown : [...outputs];
 }
 
 /** The fields of an app, in its order; inputs the workflow does not have (any more) are left out. */

@@ -1,13 +1,16 @@
-// Flowdeck's own record of the apps the user arranged (pinned, unpinned, reordered inputs), per
-// workflow: kept in the window's local storage under the workflow's shape (its node ids and
-// classes), so the same workflow opens as the same app again, an API file included. A UI file can
-// also carry its app itself (extra.linearData, see ./app-inputs); a saved arrangement wins.
-import { z } from 'zod';
-import { isJsonObject, type JsonObject } from '@shared/json';
-import type { AppInput } from './app-inputs';
+// Which app a workflow opens as, and how it is found again. The arrangement the user made (pins,
+// order) is kept by the core in Flowdeck's own store (apps.get / apps.keep), keyed by the file's
+// path, the workflow's content hash and its shape; a UI file also carries its own app
+// (extra.linearData, see ./app-inputs). Precedence: an arrangement made on exactly this content;
+// else the file's own app; else an arrangement of the same file or the same graph; else the
+// proposed app. Pure except for the hash (Web Crypto), so the choice is tested without a core.
+import type { AppLayoutKey, CallResult } from '@shared/ipc/contract';
+import { isJsonObject, stringifyJsonExact, type JsonObject } from '@shared/json';
+import type { Api } from '../api';
+import { linearDataInputs, type AppInput } from './app-inputs';
 
-const PREFIX = 'flowdeck.app.';
-const savedSchema = z.array(z.object({ nodeId: z.string().max(200), name: z.string().max(200) })).max(500);
+/** Where the app shown comes from: the file's own, one kept by Flowdeck, arranged but not yet in the file, or proposed. */
+export type AppSource = 'file' | 'saved' | 'unsaved' | 'proposed';
 
 /** The workflow's shape: its node ids and classes, hashed (FNV-1a), so edits to values keep the app. */
 export function workflowShape(workflow: JsonObject): string {
@@ -23,23 +26,37 @@ export function workflowShape(workflow: JsonObject): string {
   return `${hash.toString(16)}-${text.length}`;
 }
 
-export function loadApp(workflow: JsonObject): AppInput[] | null {
-  try {
-    const text = globalThis.localStorage?.getItem(PREFIX + workflowShape(workflow));
-    if (!text) return null;
-    const parsed = savedSchema.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
+/** SHA-256 of a text, in hex. */
+export async function sha256Text(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-/** False when the storage refused (private mode, quota): the arrangement lasts for this session only. */
-export function saveApp(workflow: JsonObject, inputs: readonly AppInput[]): boolean {
-  try {
-    globalThis.localStorage?.setItem(PREFIX + workflowShape(workflow), JSON.stringify(inputs));
-    return true;
-  } catch {
-    return false;
-  }
+/** The key the core keeps a workflow's app under: the UI graph's text when there is one, else the API prompt's. */
+export async function appKeyOf(workflow: JsonObject, uiWorkflowJson: string | null, path: string | null): Promise<AppLayoutKey> {
+  return { path, contentHash: await sha256Text(uiWorkflowJson ?? stringifyJsonExact(workflow)), shape: workflowShape(workflow) };
+}
+
+/**
+ * The app a workflow opens as. `kept` is what the core found (null: nothing); `fromFile` the UI
+ * file's own app (null: none). `hasGraph` tells a UI workflow (whose app belongs in a file) from an
+ * API one (whose app Flowdeck keeps).
+ */
+export function chooseApp(kept: CallResult<'apps.get'>, fromFile: AppInput[] | null, hasGraph: boolean): { pins: AppInput[] | null; source: AppSource } {
+  const file = fromFile && fromFile.length > 0 ? fromFile : null;
+  if (kept && file && sameApp(kept.inputs, file)) return { pins: file, source: 'file' };
+  if (kept && (kept.match === 'content' || !file)) return { pins: kept.inputs, source: hasGraph ? 'unsaved' : 'saved' };
+  if (file) return { pins: file, source: 'file' };
+  return { pins: null, source: 'proposed' };
+}
+
+/** The same inputs in the same order. */
+export function sameApp(a: readonly AppInput[], b: readonly AppInput[]): boolean {
+  return a.length === b.length && a.every((x, i) => x.nodeId === b[i]!.nodeId && x.name === b[i]!.name);
+}
+
+/** The app a workflow opens as, found in one go (the hot folder dialog: nothing to save, no path). */
+export async function findApp(api: Api, workflow: JsonObject, uiWorkflowJson: string | null): Promise<{ pins: AppInput[] | null; source: AppSource }> {
+  const kept = await api.call('apps.get', await appKeyOf(workflow, uiWorkflowJson, null));
+  return chooseApp(kept, linearDataInputs(uiWorkflowJson), uiWorkflowJson !== null);
 }
