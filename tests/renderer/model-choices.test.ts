@@ -23,7 +23,19 @@ const CHECKPOINTS = [
 
 describe('which inputs get the searchable picker', () => {
   it('knows model inputs by name, whatever their options', () => {
-    for (const name of ['ckpt_name', 'lora_name', 'lora_name_2', 'vae_name', 'unet_name', 'clip_name', 'clip_name1', 'control_net_name', 'upscale_model_name', 'model_name', 'style_model_name'])
+    for (const name of [
+      'ckpt_name',
+      'lora_name',
+      'lora_name_2',
+      'vae_name',
+      'unet_name',
+      'clip_name',
+      'clip_name1',
+      'control_net_name',
+      'upscale_model_name',
+      'model_name',
+      'style_model_name',
+    ])
       expect(isModelChoice(name, []), name).toBe(true);
     for (const name of ['sampler_name', 'scheduler', 'fill', 'weight_dtype', 'image']) expect(isModelChoice(name, ['a', 'b']), name).toBe(false);
   });

@@ -10,7 +10,8 @@ const MODEL_EXTENSION = /\.(safetensors|sft|ckpt|pt|pth|bin|gguf|onnx|pkl|engine
  * Inputs that name a file in a model folder (the editor's loaders): ckpt_name, lora_name,
  * lora_name_2, vae_name, unet_name, clip_name1, control_net_name, upscale_model_name, ...
  */
-const MODEL_INPUT = /^(ckpt|checkpoint|lora|vae|unet|clip|clip_vision|control_net|controlnet|upscale_model|style_model|gligen|hypernetwork|model|ipadapter|embedding|diffusers?|taesd|photomaker|instantid|pulid)_?name(_?\d+)?$|^lora_\d+$/i;
+const MODEL_INPUT =
+  /^(ckpt|checkpoint|lora|vae|unet|clip|clip_vision|control_net|controlnet|upscale_model|style_model|gligen|hypernetwork|model|ipadapter|embedding|diffusers?|taesd|photomaker|instantid|pulid)_?name(_?\d+)?$|^lora_\d+$/i;
 
 /** Above this many options a plain select is hard to use: the picker with search takes over. */
 export const LONG_LIST = 12;
@@ -63,7 +64,9 @@ function searchText(text: string): string {
 
 /** Whether every word typed is found in the choice's path (any order, any case). */
 export function matchesQuery(value: string, query: string): boolean {
-  const words = searchText(query).split(/\s+/).filter((w) => w !== '');
+  const words = searchText(query)
+    .split(/\s+/)
+    .filter((w) => w !== '');
   if (words.length === 0) return true;
   const haystack = searchText(value);
   return words.every((word) => haystack.includes(word));
