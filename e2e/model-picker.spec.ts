@@ -11,6 +11,7 @@ import { bridgeLog, openWorkflow, recordBridge, runButton, waitConnected } from 
 import { DemoService } from '../src/main/demo';
 import type { DemoNode } from '../src/main/demo/node-api';
 import { createNodeLibrary } from '../src/main/demo/nodes';
+import { loaderDefinition } from '../scripts/model-loaders.mjs';
 
 const CHECKPOINTS = [
   'v1-5-pruned-emaonly.safetensors',
@@ -24,22 +25,10 @@ const LORAS = ['add_detail.safetensors', 'styles/pixel-art-xl.safetensors', 'sty
 const SAMPLERS = Array.from({ length: 40 }, (_, i) => (i === 0 ? 'euler' : i === 1 ? 'dpmpp_2m_sde' : `sampler_${String(i).padStart(2, '0')}`));
 const SCHEDULERS = ['normal', 'karras', 'exponential', 'simple'];
 
-/** A node definition as the real server serves it (legacy combos `[[...], {}]`); it never runs here. */
+/** A loader as the real server defines it (legacy combos `[[...], {}]`); it never runs here. */
 function loader(name: string, displayName: string, required: JsonObject, outputs: string[]): DemoNode {
   return {
-    definition: {
-      input: { required },
-      input_order: { required: Object.keys(required) },
-      output: outputs,
-      output_is_list: outputs.map(() => false),
-      output_name: outputs,
-      name,
-      display_name: displayName,
-      description: '',
-      python_module: 'nodes',
-      category: 'loaders',
-      output_node: false,
-    },
+    definition: loaderDefinition(name, displayName, required, outputs),
     run: () => Promise.reject(new Error(`${name} has no models on the demo service.`)),
   };
 }

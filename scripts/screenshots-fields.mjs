@@ -6,6 +6,7 @@
 import { createServer, request } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import { loaderDefinition } from './model-loaders.mjs';
 
 const CHECKPOINTS = [
   'v1-5-pruned-emaonly.safetensors',
@@ -20,29 +21,14 @@ const CHECKPOINTS = [
 ];
 const LORAS = ['add_detail.safetensors', 'styles/pixel-art-xl.safetensors', 'styles/watercolor_v2.safetensors', 'people/detail_eyes.safetensors'];
 
-function loader(name, displayName, required, outputs) {
-  return {
-    input: { required },
-    input_order: { required: Object.keys(required) },
-    output: outputs,
-    output_is_list: outputs.map(() => false),
-    output_name: outputs,
-    name,
-    display_name: displayName,
-    description: '',
-    python_module: 'nodes',
-    category: 'loaders',
-    output_node: false,
-  };
-}
-
 const LOADERS = {
-  CheckpointLoaderSimple: loader('CheckpointLoaderSimple', 'Load Checkpoint', { ckpt_name: [CHECKPOINTS, { tooltip: 'The checkpoint (model) to load.' }] }, [
-    'MODEL',
-    'CLIP',
-    'VAE',
-  ]),
-  LoraLoader: loader('LoraLoader', 'Load LoRA', { model: ['MODEL', {}], clip: ['CLIP', {}], lora_name: [LORAS, {}] }, ['MODEL', 'CLIP']),
+  CheckpointLoaderSimple: loaderDefinition(
+    'CheckpointLoaderSimple',
+    'Load Checkpoint',
+    { ckpt_name: [CHECKPOINTS, { tooltip: 'The checkpoint (model) to load.' }] },
+    ['MODEL', 'CLIP', 'VAE'],
+  ),
+  LoraLoader: loaderDefinition('LoraLoader', 'Load LoRA', { model: ['MODEL', {}], clip: ['CLIP', {}], lora_name: [LORAS, {}] }, ['MODEL', 'CLIP']),
 };
 
 /** Starts the proxy in front of `target` (http://host:port); resolves with its URL and a stop function. */

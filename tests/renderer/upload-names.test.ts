@@ -1,8 +1,7 @@
 // An uploaded image is shown under its original name (issue 21): names kept by input value, not
 // kept when the server kept the name, the newest kept when there are too many, the masked copy
-// named after its image; and the masked thumbnail's size.
+// named after its image.
 import { describe, expect, it } from 'vitest';
-import { thumbnailSize } from '../../src/renderer/src/lib/mask/masked-thumbnail';
 import { maskedName } from '../../src/renderer/src/lib/mask/upload';
 import { UploadNames } from '../../src/renderer/src/lib/stores/upload-names';
 
@@ -42,14 +41,5 @@ describe('original names of uploads', () => {
   it('names a masked copy after its image, once', () => {
     expect(maskedName('cat.png')).toBe('cat.png (masked)');
     expect(maskedName('cat.png (masked)')).toBe('cat.png (masked)');
-  });
-});
-
-describe('the masked thumbnail', () => {
-  it('fits the longer edge into 192 px, never enlarges, keeps the proportion', () => {
-    expect(thumbnailSize(256, 256)).toEqual({ width: 192, height: 192 });
-    expect(thumbnailSize(1024, 512)).toEqual({ width: 192, height: 96 });
-    expect(thumbnailSize(100, 40)).toEqual({ width: 100, height: 40 });
-    expect(thumbnailSize(4000, 1)).toEqual({ width: 192, height: 1 });
   });
 });

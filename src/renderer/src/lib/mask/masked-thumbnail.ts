@@ -8,7 +8,7 @@ import { sniffMime } from './browser-image';
 const THUMBNAIL_EDGE = 192;
 
 /** The thumbnail size for an image of `width` x `height`: fitted into THUMBNAIL_EDGE, never enlarged. */
-export function thumbnailSize(width: number, height: number, edge = THUMBNAIL_EDGE): { width: number; height: number } {
+function thumbnailSize(width: number, height: number, edge = THUMBNAIL_EDGE): { width: number; height: number } {
   const scale = Math.min(1, edge / Math.max(width, height, 1));
   return { width: Math.max(1, Math.round(width * scale)), height: Math.max(1, Math.round(height * scale)) };
 }

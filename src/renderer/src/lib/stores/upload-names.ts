@@ -14,9 +14,18 @@ function baseName(value: string): string {
   return value.slice(Math.max(value.lastIndexOf('/'), value.lastIndexOf('\\')) + 1);
 }
 
+/** The window's storage where there is one (the page); none under Node (tests). */
+interface KeyValueStorage {
+  getItem(key: string): string | null;
+  setItem(key: string, value: string): void;
+}
+function storage(): KeyValueStorage | undefined {
+  return (globalThis as { localStorage?: KeyValueStorage }).localStorage;
+}
+
 function read(): [string, string][] {
   try {
-    const parsed: unknown = JSON.parse(globalThis.localStorage?.getItem(STORAGE_KEY) ?? '[]');
+    const parsed: unknown = JSON.parse(storage()?.getItem(STORAGE_KEY) ?? '[]');
     if (!Array.isArray(parsed)) return [];
     return parsed.filter(
       (entry): entry is [string, string] => Array.isArray(entry) && entry.length === 2 && typeof entry[0] === 'string' && typeof entry[1] === 'string',
@@ -54,7 +63,7 @@ export class UploadNames {
       this.#names.delete(oldest);
     }
     try {
-      globalThis.localStorage?.setItem(STORAGE_KEY, JSON.stringify([...this.#names.entries()]));
+      storage()?.setItem(STORAGE_KEY, JSON.stringify([...this.#names.entries()]));
     } catch {
       // Storage refused: the names last for this session.
     }
