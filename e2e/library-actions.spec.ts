@@ -17,7 +17,7 @@ import type { Locator, Page } from '@playwright/test';
 import { PNG } from 'pngjs';
 import { DemoService } from '../src/main/demo';
 import { ROOT } from './fixtures/harness';
-import { overlayAlpha, paintLine } from './mask-canvas';
+import { imageAlpha, overlayAlpha, paintLine } from './mask-canvas';
 import { expect, test } from './fixtures/index';
 import { bridgeLog, field, openWorkflow, property, recordBridge, runOpenWorkflow, TEXT_TO_IMAGE, waitConnected } from './ui-helpers';
 
@@ -485,9 +485,11 @@ test('mask painter from the library: save uploads the original then the mask nam
   await detail.getByRole('button', { name: 'Use masked image as input' }).click();
   await expect(page.getByText('The masked image is now the "image" input of node 1.')).toBeVisible();
   await expect(field(page, '1 LoadImage', 'image')).toHaveValue(masked.inputValue);
-  // Its thumbnail shows the picture (the original's), not the colourless mask PNG that was sent.
+  // Its thumbnail shows the picture with the stroke taken out, not the colourless mask PNG that was sent.
   const thumbnail = page.getByRole('group', { name: '1 LoadImage' }).getByRole('img', { name: `Thumbnail of ${file} (masked)` });
   await expect.poll(() => meanColourOfImage(thumbnail)).not.toBeNull();
+  expect(await imageAlpha(thumbnail, 0.5, 0.5)).toBe(0);
+  expect(await imageAlpha(thumbnail, 0.5, 0.8)).toBe(255);
   const expected = meanColourOfPng(libraryImage);
   const shown = (await meanColourOfImage(thumbnail))!;
   for (let c = 0; c < 3; c += 1) expect(Math.abs(shown[c]! - expected[c]!), `channel ${c}: ${shown.join(', ')} vs ${expected.join(', ')}`).toBeLessThan(12);

@@ -17,7 +17,7 @@ import { build, type Plugin } from 'vite';
 import { DemoService } from '../src/main/demo';
 import { ROOT, startHarness, type RunningHarness } from './fixtures/harness';
 import { expect, test } from './fixtures/index';
-import { clickAt, overlayAlpha, paintLine } from './mask-canvas';
+import { clickAt, imageAlpha, overlayAlpha, paintLine } from './mask-canvas';
 import { field, newestJob, openWorkflow, runButton, waitConnected } from './ui-helpers';
 
 const EXAMPLE = join(ROOT, 'resources/demo/example.png');
@@ -82,41 +82,6 @@ async function buildPainterPage(outDir: string): Promise<void> {
     join(outDir, 'index.html'),
     `<!doctype html><html lang="en"><head><meta charset="UTF-8" /><link rel="icon" href="data:," /><title>Mask painter</title>${styles.map((s) => `<link rel="stylesheet" href="/${s}" />`).join('')}</head>` +
       `<body><div id="app"></div><script type="module" src="/page.js"></script></body></html>`,
-  );
-}
-
-/** The page's <img> and canvas, as far as imageAlpha uses them (the Node type check has no DOM library). */
-interface PageImage {
-  complete: boolean;
-  naturalWidth: number;
-  naturalHeight: number;
-  ownerDocument: {
-    createElement(tag: 'canvas'): {
-      width: number;
-      height: number;
-      getContext(kind: '2d'): {
-        drawImage(image: PageImage, x: number, y: number): void;
-        getImageData(x: number, y: number, w: number, h: number): { data: ArrayLike<number> };
-      } | null;
-    };
-  };
-}
-
-/** The alpha of an <img> at a point given as fractions of its natural size (0 to 255); -1 while not loaded. */
-function imageAlpha(image: Locator, fx: number, fy: number): Promise<number> {
-  return image.evaluate(
-    (el, [x, y]) => {
-      const img = el as unknown as PageImage;
-      if (!img.complete || img.naturalWidth === 0) return -1;
-      const canvas = img.ownerDocument.createElement('canvas');
-      canvas.width = img.naturalWidth;
-      canvas.height = img.naturalHeight;
-      const context = canvas.getContext('2d');
-      if (!context) return -1;
-      context.drawImage(img, 0, 0);
-      return context.getImageData(Math.floor(x! * img.naturalWidth), Math.floor(y! * img.naturalHeight), 1, 1).data[3]!;
-    },
-    [fx, fy],
   );
 }
 

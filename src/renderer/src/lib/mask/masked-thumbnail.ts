@@ -14,28 +14,30 @@ function thumbnailSize(width: number, height: number, edge = THUMBNAIL_EDGE): { 
 }
 
 /**
- * An object URL of a PNG: `image` scaled down, transparent where `maskPng` is transparent (the
- * painted area). The caller revokes it. Rejects when either picture cannot be decoded.
+ * A PNG data URL: `image` scaled down, transparent where `maskPng` is transparent (the painted
+ * area). A data URL (a few kB at this size), so whoever shows it has nothing to release. Rejects
+ * when either picture cannot be decoded.
  */
-export async function maskedThumbnailUrl(image: { bytes: Uint8Array; mime: string }, maskPng: Uint8Array): Promise<string> {
+export async function maskedThumbnailDataUrl(image: { bytes: Uint8Array; mime: string }, maskPng: Uint8Array): Promise<string> {
   const picture = await createImageBitmap(new Blob([image.bytes as BlobPart], { type: sniffMime(image.bytes, image.mime) }));
-  const mask = await createImageBitmap(new Blob([maskPng as BlobPart], { type: 'image/png' }), { premultiplyAlpha: 'none' });
   try {
-    const { width, height } = thumbnailSize(picture.width, picture.height);
-    const canvas = document.createElement('canvas');
-    canvas.width = width;
-    canvas.height = height;
-    const context = canvas.getContext('2d');
-    if (!context) throw new Error('no 2D canvas here');
-    context.drawImage(picture, 0, 0, width, height);
-    // Keeps the image only where the mask is opaque (not painted).
-    context.globalCompositeOperation = 'destination-in';
-    context.drawImage(mask, 0, 0, width, height);
-    const blob = await new Promise<Blob | null>((done) => canvas.toBlob(done, 'image/png'));
-    if (!blob) throw new Error('the thumbnail could not be encoded');
-    return URL.createObjectURL(blob);
+    const mask = await createImageBitmap(new Blob([maskPng as BlobPart], { type: 'image/png' }), { premultiplyAlpha: 'none' });
+    try {
+      const { width, height } = thumbnailSize(picture.width, picture.height);
+      const canvas = document.createElement('canvas');
+      canvas.width = width;
+      canvas.height = height;
+      const context = canvas.getContext('2d');
+      if (!context) throw new Error('no 2D canvas here');
+      context.drawImage(picture, 0, 0, width, height);
+      // Keeps the image only where the mask is opaque (not painted).
+      context.globalCompositeOperation = 'destination-in';
+      context.drawImage(mask, 0, 0, width, height);
+      return canvas.toDataURL('image/png');
+    } finally {
+      mask.close();
+    }
   } finally {
     picture.close();
-    mask.close();
   }
 }

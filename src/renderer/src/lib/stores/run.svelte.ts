@@ -327,7 +327,7 @@ export class RunStore {
 
   /**
    * The mask painter saved: the input names the masked file, shown by `thumbnail` (the image with
-   * the mask taken out, an object URL this store then owns) or else the original's thumbnail.
+   * the mask taken out, a data URL) or else the original's thumbnail.
    */
   useMasked(field: FormField, result: MaskSaveResult, thumbnail: string | null = null): void {
     const doc = this.doc;
@@ -339,7 +339,7 @@ export class RunStore {
     doc.uploads.set(
       key,
       thumbnail
-        ? { value: result.inputValue, thumbnail, ownsUrl: true }
+        ? { value: result.inputValue, thumbnail, ownsUrl: false }
         : { value: result.inputValue, thumbnail: previous?.thumbnail ?? null, ownsUrl: previous?.ownsUrl ?? false },
     );
     uploadNames.remember(result.inputValue, result.masked.originalName);
