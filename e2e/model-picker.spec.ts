@@ -103,7 +103,6 @@ test('a checkpoint picker: plain name, search, groups by folder, keyboard, exact
   await expect(list.getByRole('group')).toHaveText([/v1-5-pruned-emaonly/, /^Flux/, /^SD15/, /^SDXL/]);
   await expect(list.getByRole('group', { name: 'SDXL' }).getByRole('option')).toHaveCount(3);
   await expect(list.getByRole('option', { selected: true })).toHaveAttribute('title', 'SDXL/sd_xl_base_1.0.safetensors');
-  await page.screenshot({ path: 'screenshots/model-picker-open-1280x800.png' });
 
   // Typing filters (every word, any order): one match, Enter takes it and closes.
   await search.fill('jugger xl');
