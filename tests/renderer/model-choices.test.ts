@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   choiceParts,
+  firstChoices,
   flatChoices,
   groupChoices,
   isModelChoice,
@@ -94,6 +95,17 @@ describe('filtering and grouping', () => {
     expect(groups.map((g) => g.folder)).toEqual(['SDXL']);
     expect(flatChoices(groupChoices(CHECKPOINTS, 'flux')).map((c) => c.value)).toEqual(['Flux\\flux1-dev-fp8.safetensors']);
     expect(groupChoices(CHECKPOINTS, 'nothing like it')).toEqual([]);
+  });
+});
+
+describe('very long lists', () => {
+  it('draw the first matches only, across groups, and say how many were left out', () => {
+    const all = groupChoices(CHECKPOINTS);
+    const { groups, hidden } = firstChoices(all, 3);
+    expect(flatChoices(groups).map((c) => c.value)).toEqual(['v1-5-pruned-emaonly.safetensors', 'animagine.safetensors', 'Flux\\flux1-dev-fp8.safetensors']);
+    expect(groups.map((g) => g.folder)).toEqual(['', 'Flux']);
+    expect(hidden).toBe(3);
+    expect(firstChoices(all, 100)).toEqual({ groups: all, hidden: 0 });
   });
 });
 

@@ -90,6 +90,27 @@ export function groupChoices(options: readonly string[], query = ''): ChoiceGrou
     .map(([folder, choices]) => ({ folder, choices }));
 }
 
+/**
+ * At most `max` choices of `groups`, in order (a server may hold thousands of LoRAs: the list
+ * stays quick, and typing narrows it), with how many were left out.
+ */
+export function firstChoices(groups: readonly ChoiceGroup[], max: number): { groups: ChoiceGroup[]; hidden: number } {
+  const kept: ChoiceGroup[] = [];
+  let room = max;
+  let hidden = 0;
+  for (const group of groups) {
+    if (room <= 0) {
+      hidden += group.choices.length;
+      continue;
+    }
+    const choices = group.choices.slice(0, room);
+    hidden += group.choices.length - choices.length;
+    room -= choices.length;
+    kept.push(choices.length === group.choices.length ? group : { folder: group.folder, choices });
+  }
+  return { groups: kept, hidden };
+}
+
 /** The choices in the order the list shows them (for arrow keys). */
 export function flatChoices(groups: readonly ChoiceGroup[]): ChoiceParts[] {
   return groups.flatMap((g) => g.choices);
