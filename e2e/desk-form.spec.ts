@@ -61,6 +61,10 @@ test('image inputs: the server images with thumbnails, upload, the same file aga
   await expect(group.getByRole('img', { name: /^Thumbnail of / })).toBeVisible();
   const uploaded = await image.inputValue();
   expect(uploaded).not.toBe('example.png');
+  // Shown under its original name; the server's (hashed) name is the value and the tooltip.
+  await expect(group.getByRole('img', { name: 'Thumbnail of example.png' })).toBeVisible();
+  await expect(image.locator('option:checked')).toHaveText('example.png');
+  await expect(image.locator('option:checked')).toHaveAttribute('title', `On the server as ${uploaded}`);
   // The picker never keeps the chosen file: the same file picked again uploads again.
   await expect(upload).toHaveValue('');
   await upload.setInputFiles(EXAMPLE);
@@ -117,4 +121,15 @@ test('image inputs: the server images with thumbnails, upload, the same file aga
   await expect(field(page, '1 LoadImage', 'image')).toHaveValue('example.png');
   await expect(page.getByRole('group', { name: '1 LoadImage' }).getByRole('img', { name: /^Thumbnail of / })).toHaveCount(0);
   await expect(page.getByRole('group', { name: '1 LoadImage' }).getByLabel('Upload image')).toHaveValue('');
+
+  // The hashed value coming back later (a draft, Reuse parameters), even after a restart of the
+  // window, is still shown under an original name: the cloud keeps one file for the same bytes,
+  // and the dropped copy of example.png was the last to name it.
+  await page.reload();
+  await waitConnected(page);
+  await openWorkflow(page, INVERT);
+  const again = field(page, '1 LoadImage', 'image');
+  await again.selectOption(uploaded);
+  await expect(again.locator('option:checked')).toHaveText('Café 写真 🌅.png');
+  await expect(page.getByRole('group', { name: '1 LoadImage' }).getByTitle(`On the server as ${uploaded}`).last()).toHaveText('Café 写真 🌅.png');
 });

@@ -17,7 +17,7 @@ import type { Locator, Page } from '@playwright/test';
 import { PNG } from 'pngjs';
 import { DemoService } from '../src/main/demo';
 import { ROOT } from './fixtures/harness';
-import { overlayAlpha, paintLine } from './mask-canvas';
+import { imageAlpha, overlayAlpha, paintLine } from './mask-canvas';
 import { expect, test } from './fixtures/index';
 import { bridgeLog, field, openWorkflow, property, recordBridge, runOpenWorkflow, TEXT_TO_IMAGE, waitConnected } from './ui-helpers';
 
@@ -447,9 +447,9 @@ test('mask painter from the library: save uploads the original then the mask nam
   await paintLine(page, { x: 60, y: 128.5 }, { x: 196, y: 128.5 });
   await expect.poll(() => overlayAlpha(page, 128, 128)).toBe(255);
   await painter.getByRole('button', { name: 'Save mask' }).click();
-  const result = painter.getByRole('status', { name: 'Save result' });
-  await expect(result).toContainText('Uploaded the original as input/');
-  await expect(result).toContainText('the server saved the masked image as input/');
+  // Saved: the painter closes, and the detail offers the masked image, named after the original.
+  await expect(painter).toBeHidden();
+  await expect(detail.getByText(`Masked image saved as ${file} (masked).`)).toBeVisible();
 
   // What went to the server: the original's upload, then the mask naming exactly that file.
   const log = await bridgeLog(page);
@@ -482,14 +482,14 @@ test('mask painter from the library: save uploads the original then the mask nam
   expect(alpha(5, 5)).toBe(255);
 
   // Into the open workflow's image input.
-  await painter.getByRole('button', { name: 'Close' }).click();
-  await expect(painter).toBeHidden();
   await detail.getByRole('button', { name: 'Use masked image as input' }).click();
   await expect(page.getByText('The masked image is now the "image" input of node 1.')).toBeVisible();
   await expect(field(page, '1 LoadImage', 'image')).toHaveValue(masked.inputValue);
-  // Its thumbnail shows the picture (the original's), not the colourless mask PNG that was sent.
-  const thumbnail = page.getByRole('group', { name: '1 LoadImage' }).getByRole('img', { name: `Thumbnail of ${masked.inputValue}` });
+  // Its thumbnail shows the picture with the stroke taken out, not the colourless mask PNG that was sent.
+  const thumbnail = page.getByRole('group', { name: '1 LoadImage' }).getByRole('img', { name: `Thumbnail of ${file} (masked)` });
   await expect.poll(() => meanColourOfImage(thumbnail)).not.toBeNull();
+  expect(await imageAlpha(thumbnail, 0.5, 0.5)).toBe(0);
+  expect(await imageAlpha(thumbnail, 0.5, 0.8)).toBe(255);
   const expected = meanColourOfPng(libraryImage);
   const shown = (await meanColourOfImage(thumbnail))!;
   for (let c = 0; c < 3; c += 1) expect(Math.abs(shown[c]! - expected[c]!), `channel ${c}: ${shown.join(', ')} vs ${expected.join(', ')}`).toBeLessThan(12);
@@ -520,8 +520,7 @@ test('mask painter from the library: save uploads the original then the mask nam
   await expect(painter.getByRole('application', { name: 'Mask canvas' })).toBeVisible();
   await paintLine(page, { x: 20, y: 20 }, { x: 60, y: 20 });
   await painter.getByRole('button', { name: 'Save mask' }).click();
-  await expect(result).toContainText('The image input now reads');
-  await painter.getByRole('button', { name: 'Close' }).click();
+  await expect(painter).toBeHidden();
   await expect(detailAgain.getByRole('button', { name: 'Use masked image as input' })).toBeVisible();
   await openDetail(page, name);
   const other = page.getByRole('complementary', { name });

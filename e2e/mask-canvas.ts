@@ -1,6 +1,7 @@
 // The mask painter's canvas in the specs: reading what its overlay shows and painting on it with
-// the mouse, in image pixels (the canvas box on screen includes zoom and pan).
-import type { Page } from '@playwright/test';
+// the mouse, in image pixels (the canvas box on screen includes zoom and pan); and reading the
+// alpha of a picture (a masked thumbnail).
+import type { Locator, Page } from '@playwright/test';
 
 // The project's Node type check has no DOM library: the page objects used are described here.
 interface PageCanvas {
@@ -37,4 +38,39 @@ export async function clickAt(page: Page, at: { x: number; y: number }, options:
   if (options.shift) await page.keyboard.down('Shift');
   await page.mouse.click(box.x + (at.x / size.w) * box.width, box.y + (at.y / size.h) * box.height);
   if (options.shift) await page.keyboard.up('Shift');
+}
+
+/** The page's <img> and a canvas, as far as imageAlpha uses them. */
+interface PageImage {
+  complete: boolean;
+  naturalWidth: number;
+  naturalHeight: number;
+  ownerDocument: {
+    createElement(tag: 'canvas'): {
+      width: number;
+      height: number;
+      getContext(kind: '2d'): {
+        drawImage(image: PageImage, x: number, y: number): void;
+        getImageData(x: number, y: number, w: number, h: number): { data: ArrayLike<number> };
+      } | null;
+    };
+  };
+}
+
+/** The alpha of an <img> at a point given as fractions of its natural size (0 to 255); -1 while not loaded. */
+export function imageAlpha(image: Locator, fx: number, fy: number): Promise<number> {
+  return image.evaluate(
+    (el, [x, y]) => {
+      const img = el as unknown as PageImage;
+      if (!img.complete || img.naturalWidth === 0) return -1;
+      const canvas = img.ownerDocument.createElement('canvas');
+      canvas.width = img.naturalWidth;
+      canvas.height = img.naturalHeight;
+      const context = canvas.getContext('2d');
+      if (!context) return -1;
+      context.drawImage(img, 0, 0);
+      return context.getImageData(Math.floor(x! * img.naturalWidth), Math.floor(y! * img.naturalHeight), 1, 1).data[3]!;
+    },
+    [fx, fy],
+  );
 }

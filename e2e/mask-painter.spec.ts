@@ -17,7 +17,7 @@ import { build, type Plugin } from 'vite';
 import { DemoService } from '../src/main/demo';
 import { ROOT, startHarness, type RunningHarness } from './fixtures/harness';
 import { expect, test } from './fixtures/index';
-import { clickAt, overlayAlpha, paintLine } from './mask-canvas';
+import { clickAt, imageAlpha, overlayAlpha, paintLine } from './mask-canvas';
 import { field, newestJob, openWorkflow, runButton, waitConnected } from './ui-helpers';
 
 const EXAMPLE = join(ROOT, 'resources/demo/example.png');
@@ -263,19 +263,29 @@ test.describe('mask painter page (real core, real bridge, local demo service)', 
     await expect(dialog.getByRole('button', { name: 'Redo', exact: true })).toBeEnabled();
     await dialog.getByRole('button', { name: 'Fit' }).click();
 
+    // A save closes the dialog (asks its owner to: this page only records it); what was taken is
+    // the owner's to show.
     await dialog.getByRole('button', { name: 'Save mask' }).click();
+    await expect.poll(() => page.evaluate(() => (window as unknown as { __closed?: boolean }).__closed === true)).toBe(true);
     await expect(dialog.getByRole('alert')).toHaveCount(0);
-    const result = dialog.getByRole('status', { name: 'Save result' });
-    await expect(result).toContainText('Uploaded the original as input/example.png.');
-    await expect(result).toContainText('the server saved the masked image as input/');
     const masked = await page.evaluate(
-      () => (window as unknown as { __masked: { inputValue: string; masked: { name: string; subfolder: string; type: string } } }).__masked,
+      () =>
+        (
+          window as unknown as {
+            __masked: {
+              inputValue: string;
+              originalUploaded: boolean;
+              original: { name: string; subfolder: string; type: string };
+              masked: { name: string; subfolder: string; type: string; originalName?: string };
+            };
+          }
+        ).__masked,
     );
-    await expect(result).toContainText(`The image input now reads "${masked.inputValue}".`);
+    // The original went up first, under its own name; the masked copy is named after it for people.
+    expect(masked.originalUploaded).toBe(true);
+    expect(masked.original).toEqual({ name: 'example.png', subfolder: '', type: 'input' });
+    expect(masked.masked.originalName).toBe('example.png (masked)');
     expectMaskedExample(readPng(join(demo.dataDir, masked.masked.type, masked.masked.subfolder, masked.masked.name)));
-
-    // A second save sends only the mask: the original is on the server now.
-    await expect(dialog.getByText('On the server as input/example.png')).toBeVisible();
     expect(pageErrors).toEqual([]);
   });
 
@@ -366,9 +376,25 @@ test.describe('mask painter in the app', () => {
     await dialog.getByRole('slider', { name: 'Hardness' }).fill('100');
     await paintLine(page, { x: 60, y: 128.5 }, { x: 196, y: 128.5 });
     await dialog.getByRole('button', { name: 'Save mask' }).click();
-    await expect(dialog.getByRole('status', { name: 'Save result' })).toContainText('The image input now reads');
 
-    // A stroke painted after the save is not thrown away by accident: closing asks first.
+    // Saved: the dialog closes, the input names the masked file (shown under the original's name)
+    // and its thumbnail is the picture with the painted line taken out.
+    await expect(dialog).toBeHidden();
+    await expect(group.getByRole('status')).toContainText('Mask saved');
+    const thumbnail = group.getByRole('img', { name: 'Thumbnail of example.png (masked)' });
+    await expect(thumbnail).toBeVisible();
+    await expect.poll(() => imageAlpha(thumbnail, 0.5, 0.5)).toBe(0); // under the stroke (y 128 of 256)
+    expect(await imageAlpha(thumbnail, 0.5, 0.8)).toBe(255);
+    expect(await imageAlpha(thumbnail, 0.02, 0.02)).toBe(255);
+    const chosen = field(page, '1 LoadImage', 'image').locator('option:checked');
+    await expect(chosen).toHaveText('example.png (masked)');
+    await expect(chosen).toHaveAttribute('title', `On the server as ${await field(page, '1 LoadImage', 'image').inputValue()}`);
+
+    // Painting again starts from that mask; a stroke not saved is not thrown away by accident.
+    await group.getByRole('button', { name: 'Paint mask' }).click();
+    await expect(dialog.getByRole('application', { name: 'Mask canvas' })).toBeVisible();
+    await expect(dialog.getByText('On the server as input/example.png: saving sends only the mask.')).toBeVisible();
+    await expect.poll(() => overlayAlpha(page, 128, 128)).toBe(255);
     await paintLine(page, { x: 60, y: 40.5 }, { x: 120, y: 40.5 });
     await dialog.getByRole('button', { name: 'Close' }).click();
     const ask = page.getByRole('dialog', { name: 'Discard the painting?' });

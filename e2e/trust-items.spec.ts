@@ -9,8 +9,19 @@ test('"?" lists every shortcut, the viewer\'s and the mask painter\'s included',
   await waitConnected(page);
   await page.keyboard.press('?');
   const list = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
-  for (const section of ['Everywhere', 'Image viewer', 'Mask painter']) await expect(list.getByRole('table', { name: section })).toBeVisible();
-  for (const what of ['Next output', 'Fit to the window', 'Smaller brush', 'Larger brush', 'Invert the mask', 'Undo', 'Eraser'])
+  for (const section of ['Everywhere', 'Model and long choice pickers', 'Library', 'Image viewer', 'Mask painter'])
+    await expect(list.getByRole('table', { name: section })).toBeVisible();
+  for (const what of [
+    'Next output',
+    'Fit to the window',
+    'Smaller brush',
+    'Larger brush',
+    'Invert the mask',
+    'Undo',
+    'Eraser',
+    'Choose the highlighted one',
+    'Open the selected item',
+  ])
     await expect(list).toContainText(what);
 });
 

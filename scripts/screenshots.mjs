@@ -2,13 +2,15 @@
 // `npm run build` first) on its demo service with a fresh data folder, and saves a PNG of each
 // view at 1280×800 and 800×600, in dark and light, into screenshots/ (ignored by git). Uses
 // Debian's Chromium (CHROMIUM_PATH to change it), like the e2e specs. FLOWDECK_SHOTS=pool takes
-// only the pool's shots (quicker when only those changed), FLOWDECK_SHOTS=app only the app's.
+// only the pool's shots, FLOWDECK_SHOTS=app only the app's, FLOWDECK_SHOTS=fields only the form
+// widgets' (quicker when only those changed).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium } from '@playwright/test';
 import { PNG } from 'pngjs';
+import { shootFields } from './screenshots-fields.mjs';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const ENTRY = join(ROOT, 'out/main/harness.js');
@@ -302,6 +304,12 @@ async function main() {
       saved += 1;
     };
     const shoot = (name, size, theme) => shootOn(page, name, size, theme);
+    const fieldsContext = { startHarness, invoke, sizes: SIZES, themes: THEMES, root: ROOT };
+    if (process.env.FLOWDECK_SHOTS === 'fields') {
+      await shootFields(browser, shootOn, fieldsContext);
+      console.log(`${saved} screenshots in ${OUT}`);
+      return;
+    }
     if (process.env.FLOWDECK_SHOTS === 'pool') {
       await shootPool(browser, shootOn);
       console.log(`${saved} screenshots in ${OUT}`);
@@ -395,6 +403,7 @@ async function main() {
       .getByRole('checkbox')
       .waitFor({ state: 'detached', timeout: 30_000 });
     await shootApp(browser, shootOn);
+    await shootFields(browser, shootOn, fieldsContext);
     await shootPool(browser, shootOn);
   } finally {
     await browser.close();

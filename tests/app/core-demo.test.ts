@@ -220,9 +220,13 @@ describe('app core against a real demo service', () => {
     const png = new Uint8Array(readFileSync(join(import.meta.dirname, '../../resources/demo/example.png')));
     const image = await r.ok('upload.image', { name: 'example.png', bytes: png });
     expect(image).toMatchObject({ type: 'input', inputValue: image!.name, thumbnailDataUrl: expect.stringMatching(/^data:image\/png;base64,/) });
+    // The cloud stores it under a content hash; the answer keeps the name the user knows.
+    expect(image!.name).not.toBe('example.png');
+    expect(image!.originalName).toBe('example.png');
     const maskPng = new Uint8Array(readFileSync(join(import.meta.dirname, '../../resources/demo/example-mask.png')));
     const masked = await r.ok('upload.mask', { original: { name: image!.name, subfolder: image!.subfolder, type: image!.type }, maskPng });
     expect(masked.name).not.toBe('');
+    expect(masked.originalName).toBeUndefined();
     expect(masked.thumbnailDataUrl).toMatch(/^data:image\/png;base64,/);
   });
 

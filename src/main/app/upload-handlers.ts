@@ -2,7 +2,7 @@
 // the page read (drop, mask painter) or from the library, uploaded to the active server.
 import { mkdirSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import type { CallHandlers, UploadView } from '@shared/ipc/contract';
 import type { Library } from '../library';
 import type { UploadResult } from '@main/service/types';
@@ -25,8 +25,10 @@ export interface UploadHandlerContext {
 
 const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
 
-export function uploadView(result: UploadResult, capabilities: ServerCapabilities, bytes: Uint8Array | null): UploadView {
+export function uploadView(result: UploadResult, capabilities: ServerCapabilities, bytes: Uint8Array | null, originalName?: string): UploadView {
   return {
+    // Shown instead of the server's name, which may be a hash; the mask's upload has none of its own.
+    ...(originalName === undefined ? {} : { originalName }),
     name: result.name,
     subfolder: result.subfolder,
     type: result.type,
@@ -74,7 +76,7 @@ export function createUploadHandlers(ctx: UploadHandlerContext): Pick<CallHandle
         const picked = await ctx.dialogs.openImage();
         if (!picked) return null;
         const bytes = await readUploadFile(picked);
-        return uploadView(await active.api.uploadImage(picked, { type: 'input' }), active.api.capabilities, bytes);
+        return uploadView(await active.api.uploadImage(picked, { type: 'input' }), active.api.capabilities, bytes, basename(picked));
       }
       if ('libraryId' in input) {
         const item = await ctx.requireLibrary().get(input.libraryId);
@@ -82,15 +84,20 @@ export function createUploadHandlers(ctx: UploadHandlerContext): Pick<CallHandle
         if (item.status !== 'done' || !item.path) throw new AppFailure('invalid_input', `${item.file.filename} is not in the library yet (${item.status}).`);
         if (item.mediaKind !== 'image') throw new AppFailure('invalid_input', `${item.file.filename} is not an image, so it cannot be an input image.`);
         const bytes = await readUploadFile(item.path);
-        return uploadView(await active.api.uploadImage(item.path, { type: 'input', filename: item.file.filename }), active.api.capabilities, bytes);
+        return uploadView(
+          await active.api.uploadImage(item.path, { type: 'input', filename: item.file.filename }),
+          active.api.capabilities,
+          bytes,
+          item.file.filename,
+        );
       }
       if ('path' in input) {
         if (!ctx.allowAnyPath) throw new AppFailure('invalid_input', 'Images are chosen with the file dialog or dropped onto the window, not named by path.');
         const bytes = await readUploadFile(input.path);
-        return uploadView(await active.api.uploadImage(resolve(input.path), { type: 'input' }), active.api.capabilities, bytes);
+        return uploadView(await active.api.uploadImage(resolve(input.path), { type: 'input' }), active.api.capabilities, bytes, basename(input.path));
       }
       const result = await withTempFile(input.name, input.bytes, (path) => active.api.uploadImage(path, { type: 'input', filename: input.name }));
-      return uploadView(result, active.api.capabilities, input.bytes);
+      return uploadView(result, active.api.capabilities, input.bytes, input.name);
     },
 
     'upload.mask': async ({ original, maskPng, filename }) => {

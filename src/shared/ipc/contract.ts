@@ -318,6 +318,8 @@ export const uploadSchema = z.object({
   inputValue: z.string(),
   /** A small PNG data URL of the image, when it could be decoded (PNG, JPEG). */
   thumbnailDataUrl: z.string().nullable(),
+  /** The file's own name, as the user knows it (the cloud stores it under a content hash). */
+  originalName: z.string().optional(),
 });
 export type UploadView = z.infer<typeof uploadSchema>;
 

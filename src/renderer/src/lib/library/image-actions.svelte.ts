@@ -39,6 +39,8 @@ export class ImageActions {
   painting = $state.raw<MaskSource | null>(null);
   /** The painter's last save: offered as an input. */
   masked = $state.raw<MaskSaveResult | null>(null);
+  /** A picture of that save (the image with the painted area transparent), for the input's thumbnail. */
+  maskedThumbnail = $state<string | null>(null);
 
   readonly #run: RunStore;
   readonly #nav: Navigation;

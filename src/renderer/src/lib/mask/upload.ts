@@ -26,6 +26,8 @@ export interface MaskSource {
   mime: string;
   /** Where the image already is on the server, so it is not uploaded again; null when it is not. */
   serverRef: ServerImageRef | null;
+  /** The name people know it by, when the server's is not (a content hash on the cloud). */
+  displayName?: string;
 }
 
 export interface MaskSaveResult {
@@ -79,7 +81,13 @@ export async function saveMaskedImage(port: MaskUploadPort, source: MaskSource, 
   } catch (error) {
     throw new MaskSaveError('mask', `The mask could not be uploaded: ${reason(error)}`, error);
   }
-  return { original, originalUploaded, masked, inputValue: masked.inputValue };
+  // The server names the masked copy after the mask ("mask.png", a hash): it is shown after the image.
+  return { original, originalUploaded, masked: { ...masked, originalName: maskedName(source.displayName ?? source.name) }, inputValue: masked.inputValue };
+}
+
+/** "cat.png" -> "cat.png (masked)"; a masked copy masked again stays "cat.png (masked)". */
+export function maskedName(original: string): string {
+  return original.endsWith(' (masked)') ? original : `${original} (masked)`;
 }
 
 /**

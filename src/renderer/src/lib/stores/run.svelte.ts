@@ -15,6 +15,7 @@ import type { DefinitionsStore } from './definitions.svelte';
 import type { JobsStore } from './jobs.svelte';
 import type { Navigation } from './navigation.svelte';
 import type { RecentStore } from './recent.svelte';
+import { uploadNames } from './upload-names';
 import { interpretParse, OpenDocument, openedNotice, type Notice } from './workflow.svelte';
 
 const UINT64_MAX = 18446744073709551615n;
@@ -270,6 +271,7 @@ export class RunStore {
     const previous = doc.uploads.get(key);
     if (previous?.ownsUrl && previous.thumbnail) URL.revokeObjectURL(previous.thumbnail);
     doc.uploads.set(key, { value: result.inputValue, thumbnail, ownsUrl: false });
+    uploadNames.remember(result.inputValue, result.originalName);
     doc.setDraft(field.nodeId, field.name, result.inputValue);
   }
 
@@ -307,6 +309,7 @@ export class RunStore {
       if (previous?.ownsUrl && previous.thumbnail) URL.revokeObjectURL(previous.thumbnail);
       const thumbnail = result.thumbnailDataUrl ?? URL.createObjectURL(file);
       doc.uploads.set(key, { value: result.inputValue, thumbnail, ownsUrl: result.thumbnailDataUrl === null, file });
+      uploadNames.remember(result.inputValue, result.originalName ?? file.name);
       doc.setDraft(field.nodeId, field.name, result.inputValue);
     } catch (error) {
       const routed = routeError(error);
@@ -315,14 +318,24 @@ export class RunStore {
     }
   }
 
-  /** The mask painter saved: the input names the masked file (the original's thumbnail stays). */
-  useMasked(field: FormField, result: MaskSaveResult): void {
+  /**
+   * The mask painter saved: the input names the masked file, shown by `thumbnail` (the image with
+   * the mask taken out, a data URL) or else the original's thumbnail.
+   */
+  useMasked(field: FormField, result: MaskSaveResult, thumbnail: string | null = null): void {
     const doc = this.doc;
     if (!doc) return;
     const key = fieldKey(field.nodeId, field.name);
     const previous = doc.uploads.get(key);
+    if (thumbnail && previous?.ownsUrl && previous.thumbnail) URL.revokeObjectURL(previous.thumbnail);
     // No `file`: the picked file is the unmasked original; re-opening reads the masked one.
-    doc.uploads.set(key, { value: result.inputValue, thumbnail: previous?.thumbnail ?? null, ownsUrl: previous?.ownsUrl ?? false });
+    doc.uploads.set(
+      key,
+      thumbnail
+        ? { value: result.inputValue, thumbnail, ownsUrl: false }
+        : { value: result.inputValue, thumbnail: previous?.thumbnail ?? null, ownsUrl: previous?.ownsUrl ?? false },
+    );
+    uploadNames.remember(result.inputValue, result.masked.originalName);
     doc.setDraft(field.nodeId, field.name, result.inputValue);
   }
 
