@@ -40,6 +40,7 @@ import { PreviewGate } from './preview-gate';
 import { ProfileDirectory } from './profile-directory';
 import { createProfileHandlers } from './profile-handlers';
 import { queueView } from './session';
+import { createTemplateHandlers } from './template-handlers';
 import { createUploadHandlers } from './upload-handlers';
 import { createWorkflowHandlers } from './workflow-handlers';
 import { settleDemoJobs } from './demo';
@@ -142,6 +143,7 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
       notify: (message) => hub.emit('app.notice', { level: 'warning', message }),
     }),
     ...createHistoryHandlers({ requireJobs, requireSession: () => active.requireSession() }),
+    ...createTemplateHandlers({ profiles, session: () => active.current(), log }),
     ...createPoolHandlers({
       settings: deps.settings,
       ...profiles.access(),
