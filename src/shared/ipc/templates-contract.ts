@@ -31,7 +31,6 @@ export const templateListSchema = z.object({
   /** What could not be read while the rest could (shown above the gallery). */
   note: z.string().nullable(),
 });
-export type TemplateListView = z.infer<typeof templateListSchema>;
 
 export const templateThumbnailInput = z.object({ path: z.string().min(1).max(1200) }).strict();
 export const templateThumbnailSchema = z.object({
