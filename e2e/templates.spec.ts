@@ -37,7 +37,9 @@ test('the gallery: thumbnails, search, categories, keyboard, and a template that
   // Every template of the demo's gallery, each with its picture.
   await expect(cards(dialog)).toHaveCount(5);
   await expect(dialog.getByRole('button', { name: 'Text to image' })).toBeVisible();
-  await expect.poll(() => dialog.locator('.card img').evaluateAll((imgs) => imgs.filter((i) => (i as HTMLImageElement).naturalWidth > 0).length)).toBe(5);
+  await expect
+    .poll(() => dialog.locator('.card img').evaluateAll((imgs) => imgs.filter((i) => (i as unknown as { naturalWidth: number }).naturalWidth > 0).length))
+    .toBe(5);
   const src = await dialog.locator('.card img').first().getAttribute('src');
   expect(src).toMatch(/^data:image\/jpeg;base64,/);
 
@@ -76,7 +78,11 @@ test('the gallery: thumbnails, search, categories, keyboard, and a template that
   // last control the focus may rest on the browser itself, the body, before it comes round.)
   for (let i = 0; i < 12; i += 1) {
     await page.keyboard.press('Tab');
-    expect(await dialog.evaluate((d) => d.contains(document.activeElement) || document.activeElement === document.body)).toBe(true);
+    const inside = await dialog.evaluate((d) => {
+      const doc = (d as unknown as { ownerDocument: { activeElement: typeof d | null; body: unknown } }).ownerDocument;
+      return (doc.activeElement !== null && d.contains(doc.activeElement)) || doc.activeElement === doc.body;
+    });
+    expect(inside).toBe(true);
   }
 
   // Escape closes it, and the focus goes back to the button that opened it.

@@ -192,20 +192,24 @@ export class TemplateGallery {
     return { mime, bytes };
   }
 
-  /** The templates package's index; null when the server has none (404, or a page that is not JSON). */
-  async #coreTemplates(signal?: AbortSignal): Promise<TemplateInfo[] | null> {
-    const what = 'the template index';
-    const answer = await this.#http.request({ method: 'GET', path: '/templates/index.json', what, maxBytes: MAX_INDEX_BYTES, ...(signal ? { signal } : {}) });
+  /** A GET whose answer should be JSON: null on 404, `json: false` when the body is not JSON; other failures throw. */
+  async #getJson(path: string, what: string, maxBytes: number, signal?: AbortSignal): Promise<{ json: true; value: unknown } | { json: false } | null> {
+    const answer = await this.#http.request({ method: 'GET', path, what, maxBytes, ...(signal ? { signal } : {}) });
     if (answer.status === 404) return null;
     if (answer.status < 200 || answer.status > 299) throw await this.#http.errorFor(answer, what);
-    let value: unknown;
     try {
-      value = JSON.parse(answer.text);
+      return { json: true, value: JSON.parse(answer.text) as unknown };
     } catch {
-      // A web page served for any path (a single-page app's fallback) is not an index.
-      return null;
+      return { json: false };
     }
-    const categories = z.array(indexCategorySchema).max(1000).safeParse(value);
+  }
+
+  /** The templates package's index; null when the server has none (404, or a page that is not JSON). */
+  async #coreTemplates(signal?: AbortSignal): Promise<TemplateInfo[] | null> {
+    const read = await this.#getJson('/templates/index.json', 'the template index', MAX_INDEX_BYTES, signal);
+    // A web page served for any path (a single-page app's fallback) is not an index either.
+    if (read === null || !read.json) return null;
+    const categories = z.array(indexCategorySchema).max(1000).safeParse(read.value);
     if (!categories.success) throw new ServiceError('protocol', 'The server sent a template index this client cannot read.', { retryable: false });
     const out: TemplateInfo[] = [];
     for (const category of categories.data) {
@@ -234,16 +238,10 @@ export class TemplateGallery {
   /** Custom node packs' example workflows; null when the server lists none (404). */
   async #packTemplates(signal?: AbortSignal): Promise<TemplateInfo[] | null> {
     const what = 'the example workflows of custom nodes';
-    const answer = await this.#http.request({ method: 'GET', path: '/api/workflow_templates', what, ...(signal ? { signal } : {}) });
-    if (answer.status === 404) return null;
-    if (answer.status < 200 || answer.status > 299) throw await this.#http.errorFor(answer, what);
-    let value: unknown;
-    try {
-      value = JSON.parse(answer.text);
-    } catch {
-      throw new ServiceError('protocol', `The server answered ${what} with something that is not JSON.`, { retryable: false });
-    }
-    const packs = packListingSchema.safeParse(value);
+    const read = await this.#getJson('/api/workflow_templates', what, this.#http.limits.jsonAnswerBytes, signal);
+    if (read === null) return null;
+    if (!read.json) throw new ServiceError('protocol', `The server answered ${what} with something that is not JSON.`, { retryable: false });
+    const packs = packListingSchema.safeParse(read.value);
     if (!packs.success) throw new ServiceError('protocol', `The server sent ${what} in a shape this client cannot read.`, { retryable: false });
     const out: TemplateInfo[] = [];
     for (const [pack, names] of Object.entries(packs.data)) {
