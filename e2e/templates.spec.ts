@@ -90,6 +90,12 @@ test('the gallery: thumbnails, search, categories, keyboard, and a template that
   await expect(dialog).toBeHidden();
   await expect(page.getByRole('button', { name: 'New from template' })).toBeFocused();
 
+  // Escape closes it from the search box too, whatever was typed.
+  const typed = await openGallery(page);
+  await typed.getByRole('searchbox', { name: 'Search templates' }).fill('image');
+  await page.keyboard.press('Escape');
+  await expect(typed).toBeHidden();
+
   // Enter on a card opens its template in Run, with its inputs.
   const again = await openGallery(page);
   await again.getByRole('searchbox', { name: 'Search templates' }).fill('text to image');
