@@ -8,15 +8,30 @@ import { expect, test } from './fixtures/index';
 import { field, runOpenWorkflow, waitConnected } from './ui-helpers';
 
 let bare: DemoService;
+let flaky: DemoService;
 
 test.beforeAll(async () => {
   bare = new DemoService({ flavour: 'local', port: 0, templates: false });
-  await bare.start();
+  flaky = new DemoService({ flavour: 'local', port: 0 });
+  await Promise.all([bare.start(), flaky.start()]);
 });
 
 test.afterAll(async () => {
-  await bare?.stop();
+  await Promise.all([bare?.stop(), flaky?.stop()]);
 });
+
+async function useLocalServer(page: Page, name: string, url: string): Promise<void> {
+  await page.getByRole('link', { name: 'Servers' }).click();
+  await page.getByRole('button', { name: 'Add server' }).click();
+  const add = page.getByRole('dialog', { name: 'Add server' });
+  await add.getByLabel('Server name').fill(name);
+  await add.getByLabel('Server kind').selectOption('local');
+  await add.getByLabel('Server URL').fill(url);
+  await add.getByRole('button', { name: 'Save server' }).click();
+  await expect(add).toBeHidden();
+  await page.getByRole('radio', { name }).check();
+  await waitConnected(page);
+}
 
 async function openGallery(page: Page): Promise<Locator> {
   await page.getByRole('link', { name: 'Run', exact: true }).click();
@@ -114,16 +129,7 @@ test('the gallery: thumbnails, search, categories, keyboard, and a template that
 
 test('a server without templates says so', async ({ appPage: page }) => {
   await waitConnected(page);
-  await page.getByRole('link', { name: 'Servers' }).click();
-  await page.getByRole('button', { name: 'Add server' }).click();
-  const add = page.getByRole('dialog', { name: 'Add server' });
-  await add.getByLabel('Server name').fill('Bare local');
-  await add.getByLabel('Server kind').selectOption('local');
-  await add.getByLabel('Server URL').fill(bare.url);
-  await add.getByRole('button', { name: 'Save server' }).click();
-  await expect(add).toBeHidden();
-  await page.getByRole('radio', { name: 'Bare local' }).check();
-  await waitConnected(page);
+  await useLocalServer(page, 'Bare local', bare.url);
 
   const dialog = await openGallery(page);
   await expect(dialog.getByText('This server offers no templates')).toBeVisible();
@@ -132,4 +138,20 @@ test('a server without templates says so', async ({ appPage: page }) => {
   await expect(dialog.getByRole('button', { name: 'Close' })).toBeFocused();
   await dialog.getByRole('button', { name: 'Close' }).click();
   await expect(dialog).toBeHidden();
+});
+
+test('a gallery that cannot be read says why, and Try again reads it again', async ({ appPage: page }) => {
+  await waitConnected(page);
+  await useLocalServer(page, 'Flaky local', flaky.url);
+  // Every attempt at both sources fails (the client retries each GET three times).
+  flaky.faults.fail500(8, 'templates');
+  const dialog = await openGallery(page);
+  const alert = dialog.getByRole('alert');
+  await expect(alert).toContainText('The templates could not be loaded', { timeout: 20_000 });
+  await expect(alert).toContainText('500');
+  await expect(dialog.getByRole('button', { name: 'Try again' })).toBeFocused();
+  await dialog.getByRole('button', { name: 'Try again' }).click();
+  // The local server's gallery and its node pack's example.
+  await expect(cards(dialog)).toHaveCount(6);
+  await expect(dialog.getByRole('tab', { name: /^flowdeck-demo-nodes/ })).toBeVisible();
 });
