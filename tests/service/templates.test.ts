@@ -28,14 +28,14 @@ describe.each(['cloud', 'local'] as ServerKind[])('the %s demo service', (kind) 
     const core = listing.templates.filter((t) => t.source === CORE_SOURCE);
     expect(new Set(core.map((t) => t.category))).toEqual(new Set(['Basics', 'Image editing']));
     expect(core.map((t) => t.name)).toEqual(['text_to_image', 'video_and_audio', 'image_to_image', 'inpaint_masked_area', 'invert_colours']);
-    expect(core.every((t) => t.title !== '' && t.description !== '' && t.thumbnailPath !== null)).toBe(true);
+    expect(core.every((t) => t.title !== '' && t.description !== '' && t.thumbnail !== null)).toBe(true);
     // Custom node packs' examples are the local server's (the cloud documents an empty object).
     const packs = listing.templates.filter((t) => t.source !== CORE_SOURCE);
     expect(packs.map((t) => `${t.source}/${t.name}`)).toEqual(kind === 'local' ? ['flowdeck-demo-nodes/mask_to_image'] : []);
 
     const gallery = galleryOf(kind, demo.url, demo.apiKey);
     for (const t of listing.templates) {
-      const picture = await gallery.thumbnail(t.thumbnailPath!);
+      const picture = await gallery.thumbnail(t.thumbnail!);
       expect(picture?.mime, t.name).toBe('image/jpeg');
       expect(picture!.bytes.subarray(0, 3)).toEqual(Buffer.from([0xff, 0xd8, 0xff]));
     }
@@ -94,7 +94,7 @@ describe('a hostile or odd server', () => {
     const listing = await galleryOf('local', server.url, null).list();
     expect(listing.templates.map((t) => `${t.source}:${t.name}`)).toEqual(['default:fine', 'pack:ok']);
     // A video template has no picture to show.
-    expect(listing.templates[0]!.thumbnailPath).toBeNull();
+    expect(listing.templates[0]!.thumbnail).toBeNull();
   });
 
   it('treats a web page served for any path as no index, and a wrong shape as an error', async () => {

@@ -3,10 +3,10 @@
 // server's own origin); thumbnails reach the page as data: URLs (its CSP allows img-src data:, and
 // the renderer has no network); a template opens the way a workflow file does (workflow-files.ts:
 // a UI-format template is converted with the active server's node definitions).
-import type { CallHandlers, TemplateView } from '@shared/ipc/contract';
+import type { CallHandlers } from '@shared/ipc/contract';
 import type { Profile } from '@main/config/settings';
 import { profileConnection } from '@main/service/profile-server';
-import { TemplateGallery, type TemplateInfo } from '@main/service/templates';
+import { TemplateGallery } from '@main/service/templates';
 import type { ProfileDirectory } from './profile-directory';
 import type { LogLevel } from './ports';
 import type { ProfileSession } from './session';
@@ -21,20 +21,6 @@ export interface TemplateHandlerContext {
 }
 
 type TemplateCalls = 'templates.list' | 'templates.thumbnail' | 'templates.open';
-
-function viewOf(t: TemplateInfo): TemplateView {
-  return {
-    source: t.source,
-    name: t.name,
-    title: t.title,
-    description: t.description,
-    category: t.category,
-    group: t.group,
-    mediaType: t.mediaType,
-    tags: t.tags,
-    thumbnail: t.thumbnailPath,
-  };
-}
 
 export function createTemplateHandlers(ctx: TemplateHandlerContext): Pick<CallHandlers, TemplateCalls> {
   /** The active profile's gallery; a proxy's templates are those of the server behind it. */
@@ -55,7 +41,7 @@ export function createTemplateHandlers(ctx: TemplateHandlerContext): Pick<CallHa
       for (const problem of listing.problems) ctx.log('warn', `templates: ${problem}`);
       return {
         available: listing.available,
-        templates: listing.templates.map(viewOf),
+        templates: listing.templates,
         note: listing.problems.length > 0 ? `Some templates could not be read: ${listing.problems.join(' ')}` : null,
       };
     },

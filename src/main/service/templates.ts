@@ -62,7 +62,7 @@ export interface TemplateInfo {
   mediaType: string;
   tags: string[];
   /** The thumbnail's path on the server; null when the template has none that is a picture. */
-  thumbnailPath: string | null;
+  thumbnail: string | null;
 }
 
 export interface TemplateListing {
@@ -228,7 +228,7 @@ export class TemplateGallery {
           group: category.category ?? null,
           mediaType,
           tags: t.tags ?? [],
-          thumbnailPath: coreThumbnailPath(t.name, mediaType, t.mediaSubtype),
+          thumbnail: coreThumbnailPath(t.name, mediaType, t.mediaSubtype),
         });
       }
     }
@@ -257,7 +257,7 @@ export class TemplateGallery {
           group: 'CUSTOM NODES',
           mediaType: 'image',
           tags: [],
-          thumbnailPath: `/api/workflow_templates/${seg(pack)}/${seg(name)}.jpg`,
+          thumbnail: `/api/workflow_templates/${seg(pack)}/${seg(name)}.jpg`,
         });
       }
     }
