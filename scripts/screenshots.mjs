@@ -3,7 +3,7 @@
 // view at 1280×800 and 800×600, in dark and light, into screenshots/ (ignored by git). Uses
 // Debian's Chromium (CHROMIUM_PATH to change it), like the e2e specs. FLOWDECK_SHOTS=pool takes
 // only the pool's shots, FLOWDECK_SHOTS=app only the app's, FLOWDECK_SHOTS=fields only the form
-// widgets' (quicker when only those changed).
+// widgets', FLOWDECK_SHOTS=templates only the gallery's (quicker when only those changed).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -277,6 +277,25 @@ async function shootPool(browser, shoot) {
   }
 }
 
+/** The template gallery ("New from template", issue 21) with its thumbnails, in every size and theme. */
+async function shootTemplates(page, shoot) {
+  for (const size of SIZES) {
+    await page.setViewportSize(size);
+    for (const theme of THEMES) {
+      await page.emulateMedia({ colorScheme: theme });
+      await go(page, 'run');
+      await page.getByRole('button', { name: 'New from template' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Templates' });
+      await dialog.getByRole('list', { name: 'Templates' }).waitFor();
+      await page.waitForFunction(() => [...document.querySelectorAll('dialog[open] .card img')].filter((img) => img.complete).length >= 4);
+      await page.waitForTimeout(200);
+      await shoot('dialog-templates', size, theme);
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+    }
+  }
+}
+
 async function main() {
   mkdirSync(OUT, { recursive: true });
   const harness = startHarness();
@@ -320,6 +339,11 @@ async function main() {
       console.log(`${saved} screenshots in ${OUT}`);
       return;
     }
+    if (process.env.FLOWDECK_SHOTS === 'templates') {
+      await shootTemplates(page, shoot);
+      console.log(`${saved} screenshots in ${OUT}`);
+      return;
+    }
 
     // The empty Run view first, in every size and theme.
     for (const size of SIZES) {
@@ -330,6 +354,7 @@ async function main() {
         await shoot('run-empty', size, theme);
       }
     }
+    await shootTemplates(page, shoot);
 
     // A finished job: the sample workflow, run once.
     await page.setViewportSize(SIZES[0]);

@@ -42,6 +42,7 @@ import { PreviewGate } from './preview-gate';
 import { ProfileDirectory } from './profile-directory';
 import { createProfileHandlers } from './profile-handlers';
 import { queueView } from './session';
+import { createTemplateHandlers } from './template-handlers';
 import { createUploadHandlers } from './upload-handlers';
 import { createWorkflowHandlers } from './workflow-handlers';
 import { settleDemoJobs } from './demo';
@@ -150,6 +151,7 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
       dialogs: deps.dialogs ?? null,
       allowAnyPath: deps.allowAnyPath === true,
     }),
+    ...createTemplateHandlers({ profiles, session: () => active.current(), log }),
     ...createPoolHandlers({
       settings: deps.settings,
       ...profiles.access(),

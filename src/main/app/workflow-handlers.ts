@@ -35,11 +35,16 @@ export interface WorkflowHandlerContext {
   requireLibrary?: () => Library;
 }
 
-export function createWorkflowHandlers(ctx: WorkflowHandlerContext): Pick<CallHandlers, 'workflow.open' | 'workflow.parse' | 'workflow.recent'> {
-  const definitions: DefinitionsSource = {
-    cached: () => ctx.session()?.cachedDefinitions() ?? null,
-    wait: async () => (await ctx.session()?.definitionsWithin(CONVERSION_DEFINITIONS_WAIT_MS)) ?? null,
+/** The active session's node definitions, for opening a workflow: what is cached, or a wait for them. */
+export function sessionDefinitions(session: () => ProfileSession | null): DefinitionsSource {
+  return {
+    cached: () => session()?.cachedDefinitions() ?? null,
+    wait: async () => (await session()?.definitionsWithin(CONVERSION_DEFINITIONS_WAIT_MS)) ?? null,
   };
+}
+
+export function createWorkflowHandlers(ctx: WorkflowHandlerContext): Pick<CallHandlers, 'workflow.open' | 'workflow.parse' | 'workflow.recent'> {
+  const definitions = sessionDefinitions(() => ctx.session());
 
   /** A library item's workflow: the one its image carries (with the editor graph), else the one recorded. */
   const openLibraryItem = async (id: number): Promise<{ name: string; parse: WorkflowParseView }> => {

@@ -7,6 +7,7 @@ import type { FaultState } from './faults';
 import type { DataDirs } from './files';
 import type { DemoNode } from './node-api';
 import type { JobQueue } from './queue';
+import type { DemoGallery } from './templates-gallery';
 import type { UrlSigner } from './signed-urls';
 import type { DemoFlavour, DemoStats, DemoStatusVocabulary } from './types';
 import type { Worker } from './worker';
@@ -24,6 +25,8 @@ export interface DemoCore {
   readonly nodes: Map<string, DemoNode>;
   readonly statusVocabulary: DemoStatusVocabulary;
   readonly maxUploadBytes: number;
+  /** The template gallery it serves; null: a server without the templates package (404 under /templates/). */
+  readonly templates: DemoGallery | null;
   /** Origin of the storage listener (cloud), e.g. http://127.0.0.1:40000. */
   storageUrl(): string;
   /** Runs `task` after every earlier one has finished (local uploads pick names one at a time). */

@@ -14,6 +14,7 @@ import { getJobList, getJobOne } from './routes-jobs';
 import { getPrompt, postPrompt } from './routes-prompt';
 import { getJobStatus, getQueue, postInterrupt, postQueue } from './routes-queue';
 import { postUploadImage, postUploadMask } from './routes-upload';
+import { getPackFile, getWorkflowTemplates, serveTemplateFile } from './routes-templates';
 import { getView } from './routes-view';
 import type { DemoFlavour } from './types';
 import { sendV2Error } from './v2/envelope';
@@ -63,7 +64,12 @@ const ROUTES: Route[] = [
   route('POST', '/upload/image', postUploadImage),
   route('POST', '/upload/mask', postUploadMask),
   route('GET', '/view', getView),
+  route('GET', '/workflow_templates', getWorkflowTemplates),
+  route('GET', '/workflow_templates/{pack}/{file}', getPackFile, LOCAL),
 ];
+
+/** Paths the cloud answers without a key (its OpenAPI file: `security: []`). */
+const PUBLIC_PATHS = new Set(['/', '/workflow_templates']);
 
 /** The route path: locally /api is optional; on the cloud it is required (except for the front page). */
 function routePath(flavour: DemoFlavour, pathname: string): string | null {
@@ -89,11 +95,12 @@ export async function handleRequest(req: IncomingMessage, res: ServerResponse, c
       return await handleV2(req, res, core.v2, url.pathname.slice('/api/v2'.length) || '/', url);
     // A v2-only deployment has nothing else: no node definitions, queue, interrupt or history.
     if (core.v2?.mode === 'only') return sendV2Error(res, 404, 'not_found', 'No such endpoint.');
+    if (url.pathname.startsWith('/templates/')) return serveTemplateFile(req, res, core, url.pathname);
     const path = routePath(core.flavour, url.pathname);
     if (path === null) return sendNotFound(res, core.flavour);
 
     let key: string | null = null;
-    if (core.flavour === 'cloud' && path !== '/') {
+    if (core.flavour === 'cloud' && !PUBLIC_PATHS.has(path)) {
       key = headerKey(req);
       recordKey(core, key);
       if (key === null) return sendCloudError(res, 401, 'unauthorized', 'An API key is required: send it in the X-API-Key header.');

@@ -19,6 +19,7 @@ import { JobQueue } from './queue';
 import { handleRequest, handleUpgrade, type ServedCore } from './router';
 import { UrlSigner } from './signed-urls';
 import { handleStorageRequest } from './storage';
+import { DemoGallery } from './templates-gallery';
 import { createStats, type AccountState, type DemoFaults, type DemoFlavour, type DemoServiceOptions, type DemoStats } from './types';
 import { Worker } from './worker';
 import { V2Surface } from './v2/surface';
@@ -164,6 +165,7 @@ export class DemoService {
       nodes,
       statusVocabulary: this.options.statusVocabulary ?? 'spec',
       maxUploadBytes,
+      templates: this.options.templates === false ? null : new DemoGallery(),
       storageUrl: () => storageUrl,
       v2: null,
       runExclusive: <T>(task: () => Promise<T>): Promise<T> => {

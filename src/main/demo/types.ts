@@ -28,6 +28,8 @@ export interface DemoServiceOptions {
    * local server does (the second identical submit is answered from cache). Default: local on, cloud off.
    */
   cache?: boolean;
+  /** Serve the template gallery (routes-templates.ts); false: a server without templates. Default true. */
+  templates?: boolean;
   /** Largest accepted upload in bytes. Default: local 100 MiB (its max_upload_size), cloud 50 MB. */
   maxUploadBytes?: number;
   /**

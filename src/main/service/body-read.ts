@@ -11,14 +11,9 @@ export function tooLarge(maxBytes: number, what: string): ServiceError {
   return new ServiceError('too_large', `The server sent more than ${formatBytes(maxBytes)} for ${what}; stopped reading it.`, { retryable: false });
 }
 
-function finish(chunks: Uint8Array[], total: number, maxBytes: number): string {
-  const buffer = Buffer.concat(chunks, Math.min(total, maxBytes));
-  return buffer.toString('utf8', 0, Math.min(buffer.length, maxBytes));
-}
-
-/** The body of a web Response as text, at most `maxBytes`. */
-export async function readWebBodyCapped(response: Response, maxBytes: number, what: string, overCap: OverCap): Promise<string> {
-  if (!response.body) return '';
+/** The body of a web Response as bytes, at most `maxBytes` (images: a thumbnail, never decoded as text). */
+export async function readWebBytesCapped(response: Response, maxBytes: number, what: string, overCap: OverCap): Promise<Buffer> {
+  if (!response.body) return Buffer.alloc(0);
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -33,7 +28,12 @@ export async function readWebBodyCapped(response: Response, maxBytes: number, wh
       break;
     }
   }
-  return finish(chunks, total, maxBytes);
+  return Buffer.concat(chunks, Math.min(total, maxBytes));
+}
+
+/** The body of a web Response as text, at most `maxBytes`. */
+export async function readWebBodyCapped(response: Response, maxBytes: number, what: string, overCap: OverCap): Promise<string> {
+  return (await readWebBytesCapped(response, maxBytes, what, overCap)).toString('utf8');
 }
 
 /** A Node body (node:http) as bytes, at most `maxBytes`; the stream is destroyed at the cap. */

@@ -21,6 +21,7 @@ import { libraryCalls, libraryEvents } from './library-contract';
 import { historyCalls } from './history-contract';
 import { poolCalls, poolEvents } from './pool-contract';
 import { appLayoutCalls } from './app-layout-contract';
+import { templateListSchema, templateOpenInput, templateThumbnailInput, templateThumbnailSchema } from './templates-contract';
 
 // ---------------------------------------------------------------------------------------------
 // Shared pieces
@@ -467,6 +468,11 @@ export const calls = {
   },
   'preview.ack': { input: z.object({ promptId: id, seq: z.number().int() }).strict(), result: z.null() },
   'renderer.ready': { input: noInput, result: z.object({ version: z.string() }) },
+  /** The active server's template gallery ("New from template"). */
+  'templates.list': { input: noInput, result: templateListSchema },
+  'templates.thumbnail': { input: templateThumbnailInput, result: templateThumbnailSchema },
+  /** A template opened as workflow.open opens a file (converted with the server's definitions). */
+  'templates.open': { input: templateOpenInput, result: workflowFileSchema },
   ...libraryCalls,
   ...hotFolderCalls,
   ...historyCalls,
@@ -521,3 +527,4 @@ export * from './hot-folders-contract';
 export * from './history-contract';
 export * from './pool-contract';
 export * from './app-layout-contract';
+export * from './templates-contract';

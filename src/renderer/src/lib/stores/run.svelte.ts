@@ -179,6 +179,12 @@ export class RunStore {
     return this.#open(() => this.#api.call('workflow.open', { path }));
   }
 
+  /** A template of the active server's gallery ("New from template"), opened as its file would be. */
+  openTemplate(source: string, name: string): Promise<void> {
+    this.#nav.go('run');
+    return this.#open(() => this.#api.call('templates.open', { source, name }));
+  }
+
   async #open(read: () => Promise<CallResult<'workflow.open'>>): Promise<void> {
     this.opening = true;
     try {
