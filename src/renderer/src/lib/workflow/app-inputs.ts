@@ -5,6 +5,7 @@
 // models, images, masks) first, in that order. Pure data, so it is tested without a DOM.
 import { isJsonObject, parseJsonExact, type JsonObject, type JsonValue } from '@shared/json';
 import type { FormField, NodeGroup } from './form-model';
+import { isModelChoice } from './model-choices';
 
 export interface AppInput {
   nodeId: string;
@@ -22,7 +23,8 @@ const PROPOSED: { kind: string; test: (field: FormField) => boolean }[] = [
   { kind: 'size', test: (f) => f.name === 'width' || f.name === 'height' },
   { kind: 'sampler', test: (f) => f.name === 'sampler_name' },
   { kind: 'scheduler', test: (f) => f.name === 'scheduler' },
-  { kind: 'model', test: (f) => /^(ckpt|unet|model|lora|vae|clip|control_net|upscale_model)_name$/.test(f.name) },
+  // The picker's own rule (model-choices.ts): by the input's name, or by its options being model files.
+  { kind: 'model', test: (f) => isModelChoice(f.name, f.spec?.kind === 'combo' && !f.spec.imageUpload ? f.spec.options : []) },
   { kind: 'mask', test: (f) => /mask/i.test(f.name) && f.source.kind !== 'link' },
 ];
 
