@@ -36,28 +36,38 @@ export function ftsQuery(text: string): string | null {
 }
 
 /**
+ * Each word as the index has it (folded, diacritics removed: the tokenizer is FTS5's own rules),
+ * how many tokens it makes, and the first MAX_EXPANDED_TERMS + 1 terms its token starts: one
+ * statement for all the words, so a search stays two round trips to the store's thread however
+ * many words it has (on a busy machine each round trip can wait for a core).
+ */
+const WORD_TERMS_SQL = `
+  WITH tokens AS (SELECT w.key AS i, t.token AS token FROM json_each(?) w, library_tokenizer t WHERE t.input = w.value),
+       words AS (SELECT i, COUNT(*) AS n, MIN(token) AS token FROM tokens GROUP BY i)
+  SELECT i, n, token,
+         (SELECT json_group_array(term) FROM (SELECT term FROM library_terms WHERE term >= words.token AND term < words.token || ? ORDER BY term LIMIT ?)) AS terms
+  FROM words`;
+
+/**
  * The MATCH expression for a query's words, with long prefixes spelled out as the terms they
  * cover (see above). Null when a word's prefix covers no term at all: nothing can match.
  */
 export async function expandedMatch(q: Queryable, words: readonly string[]): Promise<string | null> {
+  const rows = await q.all(WORD_TERMS_SQL, [JSON.stringify(words), AFTER_EVERY_CHAR, MAX_EXPANDED_TERMS + 1]);
+  const byWord = new Map(rows.map((r) => [Number(r['i']), r]));
   const parts: string[] = [];
-  for (const word of words) {
-    // The word as the index has it (folded, diacritics removed): the tokenizer is FTS5's own rules.
-    const tokens = await q.all('SELECT token FROM library_tokenizer WHERE input = ?', [word]);
-    const token = tokens.length === 1 ? tokens[0]!['token'] : null;
-    // Several tokens ("foo_bar") make a phrase, which FTS5 matches as before.
+  for (const [i, word] of words.entries()) {
+    const row = byWord.get(i);
+    const token = row?.['n'] === 1 ? row['token'] : null;
+    // No token, or several ("foo_bar" makes a phrase): FTS5 matches the word as it did before.
     if (typeof token !== 'string' || PREFIX_INDEX_LENGTHS.has([...token].length)) {
       parts.push(prefixTerm(word));
       continue;
     }
-    const terms = await q.all('SELECT term FROM library_terms WHERE term >= ? AND term < ? ORDER BY term LIMIT ?', [
-      token,
-      token + AFTER_EVERY_CHAR,
-      MAX_EXPANDED_TERMS + 1,
-    ]);
+    const terms = JSON.parse(String(row?.['terms'] ?? '[]')) as unknown[];
     if (terms.length === 0) return null;
     if (terms.length > MAX_EXPANDED_TERMS) parts.push(prefixTerm(word));
-    else parts.push(`(${terms.map((t) => `"${String(t['term']).replaceAll('"', '""')}"`).join(' OR ')})`);
+    else parts.push(`(${terms.map((t) => `"${String(t).replaceAll('"', '""')}"`).join(' OR ')})`);
   }
   // Explicit AND: FTS5 takes an implicit one only between plain phrases, not before a parenthesis.
   return parts.join(' AND ');
