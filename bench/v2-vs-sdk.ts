@@ -3,9 +3,11 @@
 // SaveImage of a 64x64 PNG), behind a small counting proxy, run by:
 // - Flowdeck: the built CLI, `flowdeck run WF --server URL --upload 1.image=IMG --out DIR --json`
 //   (the v2 path: hash, asset by hash or upload, submit under an Idempotency-Key, follow, download;
-//   journal and library included), N jobs one after another (`--repeat N --concurrency 1`) in one
-//   process, and once per process (one `flowdeck run` per job);
-// - the SDK: bench/sdk-v2-client.ts (@comfyorg/sdk: assets.fromFile, run, toFile), the same ways.
+//   journal and library included), once per process (one `flowdeck run` per job, one after
+//   another: the issue's "a v2 run"), and N jobs in one process (`--repeat N`; on a single server
+//   Flowdeck sends them all at once, whatever --concurrency says);
+// - the SDK: bench/sdk-v2-client.ts (@comfyorg/sdk: assets.fromFile, run, toFile), the same ways,
+//   its N jobs one after another (run() waits for each).
 // Rounds alternate which goes first; each side gets a fresh demo. Every client is a plain node
 // process under GNU time (wall, CPU of its process tree); the server runs in this process and is
 // in neither. The proxy counts each client's requests by method and path, so a difference in wall
@@ -164,7 +166,7 @@ export async function v2VsSdkBench(): Promise<Record<string, number>> {
     });
 
     const results: { mode: string; flowdeck: SideRun[]; sdk: SideRun[] }[] = [
-      { mode: `${JOBS} jobs one after another in one process`, flowdeck: [], sdk: [] },
+      { mode: `${JOBS} jobs in one process (flowdeck --repeat: sent at once; sdk: one after another)`, flowdeck: [], sdk: [] },
       ...(SINGLE_RUNS > 0 ? [{ mode: `one job per process (${SINGLE_RUNS} processes)`, flowdeck: [], sdk: [] }] : []),
     ];
     await alternateRounds(
