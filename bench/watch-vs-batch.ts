@@ -93,7 +93,7 @@ async function flowdeckSide(work: string, images: string, round: number, cli = C
   }
 }
 
-async function clientSide(work: string, images: string, client: string, label: string, round: number): Promise<MeasuredRun> {
+async function clientSide(work: string, images: string, client: string, label: string, round: number, extra: string[] = []): Promise<MeasuredRun> {
   const dir = join(work, `${label}-${round}`);
   const outDir = join(dir, 'out');
   mkdirSync(dir);
@@ -110,6 +110,7 @@ async function clientSide(work: string, images: string, client: string, label: s
       workflowPath,
       '1.image',
       String(CONCURRENCY),
+      ...extra,
     ]);
     const pngs = countOutputs(outDir, /\.png$/);
     if (pngs !== IMAGES) throw new Error(`the ${label} client wrote ${pngs} outputs for ${IMAGES} images`);
@@ -133,6 +134,7 @@ export async function watchVsBatchBench(): Promise<Record<string, number>> {
     const flowdeck: MeasuredRun[] = [];
     const batch: MeasuredRun[] = [];
     const sdk: MeasuredRun[] = [];
+    const sdkDurable: MeasuredRun[] = [];
     const lean: MeasuredRun[] = [];
     const baseline: MeasuredRun[] = [];
     await alternateRounds(
@@ -140,6 +142,7 @@ export async function watchVsBatchBench(): Promise<Record<string, number>> {
       async (round) => void flowdeck.push(await flowdeckSide(work, images, round)),
       async (round) => {
         sdk.push(await clientSide(work, images, sdkClient, 'sdk', round));
+        sdkDurable.push(await clientSide(work, images, sdkClient, 'sdk-durable', round, ['durable']));
         batch.push(await clientSide(work, images, client, 'batch', round));
         lean.push(await clientSide(work, images, leanClient, 'lean', round));
         if (BASELINE_CLI) baseline.push(await flowdeckSide(work, images, round, BASELINE_CLI));
@@ -151,8 +154,9 @@ export async function watchVsBatchBench(): Promise<Record<string, number>> {
           console.log(`  round ${round + 1}: baseline watch ${baseline[round]!.seconds.toFixed(2)} s wall, ${baseline[round]!.cpuSeconds.toFixed(2)} s cpu`);
         const l = lean[round]!;
         const k = sdk[round]!;
+        const d = sdkDurable[round]!;
         console.log(
-          `  round ${round + 1}: flowdeck watch ${f.seconds.toFixed(2)} s wall, ${f.cpuSeconds.toFixed(2)} s cpu, peak RSS ${f.maxRssMb.toFixed(0)} MB; sdk client ${k.seconds.toFixed(2)} s wall, ${k.cpuSeconds.toFixed(2)} s cpu, peak RSS ${k.maxRssMb.toFixed(0)} MB; batch client ${b.seconds.toFixed(2)} s wall, ${b.cpuSeconds.toFixed(2)} s cpu, peak RSS ${b.maxRssMb.toFixed(0)} MB; lean client ${l.seconds.toFixed(2)} s wall, ${l.cpuSeconds.toFixed(2)} s cpu`,
+          `  round ${round + 1}: flowdeck watch ${f.seconds.toFixed(2)} s wall, ${f.cpuSeconds.toFixed(2)} s cpu, peak RSS ${f.maxRssMb.toFixed(0)} MB; sdk client ${k.seconds.toFixed(2)} s wall, ${k.cpuSeconds.toFixed(2)} s cpu, peak RSS ${k.maxRssMb.toFixed(0)} MB; sdk client + durable bookkeeping ${d.seconds.toFixed(2)} s wall, ${d.cpuSeconds.toFixed(2)} s cpu; batch client ${b.seconds.toFixed(2)} s wall, ${b.cpuSeconds.toFixed(2)} s cpu, peak RSS ${b.maxRssMb.toFixed(0)} MB; lean client ${l.seconds.toFixed(2)} s wall, ${l.cpuSeconds.toFixed(2)} s cpu`,
         );
       },
     );
@@ -176,6 +180,8 @@ export async function watchVsBatchBench(): Promise<Record<string, number>> {
       sdkCpuMedianS: median(sdk.map((k) => k.cpuSeconds)),
       sdkWallRatioMedian: median(sdkWallRatios),
       sdkCpuRatioMedian: median(sdkCpuRatios),
+      sdkDurableCpuMedianS: median(sdkDurable.map((d) => d.cpuSeconds)),
+      sdkDurableCpuRatioMedian: median(flowdeck.map((f, i) => f.cpuSeconds / sdkDurable[i]!.cpuSeconds)),
     };
     console.log(
       `${IMAGES} images at concurrency ${CONCURRENCY}, instant jobs (local demo): \`flowdeck watch --once\` (default settle, library on) vs a plain fetch + ws batch client, ${ROUNDS} alternating rounds:`,
@@ -184,6 +190,9 @@ export async function watchVsBatchBench(): Promise<Record<string, number>> {
       `  vs the community SDK client (bench/sdk-batch-client.ts, @saintno/comfyui-sdk; issue 25's target: <= 1.0x both):\n` +
         `    wall  flowdeck median ${figures.flowdeckWallMedianS.toFixed(2)} s, sdk client ${figures.sdkWallMedianS.toFixed(2)} s: ratio ${figures.sdkWallRatioMedian.toFixed(2)}x (rounds ${sdkWallRatios.map((r) => r.toFixed(2)).join(', ')})\n` +
         `    cpu   flowdeck median ${figures.flowdeckCpuMedianS.toFixed(2)} s, sdk client ${figures.sdkCpuMedianS.toFixed(2)} s: ratio ${figures.sdkCpuRatioMedian.toFixed(2)}x (rounds ${sdkCpuRatios.map((r) => r.toFixed(2)).join(', ')})`,
+    );
+    console.log(
+      `    floor: the sdk client with Flowdeck's bookkeeping done plainly (input sha256, journal lines, output + library copy + sidecar fsynced, folders fsynced) cpu median ${figures.sdkDurableCpuMedianS.toFixed(2)} s = ${(figures.sdkDurableCpuMedianS / figures.sdkCpuMedianS).toFixed(2)}x the sdk client; flowdeck / it ${figures.sdkDurableCpuRatioMedian.toFixed(2)}x`,
     );
     console.log(`  vs the plain fetch + ws client (bench/batch-client.ts; issue 12's target):`);
     console.log(
