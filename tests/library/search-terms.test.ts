@@ -12,6 +12,7 @@ import { Store } from '@main/store/store';
 import { LibraryIndex, type NewItemRow } from '@main/library/library-index';
 import { expandedMatch } from '@main/library/search-match';
 import { LIBRARY_MIGRATIONS } from '../../src/main/library';
+import { indexRow } from './support/helpers';
 
 let dir: string;
 let store: Store;
@@ -29,28 +30,7 @@ afterEach(async () => {
 let next = 0;
 function row(prompt: string, extra: Partial<NewItemRow> = {}): NewItemRow {
   next += 1;
-  return {
-    promptId: `t-${next}`,
-    profileId: null,
-    serverKind: 'local',
-    baseUrl: 'http://b',
-    workflow: null,
-    workflowName: 'Terms',
-    nodeId: '9',
-    nodeClass: 'SaveImage',
-    outputKey: 'images',
-    fileName: `f${next}.png`,
-    fileSubfolder: '',
-    fileType: 'output',
-    mediaKind: 'image',
-    inputs: '{}',
-    inputText: '',
-    promptText: prompt,
-    createdAt: next,
-    recordedAt: next,
-    status: 'done',
-    ...extra,
-  };
+  return indexRow({ promptId: `t-${next}`, fileName: `f${next}.png`, promptText: prompt, createdAt: next, workflowName: 'Terms', ...extra });
 }
 
 /** The ids the plain FTS5 prefix query finds: what a search must give, whatever it asks FTS5. */
