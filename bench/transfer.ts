@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ServiceClient } from '@main/service/client';
 import { writeIncompressibleFile as writeFile } from './support/big-file';
-import { runJsonChild, startDemoChild, timeCommand } from './support/processes';
+import { curlUploadArgs, runJsonChild, startDemoChild, timeCommand } from './support/processes';
 import { signedUrl } from './support/signed-url';
 
 const GiB = 1024 ** 3;
@@ -83,22 +83,7 @@ export async function runTransferBench(): Promise<Record<string, number>> {
       // allows 8 GiB) replaces the local kind's 100 MiB default, which would refuse this file.
       await client.discover();
       for (let round = 0; round < ROUNDS; round += 1) {
-        curl = Math.min(
-          curl,
-          await timeCommand('curl', [
-            '-s',
-            '-f',
-            '-o',
-            '/dev/null',
-            '-F',
-            `image=@${upload}`,
-            '-F',
-            'type=input',
-            '-F',
-            'overwrite=true',
-            `${local.url}/api/upload/image`,
-          ]),
-        );
+        curl = Math.min(curl, await timeCommand('curl', curlUploadArgs(upload, local.url)));
         const start = process.hrtime.bigint();
         await client.uploadImage(upload, { type: 'input', overwrite: true });
         ours = Math.min(ours, Number(process.hrtime.bigint() - start) / 1e9);

@@ -1,7 +1,8 @@
 // 200 images at concurrency 8 through `flowdeck watch DIR --once` (the built CLI, as users run it:
-// journal, hashes, sidecars, library, a fresh data folder each round) side by side with a plain
-// fetch + WebSocket batch client (bench/batch-client.ts, no Flowdeck code), alternating which goes
-// first, and a lean client (bench/lean-client.ts: the same requests over node:http, nothing else)
+// journal, hashes, sidecars, library, a fresh data folder each round) side by side with a batch
+// client on the community SDK `@saintno/comfyui-sdk` (bench/sdk-batch-client.ts, issue 25's
+// yardstick) and a plain fetch + WebSocket batch client (bench/batch-client.ts, no Flowdeck code),
+// alternating which goes first, and a lean client (bench/lean-client.ts: the same requests over node:http, nothing else)
 // as the floor of what any Node client making these requests spends. Each side gets a fresh
 // instant-job demo service (local flavour) in its own process: the server numbers outputs by
 // listing its output folder, so sharing one would charge the second for the first. Every side is a
@@ -29,7 +30,7 @@ function workflow(prefix: string): object {
 }
 
 /** A plain client (`name`.ts beside this file) as one plain-JS file, so it starts as the built CLI does (no tsx in its time). */
-async function bundleClient(work: string, name: 'batch-client' | 'lean-client'): Promise<string> {
+async function bundleClient(work: string, name: 'batch-client' | 'lean-client' | 'sdk-batch-client'): Promise<string> {
   const outfile = join(work, `${name}.mjs`);
   await build({
     entryPoints: [join(import.meta.dirname, `${name}.ts`)],
@@ -92,7 +93,7 @@ async function flowdeckSide(work: string, images: string, round: number, cli = C
   }
 }
 
-async function clientSide(work: string, images: string, client: string, label: string, round: number): Promise<MeasuredRun> {
+async function clientSide(work: string, images: string, client: string, label: string, round: number, extra: string[] = []): Promise<MeasuredRun> {
   const dir = join(work, `${label}-${round}`);
   const outDir = join(dir, 'out');
   mkdirSync(dir);
@@ -109,6 +110,7 @@ async function clientSide(work: string, images: string, client: string, label: s
       workflowPath,
       '1.image',
       String(CONCURRENCY),
+      ...extra,
     ]);
     const pngs = countOutputs(outDir, /\.png$/);
     if (pngs !== IMAGES) throw new Error(`the ${label} client wrote ${pngs} outputs for ${IMAGES} images`);
@@ -128,14 +130,19 @@ export async function watchVsBatchBench(): Promise<Record<string, number>> {
     for (let i = 0; i < IMAGES; i += 1) writeFileSync(join(images, `img-${String(i).padStart(4, '0')}.png`), distinctPng(i, 64));
     const client = await bundleClient(work, 'batch-client');
     const leanClient = await bundleClient(work, 'lean-client');
+    const sdkClient = await bundleClient(work, 'sdk-batch-client');
     const flowdeck: MeasuredRun[] = [];
     const batch: MeasuredRun[] = [];
+    const sdk: MeasuredRun[] = [];
+    const sdkDurable: MeasuredRun[] = [];
     const lean: MeasuredRun[] = [];
     const baseline: MeasuredRun[] = [];
     await alternateRounds(
       ROUNDS,
       async (round) => void flowdeck.push(await flowdeckSide(work, images, round)),
       async (round) => {
+        sdk.push(await clientSide(work, images, sdkClient, 'sdk', round));
+        sdkDurable.push(await clientSide(work, images, sdkClient, 'sdk-durable', round, ['durable']));
         batch.push(await clientSide(work, images, client, 'batch', round));
         lean.push(await clientSide(work, images, leanClient, 'lean', round));
         if (BASELINE_CLI) baseline.push(await flowdeckSide(work, images, round, BASELINE_CLI));
@@ -146,11 +153,15 @@ export async function watchVsBatchBench(): Promise<Record<string, number>> {
         if (BASELINE_CLI)
           console.log(`  round ${round + 1}: baseline watch ${baseline[round]!.seconds.toFixed(2)} s wall, ${baseline[round]!.cpuSeconds.toFixed(2)} s cpu`);
         const l = lean[round]!;
+        const k = sdk[round]!;
+        const d = sdkDurable[round]!;
         console.log(
-          `  round ${round + 1}: flowdeck watch ${f.seconds.toFixed(2)} s wall, ${f.cpuSeconds.toFixed(2)} s cpu, peak RSS ${f.maxRssMb.toFixed(0)} MB; batch client ${b.seconds.toFixed(2)} s wall, ${b.cpuSeconds.toFixed(2)} s cpu, peak RSS ${b.maxRssMb.toFixed(0)} MB; lean client ${l.seconds.toFixed(2)} s wall, ${l.cpuSeconds.toFixed(2)} s cpu`,
+          `  round ${round + 1}: flowdeck watch ${f.seconds.toFixed(2)} s wall, ${f.cpuSeconds.toFixed(2)} s cpu, peak RSS ${f.maxRssMb.toFixed(0)} MB; sdk client ${k.seconds.toFixed(2)} s wall, ${k.cpuSeconds.toFixed(2)} s cpu, peak RSS ${k.maxRssMb.toFixed(0)} MB; sdk client + durable bookkeeping ${d.seconds.toFixed(2)} s wall, ${d.cpuSeconds.toFixed(2)} s cpu; batch client ${b.seconds.toFixed(2)} s wall, ${b.cpuSeconds.toFixed(2)} s cpu, peak RSS ${b.maxRssMb.toFixed(0)} MB; lean client ${l.seconds.toFixed(2)} s wall, ${l.cpuSeconds.toFixed(2)} s cpu`,
         );
       },
     );
+    const sdkWallRatios = flowdeck.map((f, i) => f.seconds / sdk[i]!.seconds);
+    const sdkCpuRatios = flowdeck.map((f, i) => f.cpuSeconds / sdk[i]!.cpuSeconds);
     const wallRatios = flowdeck.map((f, i) => f.seconds / batch[i]!.seconds);
     const cpuRatios = flowdeck.map((f, i) => f.cpuSeconds / batch[i]!.cpuSeconds);
     const leanCpuRatios = lean.map((l, i) => l.cpuSeconds / batch[i]!.cpuSeconds);
@@ -165,10 +176,25 @@ export async function watchVsBatchBench(): Promise<Record<string, number>> {
       leanCpuMedianS: median(lean.map((l) => l.cpuSeconds)),
       leanCpuRatioMedian: median(leanCpuRatios),
       flowdeckPeakRssMb: Math.max(...flowdeck.map((f) => f.maxRssMb)),
+      sdkWallMedianS: median(sdk.map((k) => k.seconds)),
+      sdkCpuMedianS: median(sdk.map((k) => k.cpuSeconds)),
+      sdkWallRatioMedian: median(sdkWallRatios),
+      sdkCpuRatioMedian: median(sdkCpuRatios),
+      sdkDurableCpuMedianS: median(sdkDurable.map((d) => d.cpuSeconds)),
+      sdkDurableCpuRatioMedian: median(flowdeck.map((f, i) => f.cpuSeconds / sdkDurable[i]!.cpuSeconds)),
     };
     console.log(
       `${IMAGES} images at concurrency ${CONCURRENCY}, instant jobs (local demo): \`flowdeck watch --once\` (default settle, library on) vs a plain fetch + ws batch client, ${ROUNDS} alternating rounds:`,
     );
+    console.log(
+      `  vs the community SDK client (bench/sdk-batch-client.ts, @saintno/comfyui-sdk; issue 25's target: <= 1.0x both):\n` +
+        `    wall  flowdeck median ${figures.flowdeckWallMedianS.toFixed(2)} s, sdk client ${figures.sdkWallMedianS.toFixed(2)} s: ratio ${figures.sdkWallRatioMedian.toFixed(2)}x (rounds ${sdkWallRatios.map((r) => r.toFixed(2)).join(', ')})\n` +
+        `    cpu   flowdeck median ${figures.flowdeckCpuMedianS.toFixed(2)} s, sdk client ${figures.sdkCpuMedianS.toFixed(2)} s: ratio ${figures.sdkCpuRatioMedian.toFixed(2)}x (rounds ${sdkCpuRatios.map((r) => r.toFixed(2)).join(', ')})`,
+    );
+    console.log(
+      `    floor: the sdk client with Flowdeck's bookkeeping done plainly (input sha256, journal lines, output + library copy + sidecar fsynced, folders fsynced) cpu median ${figures.sdkDurableCpuMedianS.toFixed(2)} s = ${(figures.sdkDurableCpuMedianS / figures.sdkCpuMedianS).toFixed(2)}x the sdk client; flowdeck / it ${figures.sdkDurableCpuRatioMedian.toFixed(2)}x`,
+    );
+    console.log(`  vs the plain fetch + ws client (bench/batch-client.ts; issue 12's target):`);
     console.log(
       `  wall  flowdeck median ${figures.flowdeckWallMedianS.toFixed(2)} s, batch client ${figures.batchWallMedianS.toFixed(2)} s: ratio ${figures.wallRatioMedian.toFixed(2)}x (rounds ${wallRatios.map((r) => r.toFixed(2)).join(', ')}; target <= 1.0x)`,
     );

@@ -20,9 +20,11 @@ const benches =
         'bench/hot-folders.ts',
         'bench/run-vs-curl.ts',
         'bench/watch-vs-batch.ts',
+        'bench/upload-vs-curl.ts',
         'bench/pool.ts',
         'bench/ui-convert.ts',
         'bench/v2-shared-mask.ts',
+        'bench/v2-vs-sdk.ts',
       ];
 let failed = 0;
 for (const bench of benches) {

@@ -1,6 +1,7 @@
-// What the two plain batch clients (bench/batch-client.ts over fetch, bench/lean-client.ts over
-// node:http) share besides their requests: the jobs' ends as the server's WebSocket tells them,
-// and the loop over a folder's images, so the two differ only in how they talk HTTP.
+// What the plain batch clients (bench/batch-client.ts over fetch, bench/lean-client.ts over
+// node:http, bench/sdk-batch-client.ts on the community SDK) share besides their requests: the
+// jobs' ends as the server's messages tell them, and the loop over a folder's images, so they
+// differ only in how they talk to the server.
 import { mkdirSync, readdirSync } from 'node:fs';
 import WebSocket from 'ws';
 
@@ -20,30 +21,65 @@ function isRef(value: unknown): value is FileRef {
   return typeof value === 'object' && value !== null && typeof (value as FileRef).filename === 'string';
 }
 
+/** A server message as the WebSocket carries it (JSON text). */
+export interface ServerMessage {
+  type: string;
+  data?: { prompt_id?: string; output?: Record<string, unknown>; exception_message?: string };
+}
+
 /**
- * One socket for every job. Events of instant jobs can arrive before the submit's answer, so a
- * job's waiter exists from before its submit (its id is chosen by the client) and events are kept per id.
+ * The jobs' ends as the server's messages tell them, whoever carries the messages (a plain
+ * WebSocket here, the community SDK's socket in bench/sdk-batch-client.ts). Events of instant jobs
+ * can arrive before the submit's answer, so a job's waiter is made by whichever comes first, its
+ * `expect` or its first event, and events are kept per id.
  */
-export class JobEnds {
+export class JobEndBook {
   readonly #waiters = new Map<string, Waiter>();
+
+  /** One message from the server; messages without a job are ignored. */
+  accept(message: ServerMessage): void {
+    const promptId = message.data?.prompt_id;
+    if (!promptId || !message.data) return;
+    const waiter = this.#waiterFor(promptId);
+    if (message.type === 'executed' && message.data.output) {
+      for (const value of Object.values(message.data.output)) if (Array.isArray(value)) waiter.outputs.push(...value.filter(isRef));
+    } else if (message.type === 'execution_success') waiter.finish();
+    else if (message.type === 'execution_error') waiter.finish(new Error(`job ${promptId} failed: ${message.data.exception_message ?? ''}`));
+    else if (message.type === 'execution_interrupted') waiter.finish(new Error(`job ${promptId} was interrupted`));
+  }
+
+  /** Call before the job's answer can be missed: its outputs once it has ended. */
+  expect(promptId: string): () => Promise<FileRef[]> {
+    const waiter = this.#waiterFor(promptId);
+    return async () => {
+      await waiter.done;
+      this.#waiters.delete(promptId);
+      return waiter.outputs;
+    };
+  }
+
+  #waiterFor(promptId: string): Waiter {
+    let waiter = this.#waiters.get(promptId);
+    if (!waiter) {
+      let finish!: (error?: Error) => void;
+      const done = new Promise<void>((resolve, reject) => (finish = (error) => (error ? reject(error) : resolve())));
+      waiter = { outputs: [], done, finish };
+      this.#waiters.set(promptId, waiter);
+    }
+    return waiter;
+  }
+}
+
+/** One plain WebSocket for every job (the id of each is chosen by the client before its submit). */
+export class JobEnds {
+  readonly #book = new JobEndBook();
   readonly #socket: WebSocket;
 
   private constructor(socket: WebSocket) {
     this.#socket = socket;
     socket.on('message', (data, isBinary) => {
       if (isBinary) return; // previews
-      const message = JSON.parse(data.toString()) as {
-        type: string;
-        data: { prompt_id?: string; output?: Record<string, unknown>; exception_message?: string };
-      };
-      const promptId = message.data?.prompt_id;
-      if (!promptId) return;
-      const waiter = this.#waiterFor(promptId);
-      if (message.type === 'executed' && message.data.output) {
-        for (const value of Object.values(message.data.output)) if (Array.isArray(value)) waiter.outputs.push(...value.filter(isRef));
-      } else if (message.type === 'execution_success') waiter.finish();
-      else if (message.type === 'execution_error') waiter.finish(new Error(`job ${promptId} failed: ${message.data.exception_message ?? ''}`));
-      else if (message.type === 'execution_interrupted') waiter.finish(new Error(`job ${promptId} was interrupted`));
+      this.#book.accept(JSON.parse(data.toString()) as ServerMessage);
     });
   }
 
@@ -58,27 +94,11 @@ export class JobEnds {
 
   /** Call before submitting the job: its outputs once it has ended. */
   expect(promptId: string): () => Promise<FileRef[]> {
-    const waiter = this.#waiterFor(promptId);
-    return async () => {
-      await waiter.done;
-      this.#waiters.delete(promptId);
-      return waiter.outputs;
-    };
+    return this.#book.expect(promptId);
   }
 
   close(): void {
     this.#socket.close();
-  }
-
-  #waiterFor(promptId: string): Waiter {
-    let waiter = this.#waiters.get(promptId);
-    if (!waiter) {
-      let finish!: (error?: Error) => void;
-      const done = new Promise<void>((resolve, reject) => (finish = (error) => (error ? reject(error) : resolve())));
-      waiter = { outputs: [], done, finish };
-      this.#waiters.set(promptId, waiter);
-    }
-    return waiter;
   }
 }
 

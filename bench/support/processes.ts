@@ -67,6 +67,11 @@ export function runJsonChild<T>(script: string, args: string[]): Promise<T> {
   });
 }
 
+/** curl's arguments for the upload the transfer benchmarks compare against: `file` as the image part to the demo's /api/upload/image. */
+export function curlUploadArgs(file: string, server: string): string[] {
+  return ['-s', '-f', '-o', '/dev/null', '-F', `image=@${file}`, '-F', 'type=input', '-F', 'overwrite=true', `${server}/api/upload/image`];
+}
+
 /** Times a command; resolves with seconds, rejects on a non-zero exit. */
 export function timeCommand(command: string, args: string[]): Promise<number> {
   return new Promise((resolveTime, reject) => {

@@ -9,6 +9,7 @@ import { Store } from '@main/store/store';
 import { LibraryIndex, type NewItemRow } from '@main/library/library-index';
 import { LIBRARY_MIGRATIONS, Library, ftsQuery, type LibraryChange, type LibraryServer } from '../../src/main/library';
 import type { OutputFile, Workflow } from '@main/service/types';
+import { indexRow } from './support/helpers';
 
 const SERVER: LibraryServer = { profileId: 'p-local', kind: 'local', baseUrl: 'http://127.0.0.1:8188/' };
 const CLOUD: LibraryServer = { profileId: 'p-cloud', kind: 'cloud', baseUrl: 'https://cloud.example' };
@@ -237,27 +238,8 @@ describe('list and search', () => {
 describe('search within dates over many rows', () => {
   it('finds rows of an old date range, also one recorded long after its job was created', async () => {
     const index = await LibraryIndex.open(store);
-    const row = (i: number, createdAt: number, prompt: string): NewItemRow => ({
-      promptId: `bulk-${i}`,
-      profileId: null,
-      serverKind: 'local',
-      baseUrl: 'http://b',
-      workflow: null,
-      workflowName: 'Bulk',
-      nodeId: '9',
-      nodeClass: 'SaveImage',
-      outputKey: 'images',
-      fileName: `f${i}.png`,
-      fileSubfolder: '',
-      fileType: 'output',
-      mediaKind: 'image',
-      inputs: '{}',
-      inputText: '',
-      promptText: prompt,
-      createdAt,
-      recordedAt: createdAt,
-      status: 'done',
-    });
+    const row = (i: number, createdAt: number, prompt: string): NewItemRow =>
+      indexRow({ promptId: `bulk-${i}`, fileName: `f${i}.png`, promptText: prompt, createdAt });
     // 5000 rows over 5000 minutes, ids in creation order, spanning several id blocks.
     const rows = Array.from({ length: 5000 }, (_, i) => row(i, T0 + i * 60_000, i % 2 === 0 ? 'common harbour' : 'common field'));
     await index.transaction((tx) => index.insertMany(rows, tx));

@@ -4,7 +4,7 @@ export { resolveLibraryDir } from './library-dir';
 export { copyOutOfLibrary } from './copy-out';
 export { containedRealPath } from './item-file';
 export { LIBRARY_MIGRATIONS } from './schema';
-export { ftsQuery } from './library-index';
+export { ftsQuery } from './search-match';
 export type { TrashFunction } from './trash';
 export {
   MEDIA_KINDS,

@@ -6,12 +6,11 @@ import type { Queryable, SqlValue, Store } from '@main/store/store';
 import type { Workflow } from '@main/service/types';
 import { ID_BLOCK_BITS, LIBRARY_MIGRATIONS, LIBRARY_MODULE } from './schema';
 import { ITEM_COLUMNS, parseItemRow, type ItemRow } from './rows';
+import { expandedMatch, MAX_QUERY_TERMS, queryWords, workflowCondition } from './search-match';
 import type { ItemStatus, ListFilter, MediaKind } from './types';
 
 export const MAX_LIMIT = 10_000;
 const DEFAULT_LIMIT = 100;
-/** More search words than this are ignored: a query is a few words, not a paragraph. */
-const MAX_QUERY_TERMS = 16;
 /** Rows per INSERT statement: 19 parameters each, far below SQLite's limit of 32766. */
 const INSERT_CHUNK = 100;
 
@@ -65,18 +64,6 @@ function clampLimit(limit: number | undefined): number {
 
 function clampOffset(offset: number | undefined): number {
   return offset === undefined || !Number.isFinite(offset) ? 0 : Math.max(0, Math.floor(offset));
-}
-
-/**
- * Turns what a person types into an FTS5 query: each word becomes a quoted prefix term ("light"
- * finds "lighthouse"), all must match. Quoting means FTS5 operators and stray quotes in the input
- * are plain text, never syntax. Null when the text has no word at all.
- */
-export function ftsQuery(text: string): string | null {
-  const words = text.normalize('NFKC').match(/[\p{L}\p{N}\p{M}_]+/gu) ?? [];
-  const terms = [...new Set(words.map((w) => w.toLowerCase()))].slice(0, MAX_QUERY_TERMS);
-  if (terms.length === 0) return null;
-  return terms.map((t) => `"${t}"*`).join(' ');
 }
 
 /** The text columns a search looks in, over the items table aliased `i` (the FTS index's columns). */
@@ -303,8 +290,10 @@ export class LibraryIndex {
    * index by rowid lets SQLite stop after `limit` matches instead of sorting every match.
    */
   async search(text: string, filter: ListFilter = {}): Promise<ItemRow[]> {
-    const match = ftsQuery(text);
-    if (match === null) return this.searchSymbols(symbolNeedles(text), filter);
+    const words = queryWords(text);
+    if (words.length === 0) return this.searchSymbols(symbolNeedles(text), filter);
+    const match = await this.matchOf(words, filter);
+    if (match === null) return [];
     const { where, params } = filterClauses(filter);
     const since = epoch(filter.since);
     const until = epoch(filter.until);
@@ -335,8 +324,10 @@ export class LibraryIndex {
 
   /** How many items a search finds within the filters (the total behind a paged result). */
   async searchCount(text: string, filter: ListFilter = {}): Promise<number> {
-    const match = ftsQuery(text);
-    if (match === null) return this.countSymbols(symbolNeedles(text), filter);
+    const words = queryWords(text);
+    if (words.length === 0) return this.countSymbols(symbolNeedles(text), filter);
+    const match = await this.matchOf(words, filter);
+    if (match === null) return 0;
     const { where, params } = filterClauses(filter);
     const raw = await this.store.get(
       `SELECT COUNT(*) AS n FROM library_fts f CROSS JOIN library_items i ON i.id = f.rowid
@@ -345,6 +336,13 @@ export class LibraryIndex {
     );
     const n = raw?.['n'];
     return typeof n === 'number' ? n : 0;
+  }
+
+  /** The MATCH expression of a search's words within a filter (search-match.ts); null: nothing matches. */
+  private async matchOf(words: readonly string[], filter: ListFilter): Promise<string | null> {
+    const match = await expandedMatch(this.store, words);
+    const workflow = workflowCondition(filter.workflow);
+    return match === null || workflow === null ? match : `${match} AND ${workflow}`;
   }
 
   /** Items holding every needle in a text column (see symbolNeedles); no needle: list(). */

@@ -47,6 +47,19 @@ function ftsTriggers(columns: readonly string[]): string {
    END;`;
 }
 
+/** The triggers that add the terms of `columns` to library_terms on insert and text update. */
+function termTriggers(columns: readonly string[]): string {
+  // One tokenizer call per row: the columns joined by a space (a separator, like a column break).
+  const text = (row: string): string => columns.map((c) => `COALESCE(${row}.${c}, '')`).join(" || ' ' || ");
+  return `
+   CREATE TRIGGER library_items_terms_ai AFTER INSERT ON library_items BEGIN
+     INSERT OR IGNORE INTO library_terms (term) SELECT token FROM library_tokenizer WHERE input = ${text('new')};
+   END;
+   CREATE TRIGGER library_items_terms_au AFTER UPDATE OF ${columns.join(', ')} ON library_items BEGIN
+     INSERT OR IGNORE INTO library_terms (term) SELECT token FROM library_tokenizer WHERE input = ${text('new')};
+   END;`;
+}
+
 function ftsTable(options: string, columns: readonly string[] = FIRST_COLUMNS): string {
   return `CREATE VIRTUAL TABLE library_fts USING fts5(
      ${columns.join(', ')},
@@ -142,4 +155,19 @@ export const LIBRARY_MIGRATIONS: readonly string[] = [
    ${ftsTable(",\n     prefix = '2 3'", SOURCE_COLUMNS)}
    ${ftsTriggers(SOURCE_COLUMNS)}
    INSERT INTO library_fts (library_fts) VALUES ('rebuild');`,
+  // Every term of the search index, for prefix searches. FTS5 answers a prefix longer than its
+  // prefix indexes (2 and 3 characters) by merging the whole doclist of every matching term in
+  // memory before it yields a row: "masterpiece"* in a million items is ~25 ms whatever the LIMIT.
+  // With the terms listed, the search asks for ("masterpiece" OR "masterpieces" ...) instead,
+  // which FTS5 walks lazily, newest first, and stops at the page's end. New rows add their terms
+  // through the FTS3 tokenizer table, which splits and folds text exactly as FTS5's unicode61
+  // does (tests/library/search-terms.test.ts compares the two over every code point); terms are
+  // never removed (a term no row has any more only matches nothing). Existing libraries take
+  // their terms from the index itself.
+  `CREATE VIRTUAL TABLE library_tokenizer USING fts3tokenize('unicode61', 'remove_diacritics=2');
+   CREATE TABLE library_terms (term TEXT PRIMARY KEY) WITHOUT ROWID;
+   ${termTriggers(SOURCE_COLUMNS)}
+   CREATE VIRTUAL TABLE temp.library_fts_terms USING fts5vocab(main, library_fts, row);
+   INSERT OR IGNORE INTO library_terms (term) SELECT term FROM temp.library_fts_terms;
+   DROP TABLE temp.library_fts_terms;`,
 ];

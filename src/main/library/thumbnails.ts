@@ -1,12 +1,14 @@
-// Thumbnails of library images: decoded once (PNG with pngjs, JPEG with jpeg-js), box-filtered
+// Thumbnails of library images: decoded once (PNG with png-decode.ts, else pngjs; JPEG with jpeg-js), box-filtered
 // down so the longer edge fits `maxSize`, flattened onto white (JPEG has no alpha) and encoded as
-// JPEG into <library>/.thumbnails/<sha256>-<size>.jpg. Keyed by content, so duplicates share one,
+// JPEG (jpeg-encode.ts) into <library>/.thumbnails/<sha256>-<size>.jpg. Keyed by content, so duplicates share one,
 // and written under a temporary name first so a half-written thumbnail is never served.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import jpeg from 'jpeg-js';
 import { PNG } from 'pngjs';
 import { writeFileAtomically } from '@main/files/publish';
+import { encodeJpeg } from './jpeg-encode';
+import { decodeSimplePng } from './png-decode';
 import { imageDimensions, isJpeg, isPng } from './media-images';
 
 /** Larger sources are not decoded (memory): they get no thumbnail. */
@@ -33,6 +35,8 @@ export function decodeForThumbnail(bytes: Buffer): Rgba | null {
   const size = imageDimensions(bytes);
   if (!size || size.width * size.height > MAX_SOURCE_PIXELS) return null;
   if (isPng(bytes)) {
+    const simple = decodeSimplePng(bytes);
+    if (simple) return simple;
     const png = PNG.sync.read(bytes);
     return { width: png.width, height: png.height, data: png.data };
   }
@@ -125,11 +129,8 @@ export async function writeThumbnail(source: string, target: string, maxSize: nu
   }
   if (!image) return null;
   const small = flattenOnWhite(downscale(image, maxSize));
-  const encoded = jpeg.encode(
-    { width: small.width, height: small.height, data: Buffer.from(small.data.buffer, small.data.byteOffset, small.data.byteLength) },
-    QUALITY,
-  );
+  const encoded = encodeJpeg(small, QUALITY);
   await fs.mkdir(path.dirname(target), { recursive: true });
-  await writeFileAtomically(target, encoded.data);
+  await writeFileAtomically(target, encoded);
   return { path: target, width: small.width, height: small.height };
 }

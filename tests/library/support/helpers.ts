@@ -1,7 +1,8 @@
 // Shared pieces of the library tests: a service client with quick retries, a file walker (the one
-// in tests/support), and the expected date folder of a time (computed here independently of the
-// library's own code).
+// in tests/support), the expected date folder of a time (computed here independently of the
+// library's own code), and a done index row for tests that fill the index directly.
 import { ServiceClient } from '@main/service/client';
+import type { NewItemRow } from '@main/library/library-index';
 import type { ServerKind } from '@main/service/types';
 
 export { filesUnder } from '../../support/files';
@@ -17,3 +18,25 @@ export function dateFolder(ms: number): string {
 
 /** The library's quick retry policy for tests. */
 export const QUICK_RETRY = { baseMs: 20, maxMs: 60, maxAttempts: 4 };
+
+/** A done image row of a local server's job, for LibraryIndex.insert/insertMany; `fields` win. */
+export function indexRow(fields: Pick<NewItemRow, 'promptId' | 'fileName' | 'promptText' | 'createdAt'> & Partial<NewItemRow>): NewItemRow {
+  return {
+    profileId: null,
+    serverKind: 'local',
+    baseUrl: 'http://b',
+    workflow: null,
+    workflowName: 'Bulk',
+    nodeId: '9',
+    nodeClass: 'SaveImage',
+    outputKey: 'images',
+    fileSubfolder: '',
+    fileType: 'output',
+    mediaKind: 'image',
+    inputs: '{}',
+    inputText: '',
+    recordedAt: fields.createdAt,
+    status: 'done',
+    ...fields,
+  };
+}

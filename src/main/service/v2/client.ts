@@ -61,8 +61,11 @@ export class V2Client implements ServiceApi {
   readonly #assetPaths = new Map<string, { path: string; filePath: string }>();
   /** The latest links of outputs seen in job reads, by asset id. */
   readonly #links = new Map<string, KnownLink>();
-  /** The `urls` each job came with (follow links, never build them). */
-  readonly #jobUrls = new Map<string, { self: string | null; cancel: string | null; events: string | null }>();
+  /**
+   * The `urls` each job came with (follow links, never build them), and its `expires_at` once read
+   * in an end state (retentionOf then needs no read of its own).
+   */
+  readonly #jobUrls = new Map<string, { self: string | null; cancel: string | null; events: string | null; endedExpiresAt?: string }>();
   readonly #submittedListeners = new Set<(job: { id: string; eventsUrl: string | null }) => void>();
 
   constructor(profile: ServerProfile, options: V2ClientOptions) {
@@ -163,7 +166,10 @@ export class V2Client implements ServiceApi {
   }
 
   #note(job: V2Job): void {
-    if (job.urls) this.#jobUrls.set(job.id, { self: job.urls.self ?? null, cancel: job.urls.cancel ?? null, events: job.urls.events ?? null });
+    if (job.urls) {
+      const ended = isTerminalStatus(job.status) && job.expires_at ? { endedExpiresAt: job.expires_at } : {};
+      this.#jobUrls.set(job.id, { self: job.urls.self ?? null, cancel: job.urls.cancel ?? null, events: job.urls.events ?? null, ...ended });
+    }
     for (const output of job.outputs ?? []) {
       if (output.url) this.#links.set(output.id, { url: output.url, expiresAt: output.url_expires_at ? Date.parse(output.url_expires_at) || null : null });
     }
@@ -175,7 +181,8 @@ export class V2Client implements ServiceApi {
   }
 
   async retentionOf(promptId: string, signal?: AbortSignal): Promise<number | null> {
-    const expires = (await this.#readJob(promptId, signal)).expires_at;
+    // An ended job's retention was in the read that saw it end; a running one's may still change.
+    const expires = this.#jobUrls.get(promptId)?.endedExpiresAt ?? (await this.#readJob(promptId, signal)).expires_at;
     const ms = expires ? Date.parse(expires) : Number.NaN;
     return Number.isFinite(ms) ? ms : null;
   }
