@@ -287,6 +287,8 @@ export const jobSnapshotSchema = z.object({
     .nullable(),
   /** Set while the server has answered nothing about the job for a while: its state is unknown ("Check again"). */
   unreachable: z.object({ since: z.number(), reason: z.string() }).nullable().optional(),
+  /** Until when the server keeps the job and its outputs (epoch ms; Comfy API v2's `expires_at`), where it says. */
+  expiresAt: z.number().nullable().optional(),
 });
 export type JobSnapshotView = z.infer<typeof jobSnapshotSchema>;
 

@@ -63,6 +63,8 @@ export class V2Client implements ServiceApi {
   readonly #links = new Map<string, KnownLink>();
   /** The `urls` each job came with (follow links, never build them). */
   readonly #jobUrls = new Map<string, { self: string | null; cancel: string | null; events: string | null }>();
+  /** Each job's `expires_at` as last read (epoch ms; null when the server did not say). */
+  readonly #expiries = new Map<string, number | null>();
   readonly #submittedListeners = new Set<(job: { id: string; eventsUrl: string | null }) => void>();
 
   constructor(profile: ServerProfile, options: V2ClientOptions) {
@@ -163,6 +165,8 @@ export class V2Client implements ServiceApi {
   }
 
   #note(job: V2Job): void {
+    const expires = job.expires_at ? Date.parse(job.expires_at) : Number.NaN;
+    this.#expiries.set(job.id, Number.isFinite(expires) ? expires : null);
     if (job.urls) this.#jobUrls.set(job.id, { self: job.urls.self ?? null, cancel: job.urls.cancel ?? null, events: job.urls.events ?? null });
     for (const output of job.outputs ?? []) {
       if (output.url) this.#links.set(output.id, { url: output.url, expiresAt: output.url_expires_at ? Date.parse(output.url_expires_at) || null : null });
@@ -174,10 +178,10 @@ export class V2Client implements ServiceApi {
     return this.#readJob(jobId, signal);
   }
 
+  /** The job's `expires_at` as last read (the submit's answer has it), else read now. */
   async retentionOf(promptId: string, signal?: AbortSignal): Promise<number | null> {
-    const expires = (await this.#readJob(promptId, signal)).expires_at;
-    const ms = expires ? Date.parse(expires) : Number.NaN;
-    return Number.isFinite(ms) ? ms : null;
+    if (!this.#expiries.has(promptId)) await this.#readJob(promptId, signal);
+    return this.#expiries.get(promptId) ?? null;
   }
 
   async getJobStatus(promptId: string, signal?: AbortSignal): Promise<JobStatusReading> {
