@@ -13,7 +13,7 @@ import { dataPaths } from '@main/config/data-dir';
 import { JobStore } from '@main/jobs/job-store';
 import { Store } from '@main/store/store';
 import type { DemoService } from '../../src/main/demo';
-import { demoCoreInTemp, failure, ok, type DemoCore } from '../support/demo-core';
+import { demoCoreInTemp, ok, type DemoCore } from '../support/demo-core';
 import { startDemo } from '../v2/support';
 
 const KEY = 'v2-app-key-5e0c2a9d41b7';
@@ -78,11 +78,12 @@ describe('the app on a v2-only deployment (no node definitions, no queue)', () =
     const c = await coreOn(svc);
     const test = await ok(c.core, 'connection.test');
     expect(test).toMatchObject({ reachable: true, problem: null, nodeCount: null, message: expect.stringContaining('Comfy API v2') });
-    expect((await failure(c.core, 'nodes.definitions')).message).toMatch(/only Comfy API v2/);
+    // No node definitions here: said plainly, not as a failure (the form follows the workflow).
+    expect(await ok(c.core, 'nodes.definitions')).toEqual({ profileId: c.profileId, classes: {}, none: true });
 
-    const first = await ok(c.core, 'upload.image', { name: 'photo.png', bytes: new Uint8Array(EXAMPLE) });
+    const first = (await ok(c.core, 'upload.image', { name: 'photo.png', bytes: new Uint8Array(EXAMPLE) }))!;
     expect(first.inputValue).toMatch(/^core\/ASSET:/);
-    const again = await ok(c.core, 'upload.image', { name: 'photo.png', bytes: new Uint8Array(EXAMPLE) });
+    const again = (await ok(c.core, 'upload.image', { name: 'photo.png', bytes: new Uint8Array(EXAMPLE) }))!;
     expect(again.inputValue).toBe(first.inputValue);
     // The bytes crossed once; the second time the server was asked whether it had them.
     expect(svc.v2!.stats.assetUploads).toBe(1);
@@ -166,7 +167,7 @@ describe('the app on the cloud with v2 beside v1', () => {
     const svc = await startDemo({ flavour: 'cloud', v2: 'beside', apiKey: KEY }, 0.05);
     const c = await coreOn(svc);
     expect((await ok(c.core, 'nodes.definitions')).classes.DemoSampler).toBeDefined();
-    const upload = await ok(c.core, 'upload.image', { name: 'photo.png', bytes: new Uint8Array(EXAMPLE) });
+    const upload = (await ok(c.core, 'upload.image', { name: 'photo.png', bytes: new Uint8Array(EXAMPLE) }))!;
     expect(upload.inputValue).toMatch(/^core\/ASSET:/);
     const run = await ok(c.core, 'run.submit', { workflowJson: invert(upload.inputValue) });
     expect(await ended(c.events, run.promptIds[0]!)).toMatchObject({ phase: 'succeeded' });

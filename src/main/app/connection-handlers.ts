@@ -77,8 +77,12 @@ export function createConnectionHandlers(deps: ConnectionHandlerDeps): Pick<Call
 
     'nodes.definitions': async (input) => {
       const profile = profiles.target(input?.profileId);
-      const definitions = await active.withApi(profile, (api, active) => (active ? active.nodeDefinitions(input?.refresh === true) : api.getNodeDefinitions()));
-      return { profileId: profile.id, classes: nodeDefinitionsView(definitions) };
+      const definitions = await active.withApi(profile, async (api, active) => {
+        // A server without node definitions (Comfy API v2 only) says so rather than failing.
+        if (!(await api.discover()).nodeDefinitions) return null;
+        return active ? active.nodeDefinitions(input?.refresh === true) : api.getNodeDefinitions();
+      });
+      return definitions ? { profileId: profile.id, classes: nodeDefinitionsView(definitions) } : { profileId: profile.id, classes: {}, none: true };
     },
   };
 }

@@ -181,7 +181,12 @@ export const nodeClassSchema = z.object({
 });
 export type NodeClassView = z.infer<typeof nodeClassSchema>;
 
-export const nodeDefinitionsSchema = z.object({ profileId: z.string(), classes: z.record(z.string(), nodeClassSchema) });
+export const nodeDefinitionsSchema = z.object({
+  profileId: z.string(),
+  classes: z.record(z.string(), nodeClassSchema),
+  /** True when the server has none to give (Comfy API v2 only, a serverless deployment): `classes` is empty. */
+  none: z.boolean().optional(),
+});
 
 // ---------------------------------------------------------------------------------------------
 // Workflows
