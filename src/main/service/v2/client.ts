@@ -35,7 +35,7 @@ import { assetOpener, type KnownLink } from './download';
 import { v2ErrorFor } from './errors';
 import { ASSET_INPUT_PREFIX, assetIdOf, detailOf, historyOf, isTerminalStatus, readingOf } from './job-mapping';
 import { submitV2 } from './submit';
-import { assetReference, jobSchema, workflowAnswerSchema, type V2Job } from './wire';
+import { assetReference, jobListSchema, jobSchema, workflowAnswerSchema, type V2Job } from './wire';
 import { composeMask, decodeImage, encodePng } from '@main/images/mask-compose';
 import { randomUUID } from 'node:crypto';
 
@@ -137,9 +137,29 @@ export class V2Client implements ServiceApi {
     return this.#v1 ? this.#v1.clearPending() : Promise.reject(this.#noV1('queue to clear'));
   }
 
+  /**
+   * The cloud's v1 list where it is there; else GET /api/v2/jobs, newest first, at most the 100
+   * most recent (a self-hosted proxy lists them; a surface that answers 501 has no job history).
+   */
   async listJobs(query: JobListQuery = {}, signal?: AbortSignal): Promise<JobPage> {
     if (this.#v1) return this.#v1.listJobs(query, signal);
-    throw this.#noV1('job history (GET /api/v2/jobs lists only recent jobs)');
+    const offset = query.offset ?? 0;
+    const limit = query.limit ?? 100;
+    const what = 'the job list';
+    const answer = await this.#http.request({
+      method: 'GET',
+      path: '/api/v2/jobs',
+      query: { limit: String(Math.min(100, offset + limit)) },
+      what,
+      ...(signal ? { signal } : {}),
+    });
+    if (answer.status === 501) throw this.#noV1('job history (this surface does not list its jobs)');
+    if (answer.status < 200 || answer.status > 299) throw v2ErrorFor(answer, what, await this.#secret());
+    const list = jobListSchema.safeParse(jsonOf(answer));
+    if (!list.success) throw new ServiceError('protocol', 'The server sent a job list this client cannot read.', { status: answer.status, retryable: false });
+    for (const job of list.data.jobs) this.#note(job);
+    const page = list.data.jobs.slice(offset, offset + limit).map((job) => detailOf(job, null));
+    return { jobs: page, pagination: { offset, limit, total: list.data.jobs.length, hasMore: false } };
   }
 
   // ------------------------------------------------------------ jobs
@@ -212,7 +232,9 @@ export class V2Client implements ServiceApi {
     });
     const parsed = answer.status >= 200 && answer.status <= 299 ? workflowAnswerSchema.safeParse(jsonOf(answer)) : null;
     const workflow = parsed?.success && parsed.data.format === 'api' ? (parsed.data.workflow as Workflow) : null;
-    return detailOf(job, workflow);
+    // `save`: the editor graph the job was made from; the caller converts it as any UI file.
+    const editorGraph = parsed?.success && parsed.data.format === 'save' ? (parsed.data.workflow as JsonObject) : null;
+    return { ...detailOf(job, workflow), editorGraph };
   }
 
   // ------------------------------------------------------------ submit
