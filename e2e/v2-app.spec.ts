@@ -1,0 +1,62 @@
+// The app on a Comfy API v2-only server (the demo as a serverless deployment or a bare proxy: no
+// node definitions, no queue, previews and outputs through per-job event streams): the Run form
+// edits the workflow from its own values, a run shows its preview and then its output on the
+// Result stage, the job says how long the server keeps its outputs, and cancelling one of two
+// jobs stops that one only, without the "stop all running jobs?" question.
+import { expect, test } from './fixtures/index';
+import { field, newestJob, openWorkflow, runButton, textToImage, waitConnected } from './ui-helpers';
+
+test.use({ harnessOptions: { args: ['--v2-demo', 'Deployment'] } });
+
+test('a run on a v2-only server shows its preview and then its output on the stage', async ({ appPage: page }) => {
+  await waitConnected(page);
+  await openWorkflow(page, textToImage({ steps: 6, delay_ms: 2400, prompt: 'a harbour at dawn' }));
+  // No node definitions (so the active server is the v2-only one): said quietly, and the form
+  // follows the workflow's own values and types.
+  await expect(page.getByRole('status').filter({ hasText: 'This server has no node definitions' })).toBeVisible();
+  await expect(field(page, '3 DemoSampler', 'prompt')).toHaveValue('a harbour at dawn');
+  await expect(field(page, '3 DemoSampler', 'steps')).toHaveValue('6');
+  await expect(page.getByRole('group', { name: '3 DemoSampler' }).getByRole('button', { name: 'randomize' })).toBeVisible();
+  await expect(field(page, '9 SaveImage', 'images')).toHaveJSProperty('tagName', 'BUTTON');
+  await field(page, '3 DemoSampler', 'steps').fill('5');
+
+  await runButton(page).click();
+  const stage = page.getByRole('region', { name: 'Result' });
+  const preview = stage.getByRole('img', { name: 'Live preview' });
+  await expect(preview).toBeVisible({ timeout: 15_000 });
+  await expect.poll(() => preview.evaluate((el) => (el as unknown as { naturalWidth: number }).naturalWidth)).toBeGreaterThan(0);
+  const output = stage.getByRole('img', { name: /^Result Flowdeck.*\.png$/ });
+  await expect(output).toBeVisible({ timeout: 30_000 });
+  await expect.poll(() => output.evaluate((el) => (el as unknown as { naturalWidth: number }).naturalWidth)).toBe(256);
+
+  const card = newestJob(page);
+  await expect(card.getByText('Status: done')).toBeVisible();
+  await expect(card.getByText(/^outputs kept until /)).toBeVisible();
+});
+
+test('cancelling one of two jobs stops that one only, without asking to stop all', async ({ appPage: page }) => {
+  await waitConnected(page);
+  await openWorkflow(page, textToImage({ steps: 40, delay_ms: 4000, prompt: 'a long night' }));
+  const jobs = page.getByRole('region', { name: 'Jobs' }).getByRole('article');
+  const before = await jobs.count();
+  await runButton(page).click();
+  await expect(jobs).toHaveCount(before + 1, { timeout: 15_000 });
+  await expect(jobs.first().getByText('Status: running')).toBeVisible({ timeout: 15_000 });
+  // Cards are told apart by their job (both have the same name; running ones are listed first).
+  const first = page.locator(`article[data-prompt-id="${await jobs.first().getAttribute('data-prompt-id')}"]`);
+  await runButton(page).click();
+  await expect(jobs).toHaveCount(before + 2, { timeout: 15_000 });
+  const waiting = jobs.filter({ hasText: 'Status: waiting in the queue' });
+  await expect(waiting).toHaveCount(1);
+  const second = page.locator(`article[data-prompt-id="${await waiting.getAttribute('data-prompt-id')}"]`);
+
+  // The running one is cancelled; the waiting one goes on to run.
+  await first.getByRole('button', { name: 'Cancel job' }).click();
+  await expect(page.getByRole('dialog', { name: /Stop all/ })).toHaveCount(0);
+  await expect(first.getByText('Status: cancelled')).toBeVisible({ timeout: 15_000 });
+  await expect(second.getByText('Status: running')).toBeVisible({ timeout: 15_000 });
+  await expect(second.getByRole('button', { name: 'Cancel job' })).toBeEnabled();
+
+  await second.getByRole('button', { name: 'Cancel job' }).click();
+  await expect(second.getByText('Status: cancelled')).toBeVisible({ timeout: 15_000 });
+});
