@@ -66,7 +66,12 @@ async function coreOn(svc: DemoService, before?: (dataDir: string) => Promise<vo
   await before?.(c.dataDir);
   await c.core.start();
   const cloud = svc.v2?.mode === 'beside';
-  const profile = await ok(c.core, 'profiles.save', { name: cloud ? 'Cloud v2' : 'Deployment', kind: cloud ? 'cloud' : 'proxy', baseUrl: svc.url, select: true });
+  const profile = await ok(c.core, 'profiles.save', {
+    name: cloud ? 'Cloud v2' : 'Deployment',
+    kind: cloud ? 'cloud' : 'proxy',
+    baseUrl: svc.url,
+    select: true,
+  });
   if (cloud) await ok(c.core, 'key.save', { profileId: profile.id, key: KEY });
   await waitFor(c.events, 'connection.state', (s) => s.profileId === profile.id && s.state === 'connected');
   return { ...c, profileId: profile.id };

@@ -61,7 +61,17 @@ describe('the workflow of a v2 job', () => {
     const workflow = {
       '3': {
         class_type: 'DemoSampler',
-        inputs: { prompt: 'history', seed: 18446744073709551615n, steps: 2, width: 32, height: 32, cfg: 7, sampler_name: 'euler', delay_ms: 10, fail_at_step: 0 },
+        inputs: {
+          prompt: 'history',
+          seed: 18446744073709551615n,
+          steps: 2,
+          width: 32,
+          height: 32,
+          cfg: 7,
+          sampler_name: 'euler',
+          delay_ms: 10,
+          fail_at_step: 0,
+        },
       },
       '9': { class_type: 'SaveImage', inputs: { images: ['3', 0], filename_prefix: 'hist' } },
     };

@@ -62,7 +62,7 @@ describe('form model', () => {
     expect(sampler.fields.find((f) => f.name === 'extra')).toMatchObject({ spec: { kind: 'int', min: null, max: null }, inferred: true });
   });
 
-  it('without definitions (a serverless deployment), edits inputs from the workflow\'s own values and types', () => {
+  it("without definitions (a serverless deployment), edits inputs from the workflow's own values and types", () => {
     const bare = parseJsonExact(`{
       "1": {"class_type": "LoadImage", "inputs": {"image": "core/ASSET:5b1c"}},
       "3": {"class_type": "DemoSampler", "inputs": {"model": ["4", 0], "seed": 18446744073709551615, "steps": 8, "cfg": 7.5,
@@ -98,8 +98,12 @@ describe('form model', () => {
     ]);
   });
 
-  it('keeps the definitions\' help where they exist, beside inputs they do not mention', () => {
-    const helped = { DemoSampler: nodeClass('DemoSampler', 'Demo Sampler', [{ name: 'steps', required: true, kind: 'int', type: 'INT', min: 1, max: 100, tooltip: 'How many steps' }]) };
+  it("keeps the definitions' help where they exist, beside inputs they do not mention", () => {
+    const helped = {
+      DemoSampler: nodeClass('DemoSampler', 'Demo Sampler', [
+        { name: 'steps', required: true, kind: 'int', type: 'INT', min: 1, max: 100, tooltip: 'How many steps' },
+      ]),
+    };
     const fields = buildForm(parseJsonExact('{"3": {"class_type": "DemoSampler", "inputs": {"steps": 8, "cfg": 7.5}}}') as JsonObject, helped)[0]!.fields;
     expect(fields[0]).toMatchObject({ name: 'steps', tooltip: 'How many steps', spec: { kind: 'int', min: 1n, max: 100n } });
     expect(fields[0]!.inferred).toBeUndefined();

@@ -133,7 +133,11 @@ export class ActiveServer {
     const open = this.openApiFor(server);
     if (open) return use(open);
     const profile = profileId ? this.deps.settings.read().profiles.find((p) => p.id === profileId) : undefined;
-    const { api, events } = this.deps.connect(server, () => (profile ? this.deps.profiles.keyFor(profile) : null), profile ? connectionHints(profile) : undefined);
+    const { api, events } = this.deps.connect(
+      server,
+      () => (profile ? this.deps.profiles.keyFor(profile) : null),
+      profile ? connectionHints(profile) : undefined,
+    );
     try {
       return await use(api);
     } finally {

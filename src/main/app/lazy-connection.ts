@@ -75,7 +75,9 @@ export class LazyConnection {
 
   /** Until the profile is connected: its own word (serverless and proxy: v2), else its kind's defaults. */
   provisionalCapabilities(): ServerCapabilities {
-    return this.options.hints?.contract === 'v2' ? v2CapabilitiesFor({ v1Beside: Boolean(this.options.hints.v1BaseUrl), needsApiKey: false }) : capabilitiesFor(this.server.kind);
+    return this.options.hints?.contract === 'v2'
+      ? v2CapabilitiesFor({ v1Beside: Boolean(this.options.hints.v1BaseUrl), needsApiKey: false })
+      : capabilitiesFor(this.server.kind);
   }
 
   /** The connection, made now if it is not yet (one attempt at a time; a failed one is tried again by the next call). */

@@ -38,11 +38,15 @@ export async function connectService(profile: ServerProfile, options: ConnectOpt
           throw error;
         });
   if (discovery.contract === 'v1') {
-    return { api: new ServiceClient(profile, options), events: new EventsSocket(profile, {
+    return {
+      api: new ServiceClient(profile, options),
+      events: new EventsSocket(profile, {
         apiKey: options.apiKey,
         ...(options.clientId ? { clientId: options.clientId } : {}),
         ...(options.logger ? { logger: options.logger } : {}),
-      }), discovery };
+      }),
+      discovery,
+    };
   }
   const v1Profile: ServerProfile | null = options.v1BaseUrl ? { kind: 'local', baseUrl: options.v1BaseUrl } : discovery.v1Beside ? profile : null;
   const v1 = v1Profile ? new ServiceClient(v1Profile, options) : null;
