@@ -59,6 +59,16 @@ async function waitFor<E extends EventName>(events: AppEvent[], name: E, test: (
 const ended = (events: AppEvent[], promptId: string): Promise<JobSnapshotView> =>
   waitFor(events, 'job.update', (j) => j.promptId === promptId && ['succeeded', 'failed', 'cancelled'].includes(j.phase));
 
+/** Cancels the running job `a`: it ends cancelled, `b` goes on to run (never stopped with it), then `b` is cancelled too. */
+async function cancelOneThenTheOther(c: DemoCore, a: string, b: string): Promise<void> {
+  expect(await ok(c.core, 'jobs.cancel', { promptId: a })).toEqual({ cancelled: true });
+  expect(await ended(c.events, a)).toMatchObject({ phase: 'cancelled' });
+  await waitFor(c.events, 'job.update', (j) => j.promptId === b && j.phase === 'running');
+  expect(payloads(c.events, 'job.update').some((j) => j.promptId === b && j.phase === 'cancelled')).toBe(false);
+  expect(await ok(c.core, 'jobs.cancel', { promptId: b })).toEqual({ cancelled: true });
+  expect(await ended(c.events, b)).toMatchObject({ phase: 'cancelled' });
+}
+
 /** A core whose active profile is `svc`: a proxy profile for a v2-only demo, a cloud one (with its key) for the cloud's. */
 async function coreOn(svc: DemoService, before?: (dataDir: string) => Promise<void>): Promise<DemoCore & { profileId: string }> {
   const c = demoCoreInTemp('flowdeck-core-v2-');
@@ -123,13 +133,7 @@ describe('the app on a v2-only deployment (no node definitions, no queue)', () =
     const queue = await ok(c.core, 'queue.get');
     expect([...queue.running, ...queue.pending].map((e) => e.promptId).sort()).toEqual([a, b].sort());
 
-    expect(await ok(c.core, 'jobs.cancel', { promptId: a })).toEqual({ cancelled: true });
-    expect(await ended(c.events, a)).toMatchObject({ phase: 'cancelled' });
-    // The other one goes on to run: cancelling one never stopped it.
-    await waitFor(c.events, 'job.update', (j) => j.promptId === b && j.phase === 'running');
-    expect(payloads(c.events, 'job.update').some((j) => j.promptId === b && j.phase === 'cancelled')).toBe(false);
-    expect(await ok(c.core, 'jobs.cancel', { promptId: b })).toEqual({ cancelled: true });
-    expect(await ended(c.events, b)).toMatchObject({ phase: 'cancelled' });
+    await cancelOneThenTheOther(c, a, b);
   });
 
   it('sends again at start what a crash left unanswered: one job per key, whether or not the first send arrived', async () => {
@@ -185,11 +189,6 @@ describe('the app on the cloud with v2 beside v1', () => {
     // The queue still comes from v1 here.
     expect((await ok(c.core, 'queue.get')).running.map((e) => e.promptId)).toContain(a);
     // v1's cancel of a running cloud job stops every running job of the account; v2 cancels the one.
-    expect(await ok(c.core, 'jobs.cancel', { promptId: a })).toEqual({ cancelled: true });
-    expect(await ended(c.events, a)).toMatchObject({ phase: 'cancelled' });
-    await waitFor(c.events, 'job.update', (j) => j.promptId === b && j.phase === 'running');
-    expect(payloads(c.events, 'job.update').some((j) => j.promptId === b && j.phase === 'cancelled')).toBe(false);
-    expect(await ok(c.core, 'jobs.cancel', { promptId: b })).toEqual({ cancelled: true });
-    expect(await ended(c.events, b)).toMatchObject({ phase: 'cancelled' });
+    await cancelOneThenTheOther(c, a, b);
   });
 });
