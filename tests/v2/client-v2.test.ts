@@ -304,3 +304,60 @@ describe('restart reconciliation on v2', () => {
     expect(await c.jobs.get('key-of-a-send')).toMatchObject({ phase: 'submitting' });
   });
 });
+
+describe('one retry layer for a send without an answer (jobs/submit-v2.ts)', () => {
+  /** A connection whose requests wait at most `timeoutMs` for an answer. */
+  async function quick(svc: DemoService, timeoutMs: number): Promise<ConnectedService & { jobs: JobStore }> {
+    const connected = await connectService({ kind: svc.apiKey ? 'cloud' : 'local', baseUrl: svc.url }, { apiKey: () => svc.apiKey, timeoutMs });
+    const store = await Store.open(':memory:');
+    cleanups.push(async () => {
+      await connected.events.dispose();
+      await store.close();
+    });
+    return { ...connected, jobs: await JobStore.open(store) };
+  }
+
+  it.each(Object.keys(SURFACES) as Surface[])(
+    '%s: a server silent past the deadline after making the job gets one more send under the key, never a second job',
+    async (surface) => {
+      const svc = await SURFACES[surface]();
+      const c = await quick(svc, 400);
+      svc.v2!.faults.holdSubmitAnswers(3000);
+      const outcome = await submitJob(
+        { api: c.api, jobs: c.jobs, clientId: c.events.clientId },
+        { workflow: sampler(), workflowName: 'silent', origin: 'cli' },
+      ).catch((e: unknown) => e);
+      svc.v2!.faults.holdSubmitAnswers(0);
+      // The silent send, then exactly one more under the same key (refused as a reuse): two sends, one job.
+      expect(svc.v2!.stats.submitRequests).toBe(2);
+      expect([...svc.v2!.stats.jobsByKey.values()]).toEqual([1]);
+      const key = [...svc.v2!.stats.jobsByKey.keys()][0]!;
+      if (surface === 'v2-only') {
+        // The proxy lists its jobs: the job is found by its key and journaled under its own id.
+        const jobId = (outcome as { promptId: string }).promptId;
+        expect(jobId).not.toBe(key);
+        expect(await c.jobs.get(jobId)).toMatchObject({ phase: 'pending' });
+      } else {
+        expect(outcome).toBeInstanceOf(SendMayHaveRunError);
+        expect(await c.jobs.get(key)).toMatchObject({ phase: 'failed', rawStatus: 'may_exist' });
+      }
+    },
+  );
+
+  it('a send whose connection drops every time goes at most three times, and stays journaled for the next start', async () => {
+    const svc = await SURFACES['v2-only']();
+    const c = await quick(svc, 5000);
+    svc.v2!.faults.dropSubmitsBeforeCreating(100);
+    const failure = await submitJob(
+      { api: c.api, jobs: c.jobs, clientId: c.events.clientId },
+      { workflow: sampler(), workflowName: 'dropped', origin: 'cli' },
+    ).catch((e: unknown) => e);
+    svc.v2!.faults.dropSubmitsBeforeCreating(0);
+    expect(failure).toMatchObject({ kind: 'network' });
+    // Three sends in all: the transport does not retry the POST on top of the submit's own resends.
+    expect(svc.v2!.stats.submitRequests).toBe(3);
+    expect(svc.v2!.stats.jobsByKey.size).toBe(0);
+    const [row] = await c.jobs.listInFlight();
+    expect(row).toMatchObject({ phase: 'submitting', workflowName: 'dropped' });
+  });
+});
