@@ -3,6 +3,7 @@
 // edits the workflow from its own values, a run shows its preview and then its output on the
 // Result stage, the job says how long the server keeps its outputs, and cancelling one of two
 // jobs stops that one only, without the "stop all running jobs?" question.
+import type { Locator } from '@playwright/test';
 import { expect, test } from './fixtures/index';
 import { field, newestJob, openWorkflow, runButton, textToImage, waitConnected } from './ui-helpers';
 
@@ -34,7 +35,7 @@ test('a run on a v2-only server shows its preview and then its output on the sta
   await expect(card.getByText(/^outputs kept until /)).toBeVisible();
 });
 
-test('cancelling one of two jobs stops that one only, without asking to stop all', async ({ appPage: page }) => {
+test('cancelling one job stops that one only, running or waiting, without asking to stop all', async ({ appPage: page }) => {
   await waitConnected(page);
   await openWorkflow(page, textToImage({ steps: 40, delay_ms: 4000, prompt: 'a long night' }));
   const jobs = page.getByRole('region', { name: 'Jobs' }).getByRole('article');
@@ -42,21 +43,31 @@ test('cancelling one of two jobs stops that one only, without asking to stop all
   await runButton(page).click();
   await expect(jobs).toHaveCount(before + 1, { timeout: 15_000 });
   await expect(jobs.first().getByText('Status: running')).toBeVisible({ timeout: 15_000 });
-  // Cards are told apart by their job (both have the same name; running ones are listed first).
-  const first = page.locator(`article[data-prompt-id="${await jobs.first().getAttribute('data-prompt-id')}"]`);
+  // Cards are told apart by their job (all have the same name; running ones are listed first).
+  const byJob = (id: string | null) => page.locator(`article[data-prompt-id="${id}"]`);
+  const running = byJob(await jobs.first().getAttribute('data-prompt-id'));
   await runButton(page).click();
   await expect(jobs).toHaveCount(before + 2, { timeout: 15_000 });
-  const waiting = jobs.filter({ hasText: 'Status: waiting in the queue' });
-  await expect(waiting).toHaveCount(1);
-  const second = page.locator(`article[data-prompt-id="${await waiting.getAttribute('data-prompt-id')}"]`);
+  await runButton(page).click();
+  await expect(jobs).toHaveCount(before + 3, { timeout: 15_000 });
+  const queued = jobs.filter({ hasText: 'Status: waiting in the queue' });
+  await expect(queued).toHaveCount(2);
+  const [waiting, last] = (await Promise.all((await queued.all()).map((c) => c.getAttribute('data-prompt-id')))).map(byJob) as [Locator, Locator];
 
-  // The running one is cancelled; the waiting one goes on to run.
-  await first.getByRole('button', { name: 'Cancel job' }).click();
+  // A waiting one is cancelled: the running one goes on.
+  await waiting.getByRole('button', { name: 'Cancel job' }).click();
+  await expect(waiting.getByText('Status: cancelled')).toBeVisible({ timeout: 15_000 });
   await expect(page.getByRole('dialog', { name: /Stop all/ })).toHaveCount(0);
-  await expect(first.getByText('Status: cancelled')).toBeVisible({ timeout: 15_000 });
-  await expect(second.getByText('Status: running')).toBeVisible({ timeout: 15_000 });
-  await expect(second.getByRole('button', { name: 'Cancel job' })).toBeEnabled();
+  const step = running.getByRole('progressbar', { name: 'Step progress' });
+  const stepNow = Number(await step.getAttribute('value'));
+  await expect.poll(async () => Number(await step.getAttribute('value')), { timeout: 10_000 }).toBeGreaterThan(stepNow);
+  await expect(running.getByText('Status: running')).toBeVisible();
 
-  await second.getByRole('button', { name: 'Cancel job' }).click();
-  await expect(second.getByText('Status: cancelled')).toBeVisible({ timeout: 15_000 });
+  // The running one is cancelled: the one still waiting goes on to run.
+  await running.getByRole('button', { name: 'Cancel job' }).click();
+  await expect(page.getByRole('dialog', { name: /Stop all/ })).toHaveCount(0);
+  await expect(running.getByText('Status: cancelled')).toBeVisible({ timeout: 15_000 });
+  await expect(last.getByText('Status: running')).toBeVisible({ timeout: 15_000 });
+  await last.getByRole('button', { name: 'Cancel job' }).click();
+  await expect(last.getByText('Status: cancelled')).toBeVisible({ timeout: 15_000 });
 });
