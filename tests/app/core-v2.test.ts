@@ -136,6 +136,21 @@ describe('the app on a v2-only deployment (no node definitions, no queue)', () =
     await cancelOneThenTheOther(c, a, b);
   });
 
+  it('clears the waiting jobs it sent (no server queue to clear), leaving the running one', async () => {
+    const svc = await startDemo({ flavour: 'local', v2: 'only' }, 0.05);
+    const c = await coreOn(svc);
+    const sent: string[] = [];
+    for (const name of ['first', 'second', 'third']) sent.push((await ok(c.core, 'run.submit', { workflowJson: sampler(name, 120, 400) })).promptIds[0]!);
+    await waitFor(c.events, 'job.update', (j) => sent.includes(j.promptId) && j.phase === 'running');
+    const first = (await ok(c.core, 'queue.get')).running[0]!.promptId;
+    const cleared = await ok(c.core, 'queue.clearPending');
+    expect(cleared.running.map((e) => e.promptId)).toEqual([first]);
+    for (const id of sent.filter((id) => id !== first)) expect(await ended(c.events, id)).toMatchObject({ phase: 'cancelled' });
+    expect((await ok(c.core, 'jobs.list')).jobs.find((j) => j.promptId === first)).toMatchObject({ phase: 'running' });
+    expect(await ok(c.core, 'jobs.cancel', { promptId: first })).toEqual({ cancelled: true });
+    expect(await ended(c.events, first)).toMatchObject({ phase: 'cancelled' });
+  });
+
   it('sends again at start what a crash left unanswered: one job per key, whether or not the first send arrived', async () => {
     const svc = await startDemo({ flavour: 'local', v2: 'only' }, 0.05);
     const workflow = JSON.parse(sampler('left over', 2, 20)) as Record<string, never>;

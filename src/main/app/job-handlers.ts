@@ -256,7 +256,7 @@ export function createJobHandlers(ctx: JobHandlerContext): Pick<CallHandlers, Jo
 
     'queue.clearPending': async () => {
       const active = await ctx.requireSession();
-      await active.api.clearPending();
+      await active.clearPending();
       return active.queue();
     },
 

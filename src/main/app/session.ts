@@ -286,6 +286,18 @@ export class ProfileSession {
     return view;
   }
 
+  /**
+   * Removes the waiting jobs: the server's queue; on a server without one (v2 only), this
+   * session's own waiting jobs, each cancelled by itself.
+   */
+  async clearPending(): Promise<void> {
+    if (this.api.capabilities.nodeDefinitions) return this.api.clearPending();
+    const pending = ownQueue(this.tracker.list()).pending.map((e) => e.promptId);
+    if (pending.length === 0) return;
+    await this.api.cancel(pending);
+    for (const promptId of pending) this.tracker.noteCancelRequested(promptId);
+  }
+
   /** Coalesces bursts of queue changes into one fetch. */
   refreshQueueSoon(): void {
     if (this.disposed || this.queueTimer) return;
