@@ -13,7 +13,7 @@ import { dataPaths } from '@main/config/data-dir';
 import { JobStore } from '@main/jobs/job-store';
 import { Store } from '@main/store/store';
 import type { DemoService } from '../../src/main/demo';
-import { demoCoreInTemp, ok, type DemoCore } from '../support/demo-core';
+import { demoCoreInTemp, failure, ok, type DemoCore } from '../support/demo-core';
 import { startDemo } from '../v2/support';
 
 const KEY = 'v2-app-key-5e0c2a9d41b7';
@@ -185,6 +185,32 @@ async function journalLeftOver(database: string, baseUrl: string, workflow: Reco
     await jobs.recordSubmitting({ promptId: key, serverKind: 'local', baseUrl, clientId: null, workflow, workflowName: 'left over.json', origin: 'window' });
   await store.close();
 }
+
+describe('a self-hosted proxy profile with its server API beside it', () => {
+  it('keeps the server API address through edits, and reads node definitions from it while jobs go through v2', async () => {
+    const svc = await startDemo({ flavour: 'local', v2: 'only' }, 0.05);
+    const server = await startDemo({ flavour: 'local' }, 0.05);
+    const c = demoCoreInTemp('flowdeck-core-v2-proxy-');
+    cores.push(c);
+    await c.core.start();
+    const saved = await ok(c.core, 'profiles.save', { name: 'Proxy', kind: 'proxy', baseUrl: svc.url, apiBaseUrl: `${server.url}/`, select: true });
+    expect(saved).toEqual({ id: expect.any(String), name: 'Proxy', kind: 'proxy', baseUrl: svc.url, apiBaseUrl: server.url });
+    // An edit that does not name it keeps it; a bad one is refused plainly.
+    expect(await ok(c.core, 'profiles.save', { id: saved.id, name: 'My proxy', kind: 'proxy', baseUrl: svc.url })).toMatchObject({ apiBaseUrl: server.url });
+    expect(await failure(c.core, 'profiles.save', { id: saved.id, name: 'My proxy', kind: 'proxy', baseUrl: svc.url, apiBaseUrl: 'not a url' })).toMatchObject({
+      code: 'invalid_input',
+      message: expect.stringContaining('server API URL'),
+    });
+    await waitFor(c.events, 'connection.state', (s) => s.profileId === saved.id && s.state === 'connected');
+    const definitions = await ok(c.core, 'nodes.definitions');
+    expect(definitions.none).toBeUndefined();
+    expect(definitions.classes.DemoSampler).toBeDefined();
+    const { promptIds } = await ok(c.core, 'run.submit', { workflowJson: sampler('through the proxy', 2, 10) });
+    expect(await ended(c.events, promptIds[0]!)).toMatchObject({ phase: 'succeeded' });
+    expect(svc.v2!.stats.submitRequests).toBe(1);
+    expect(server.stats.promptRequests).toBe(0);
+  });
+});
 
 describe('the app on the cloud with v2 beside v1', () => {
   it('runs through v2, keeps node definitions and the queue from v1, and cancels the running job alone', async () => {

@@ -96,6 +96,8 @@ export const profileViewSchema = z.object({
   kind: profileKindSchema,
   /** For demo profiles: the built-in service's current address, or "" while it is not running. */
   baseUrl: z.string(),
+  /** Proxy profiles: the server's own API behind the proxy (node definitions, queue), when set. */
+  apiBaseUrl: z.string().optional(),
 });
 export type ProfileView = z.infer<typeof profileViewSchema>;
 
@@ -345,6 +347,8 @@ export const calls = {
         kind: profileKindSchema,
         /** Required for cloud and local; ignored for demo. */
         baseUrl: z.string().max(2048).optional(),
+        /** Proxy profiles: the server's own API (node definitions, queue); "" for none; absent keeps what an edited profile had. */
+        apiBaseUrl: z.string().max(2048).optional(),
         /** Make it the active profile (default: only when there is no active profile). */
         select: z.boolean().optional(),
       })
