@@ -71,3 +71,24 @@ test('cancelling one job stops that one only, running or waiting, without asking
   await last.getByRole('button', { name: 'Cancel job' }).click();
   await expect(last.getByText('Status: cancelled')).toBeVisible({ timeout: 15_000 });
 });
+
+test('a self-hosted proxy added in Servers is reached through Comfy API v2', async ({ appPage: page, harness }) => {
+  // The v2-only demo the harness started (its address is in the harness log).
+  const address = /v2-only demo deployment "Deployment" listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(harness.log())?.[1];
+  expect(address).toBeDefined();
+  await page.getByRole('link', { name: 'Servers' }).click();
+  await page.getByRole('button', { name: 'Add server' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Add server' });
+  await dialog.getByLabel('Server name').fill('My proxy');
+  await dialog.getByLabel('Server kind').selectOption('proxy');
+  await dialog.getByLabel('Server URL').fill(address!);
+  await expect(dialog.getByLabel('Server API URL (optional)')).toHaveValue('');
+  await expect(dialog.getByLabel('Use this server now')).toBeChecked();
+  await dialog.getByRole('button', { name: 'Save server' }).click();
+  await expect(page.getByRole('radio', { name: 'My proxy' })).toBeChecked();
+  await waitConnected(page);
+  await openWorkflow(page, textToImage({ steps: 2, delay_ms: 0, prompt: 'through my proxy' }));
+  await expect(page.getByRole('status').filter({ hasText: 'This server has no node definitions' })).toBeVisible();
+  await runButton(page).click();
+  await expect(page.getByRole('region', { name: 'Result' }).getByRole('img', { name: /^Result Flowdeck.*\.png$/ })).toBeVisible({ timeout: 30_000 });
+});
