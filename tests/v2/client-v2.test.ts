@@ -317,16 +317,18 @@ describe('one retry layer for a send without an answer (jobs/submit-v2.ts)', () 
     return { ...connected, jobs: await JobStore.open(store) };
   }
 
+  /** Submits through the single pipeline; what it threw, or what it answered. */
+  function submitted(c: ConnectedService & { jobs: JobStore }, workflowName: string): Promise<unknown> {
+    return submitJob({ api: c.api, jobs: c.jobs, clientId: c.events.clientId }, { workflow: sampler(), workflowName, origin: 'cli' }).catch((e: unknown) => e);
+  }
+
   it.each(Object.keys(SURFACES) as Surface[])(
     '%s: a server silent past the deadline after making the job gets one more send under the key, never a second job',
     async (surface) => {
       const svc = await SURFACES[surface]();
       const c = await quick(svc, 400);
       svc.v2!.faults.holdSubmitAnswers(3000);
-      const outcome = await submitJob(
-        { api: c.api, jobs: c.jobs, clientId: c.events.clientId },
-        { workflow: sampler(), workflowName: 'silent', origin: 'cli' },
-      ).catch((e: unknown) => e);
+      const outcome = await submitted(c, 'silent');
       svc.v2!.faults.holdSubmitAnswers(0);
       // The silent send, then exactly one more under the same key (refused as a reuse): two sends, one job.
       expect(svc.v2!.stats.submitRequests).toBe(2);
@@ -348,10 +350,7 @@ describe('one retry layer for a send without an answer (jobs/submit-v2.ts)', () 
     const svc = await SURFACES['v2-only']();
     const c = await quick(svc, 5000);
     svc.v2!.faults.dropSubmitsBeforeCreating(100);
-    const failure = await submitJob(
-      { api: c.api, jobs: c.jobs, clientId: c.events.clientId },
-      { workflow: sampler(), workflowName: 'dropped', origin: 'cli' },
-    ).catch((e: unknown) => e);
+    const failure = await submitted(c, 'dropped');
     svc.v2!.faults.dropSubmitsBeforeCreating(0);
     expect(failure).toMatchObject({ kind: 'network' });
     // Three sends in all: the transport does not retry the POST on top of the submit's own resends.
