@@ -103,6 +103,9 @@ describe('the app on a v2-only deployment (no node definitions, no queue)', () =
     // The bytes crossed once; the second time the server was asked whether it had them.
     expect(svc.v2!.stats.assetUploads).toBe(1);
     expect(svc.v2!.stats.byHashChecks + svc.v2!.stats.fromHash).toBeGreaterThanOrEqual(1);
+    // The server's copy of the input reads back by its asset reference (a thumbnail, "Paint mask").
+    const copy = await ok(c.core, 'input.fetch', { name: first.name, subfolder: first.subfolder, type: 'input' });
+    expect(Buffer.from(copy.bytes).equals(EXAMPLE)).toBe(true);
 
     const { promptIds } = await ok(c.core, 'run.submit', { workflowJson: invert(first.inputValue), label: 'invert.json' });
     const done = await ended(c.events, promptIds[0]!);
