@@ -280,7 +280,8 @@ export class ProfileSession {
 
   async queue(): Promise<QueueView> {
     // A server without v1 beside v2 (a serverless deployment, a bare proxy) has no queue to read:
-    // the queue shown is this session's own unfinished jobs.
+    // the queue shown is this session's own unfinished jobs. Which it is, discovery says.
+    await this.discovery;
     const view = this.api.capabilities.nodeDefinitions ? queueView(await this.api.getQueue()) : ownQueue(this.tracker.list());
     if (!this.disposed) this.options.outputs.queue(view);
     return view;
@@ -291,6 +292,7 @@ export class ProfileSession {
    * session's own waiting jobs, each cancelled by itself.
    */
   async clearPending(): Promise<void> {
+    await this.discovery;
     if (this.api.capabilities.nodeDefinitions) return this.api.clearPending();
     const pending = ownQueue(this.tracker.list()).pending.map((e) => e.promptId);
     if (pending.length === 0) return;
