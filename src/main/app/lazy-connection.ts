@@ -37,8 +37,13 @@ export type ConnectionHints = Omit<ProfileConnection, 'server'>;
 
 /** The hints of a settings profile (none for cloud, local and demo: discovery decides). */
 export function connectionHints(profile: Profile): ConnectionHints {
-  const { server: _server, ...hints } = profileConnection(profile);
-  return hints;
+  try {
+    const { server: _server, ...hints } = profileConnection(profile);
+    return hints;
+  } catch {
+    // A server API address that is not one (settings.json edited by hand): the proxy alone.
+    return profile.kind === 'proxy' || profile.kind === 'serverless' ? { contract: 'v2' } : {};
+  }
 }
 
 /** Pauses between attempts of a started event stream to reach a server it could not (ms). */
