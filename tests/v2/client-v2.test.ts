@@ -11,6 +11,7 @@ import { encodePng } from '@main/images/mask-compose';
 import { JobStore } from '@main/jobs/job-store';
 import { Store } from '@main/store/store';
 import { submitJob } from '@main/jobs/submit-job';
+import { resendUnanswered } from '@main/jobs/submit-v2';
 import { JobTracker } from '@main/jobs/tracker';
 import { WorkflowRejectedError } from '@main/service/errors';
 import { HttpTransport } from '@main/service/http';
@@ -358,5 +359,28 @@ describe('one retry layer for a send without an answer (jobs/submit-v2.ts)', () 
     expect(svc.v2!.stats.jobsByKey.size).toBe(0);
     const [row] = await c.jobs.listInFlight();
     expect(row).toMatchObject({ phase: 'submitting', workflowName: 'dropped' });
+  });
+});
+
+describe('sends left unanswered by an earlier process (resendUnanswered)', () => {
+  it('sends each again under its key, except those a hot folder still holds and settles itself', async () => {
+    const svc = await SURFACES['v2-only']();
+    const connected = await connectService({ kind: 'local', baseUrl: svc.url }, { apiKey: () => null });
+    const store = await Store.open(':memory:');
+    cleanups.push(async () => {
+      await connected.events.dispose();
+      await store.close();
+    });
+    const jobs = await JobStore.open(store, { heldSends: async () => new Set(['key-held-by-folder']) });
+    const row = { serverKind: 'local' as const, baseUrl: svc.url, workflow: sampler(), workflowName: 'left' };
+    await jobs.recordSubmitting({ ...row, promptId: 'key-held-by-folder', origin: 'hot-folder' });
+    await jobs.recordSubmitting({ ...row, promptId: 'key-of-the-window', origin: 'window' });
+    const outcomes = await resendUnanswered({ api: connected.api, jobs, clientId: connected.events.clientId });
+    expect(outcomes).toEqual([{ key: 'key-of-the-window', kind: 'accepted', jobId: expect.any(String) }]);
+    expect([...svc.v2!.stats.jobsByKey.keys()]).toEqual(['key-of-the-window']);
+    expect(await jobs.get('key-held-by-folder')).toMatchObject({ phase: 'submitting' });
+    // Sent once more, the accepted one is not sent again.
+    expect(await resendUnanswered({ api: connected.api, jobs, clientId: connected.events.clientId })).toEqual([]);
+    expect(svc.v2!.stats.submitRequests).toBe(1);
   });
 });

@@ -108,8 +108,16 @@ export type ResendOutcome = { key: string; kind: 'accepted'; jobId: string } | {
 export async function resendUnanswered(target: SubmitTarget): Promise<ResendOutcome[]> {
   const { api, jobs } = target;
   if (!jobs || api.capabilities.contract !== 'v2') return [];
-  const rows = (await jobs.listInFlight()).filter(
-    (r) => r.phase === 'submitting' && r.serverKind === api.profile.kind && sameBaseUrl(r.baseUrl, api.profile.baseUrl),
+  const inFlight = await jobs.listInFlight();
+  // A hot folder sends its own unconfirmed sends again under the same key (as the tracker leaves
+  // them to it): only those it still holds, read after the rows (see tracker.ts reconcile).
+  const held = inFlight.some((r) => r.origin === 'hot-folder' && r.phase === 'submitting') ? await jobs.heldElsewhere() : new Set<string>();
+  const rows = inFlight.filter(
+    (r) =>
+      r.phase === 'submitting' &&
+      r.serverKind === api.profile.kind &&
+      sameBaseUrl(r.baseUrl, api.profile.baseUrl) &&
+      !(r.origin === 'hot-folder' && held.has(r.promptId)),
   );
   const outcomes: ResendOutcome[] = [];
   for (const row of rows) outcomes.push(await resendOne(target, jobs, row));
