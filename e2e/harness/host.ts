@@ -19,7 +19,7 @@ import { KeytarSecretStore, SessionSecretStore } from '@main/config/secrets';
 import { DemoService } from '../../src/main/demo';
 import { startHarnessServer } from './server';
 
-const USAGE = 'harness [--port N] [--demo-time-scale X] [--renderer DIR] [--keychain] [--local-demo NAME ...]';
+const USAGE = 'harness [--port N] [--demo-time-scale X] [--renderer DIR] [--keychain] [--local-demo NAME ...] [--v2-demo NAME]';
 
 function fail(message: string): never {
   process.stderr.write(`${message}\nUsage: ${USAGE}\n`);
@@ -46,6 +46,9 @@ async function main(): Promise<void> {
         keychain: { type: 'boolean' },
         // Another demo service (local flavour) and a server profile NAME for it: a pool to show (screenshots).
         'local-demo': { type: 'string', multiple: true },
+        // A v2-only demo deployment (Comfy API v2, no node definitions or queue), made the active
+        // server under a self-hosted proxy profile NAME (the v2 app spec).
+        'v2-demo': { type: 'string' },
       },
       strict: true,
       allowPositionals: false,
@@ -91,6 +94,15 @@ async function main(): Promise<void> {
     const saved = await core.invoke('profiles.save', { name, kind: 'local', baseUrl: demo.url });
     if (!saved.ok) fail(`--local-demo ${name}: ${saved.error.message}`);
     log('info', `local demo service "${name}" listening on ${demo.url}`);
+  }
+  const v2Name = values['v2-demo'];
+  if (v2Name !== undefined) {
+    const demo = new DemoService({ flavour: 'local', v2: 'only', host: '127.0.0.1', port: 0, cache: false, ...(timeScale !== undefined ? { timeScale } : {}) });
+    await demo.start();
+    localDemos.push(demo);
+    const saved = await core.invoke('profiles.save', { name: v2Name, kind: 'proxy', baseUrl: demo.url, select: true });
+    if (!saved.ok) fail(`--v2-demo ${v2Name}: ${saved.error.message}`);
+    log('info', `v2-only demo deployment "${v2Name}" listening on ${demo.url}`);
   }
   let server;
   try {

@@ -58,7 +58,56 @@ describe('form model', () => {
     const sampler = groups[0]!;
     expect(sampler.fields.map((f) => f.name)).toEqual(['model', 'seed', 'steps', 'cfg', 'sampler', 'scheduler', 'prompt', 'tiled', 'extra']);
     expect(sampler.fields[0]!.source).toEqual({ kind: 'link', from: '4', output: 0 });
-    expect(sampler.fields.find((f) => f.name === 'extra')!.spec).toBeNull();
+    // An input the definition does not mention is edited from its own value.
+    expect(sampler.fields.find((f) => f.name === 'extra')).toMatchObject({ spec: { kind: 'int', min: null, max: null }, inferred: true });
+  });
+
+  it("without definitions (a serverless deployment), edits inputs from the workflow's own values and types", () => {
+    const bare = parseJsonExact(`{
+      "1": {"class_type": "LoadImage", "inputs": {"image": "core/ASSET:5b1c"}},
+      "3": {"class_type": "DemoSampler", "inputs": {"model": ["4", 0], "seed": 18446744073709551615, "steps": 8, "cfg": 7.5,
+            "prompt": "a cat\\nin a hat", "name": "x", "tiled": true, "sizes": [1, 2], "photo": "cat.PNG"}}
+    }`) as JsonObject;
+    const fields = buildForm(bare, null).flatMap((g) => g.fields);
+    const of = (name: string) => fields.find((f) => f.name === name)!;
+    expect(of('model')).toMatchObject({ spec: null, source: { kind: 'link', from: '4', output: 0 } });
+    expect(of('seed').spec).toMatchObject({ kind: 'int', seed: true });
+    expect(of('steps').spec).toMatchObject({ kind: 'int', seed: false });
+    expect(of('cfg').spec).toMatchObject({ kind: 'float' });
+    expect(of('prompt').spec).toEqual({ kind: 'string', multiline: true, default: null });
+    expect(of('name').spec).toEqual({ kind: 'string', multiline: false, default: null });
+    expect(of('tiled').spec).toMatchObject({ kind: 'boolean' });
+    expect(of('sizes').spec).toBeNull();
+    expect(of('image').spec).toMatchObject({ kind: 'combo', imageUpload: true, options: ['core/ASSET:5b1c'] });
+    expect(of('photo').spec).toMatchObject({ kind: 'combo', imageUpload: true });
+    expect(fields.every((f) => f.spec === null || f.inferred === true)).toBe(true);
+    // Edited values keep their types; a decimal in an integer field is refused before sending.
+    const drafts = new Map<string, Draft>([
+      [fieldKey('3', 'steps'), '12'],
+      [fieldKey('3', 'cfg'), '6.5'],
+      [fieldKey('3', 'tiled'), false],
+    ]);
+    const { workflow: out, problems } = applyDrafts(bare, fields, drafts);
+    expect(problems).toEqual([]);
+    expect(stringifyJsonExact(out)).toContain('"steps":12,"cfg":6.5');
+    expect(stringifyJsonExact(out)).toContain('"seed":18446744073709551615');
+    expect(stringifyJsonExact(out)).toContain('"tiled":false');
+    expect(stringifyJsonExact(out)).toContain('"sizes":[1,2]');
+    expect(applyDrafts(bare, fields, new Map([[fieldKey('3', 'steps'), '1.5']])).problems).toEqual([
+      { nodeId: '3', input: 'steps', message: 'Enter a whole number.' },
+    ]);
+  });
+
+  it("keeps the definitions' help where they exist, beside inputs they do not mention", () => {
+    const helped = {
+      DemoSampler: nodeClass('DemoSampler', 'Demo Sampler', [
+        { name: 'steps', required: true, kind: 'int', type: 'INT', min: 1, max: 100, tooltip: 'How many steps' },
+      ]),
+    };
+    const fields = buildForm(parseJsonExact('{"3": {"class_type": "DemoSampler", "inputs": {"steps": 8, "cfg": 7.5}}}') as JsonObject, helped)[0]!.fields;
+    expect(fields[0]).toMatchObject({ name: 'steps', tooltip: 'How many steps', spec: { kind: 'int', min: 1n, max: 100n } });
+    expect(fields[0]!.inferred).toBeUndefined();
+    expect(fields[1]).toMatchObject({ name: 'cfg', spec: { kind: 'float' }, inferred: true });
   });
 
   it('maps every widget kind, exact integer bounds and the image upload flag', () => {

@@ -11,6 +11,7 @@ import { encodePng } from '@main/images/mask-compose';
 import { JobStore } from '@main/jobs/job-store';
 import { Store } from '@main/store/store';
 import { submitJob } from '@main/jobs/submit-job';
+import { resendUnanswered } from '@main/jobs/submit-v2';
 import { JobTracker } from '@main/jobs/tracker';
 import { WorkflowRejectedError } from '@main/service/errors';
 import { HttpTransport } from '@main/service/http';
@@ -302,5 +303,84 @@ describe('restart reconciliation on v2', () => {
     await c.jobs.recordSubmitting({ promptId: 'key-of-a-send', serverKind: 'local', baseUrl: svc.url, workflow: sampler(), workflowName: 'wf', origin: 'cli' });
     expect(await c.tracker.reconcile()).toEqual([]);
     expect(await c.jobs.get('key-of-a-send')).toMatchObject({ phase: 'submitting' });
+  });
+});
+
+describe('one retry layer for a send without an answer (jobs/submit-v2.ts)', () => {
+  /** A connection whose requests wait at most `timeoutMs` for an answer. */
+  async function quick(svc: DemoService, timeoutMs: number): Promise<ConnectedService & { jobs: JobStore }> {
+    const connected = await connectService({ kind: svc.apiKey ? 'cloud' : 'local', baseUrl: svc.url }, { apiKey: () => svc.apiKey, timeoutMs });
+    const store = await Store.open(':memory:');
+    cleanups.push(async () => {
+      await connected.events.dispose();
+      await store.close();
+    });
+    return { ...connected, jobs: await JobStore.open(store) };
+  }
+
+  /** Submits through the single pipeline; what it threw, or what it answered. */
+  function submitted(c: ConnectedService & { jobs: JobStore }, workflowName: string): Promise<unknown> {
+    return submitJob({ api: c.api, jobs: c.jobs, clientId: c.events.clientId }, { workflow: sampler(), workflowName, origin: 'cli' }).catch((e: unknown) => e);
+  }
+
+  it.each(Object.keys(SURFACES) as Surface[])(
+    '%s: a server silent past the deadline after making the job gets one more send under the key, never a second job',
+    async (surface) => {
+      const svc = await SURFACES[surface]();
+      const c = await quick(svc, 400);
+      svc.v2!.faults.holdSubmitAnswers(3000);
+      const outcome = await submitted(c, 'silent');
+      svc.v2!.faults.holdSubmitAnswers(0);
+      // The silent send, then exactly one more under the same key (refused as a reuse): two sends, one job.
+      expect(svc.v2!.stats.submitRequests).toBe(2);
+      expect([...svc.v2!.stats.jobsByKey.values()]).toEqual([1]);
+      const key = [...svc.v2!.stats.jobsByKey.keys()][0]!;
+      if (surface === 'v2-only') {
+        // The proxy lists its jobs: the job is found by its key and journaled under its own id.
+        const jobId = (outcome as { promptId: string }).promptId;
+        expect(jobId).not.toBe(key);
+        expect(await c.jobs.get(jobId)).toMatchObject({ phase: 'pending' });
+      } else {
+        expect(outcome).toBeInstanceOf(SendMayHaveRunError);
+        expect(await c.jobs.get(key)).toMatchObject({ phase: 'failed', rawStatus: 'may_exist' });
+      }
+    },
+  );
+
+  it('a send whose connection drops every time goes at most three times, and stays journaled for the next start', async () => {
+    const svc = await SURFACES['v2-only']();
+    const c = await quick(svc, 5000);
+    svc.v2!.faults.dropSubmitsBeforeCreating(100);
+    const failure = await submitted(c, 'dropped');
+    svc.v2!.faults.dropSubmitsBeforeCreating(0);
+    expect(failure).toMatchObject({ kind: 'network' });
+    // Three sends in all: the transport does not retry the POST on top of the submit's own resends.
+    expect(svc.v2!.stats.submitRequests).toBe(3);
+    expect(svc.v2!.stats.jobsByKey.size).toBe(0);
+    const [row] = await c.jobs.listInFlight();
+    expect(row).toMatchObject({ phase: 'submitting', workflowName: 'dropped' });
+  });
+});
+
+describe('sends left unanswered by an earlier process (resendUnanswered)', () => {
+  it('sends each again under its key, except those a hot folder still holds and settles itself', async () => {
+    const svc = await SURFACES['v2-only']();
+    const connected = await connectService({ kind: 'local', baseUrl: svc.url }, { apiKey: () => null });
+    const store = await Store.open(':memory:');
+    cleanups.push(async () => {
+      await connected.events.dispose();
+      await store.close();
+    });
+    const jobs = await JobStore.open(store, { heldSends: async () => new Set(['key-held-by-folder']) });
+    const row = { serverKind: 'local' as const, baseUrl: svc.url, workflow: sampler(), workflowName: 'left' };
+    await jobs.recordSubmitting({ ...row, promptId: 'key-held-by-folder', origin: 'hot-folder' });
+    await jobs.recordSubmitting({ ...row, promptId: 'key-of-the-window', origin: 'window' });
+    const outcomes = await resendUnanswered({ api: connected.api, jobs, clientId: connected.events.clientId });
+    expect(outcomes).toEqual([{ key: 'key-of-the-window', kind: 'accepted', jobId: expect.any(String) }]);
+    expect([...svc.v2!.stats.jobsByKey.keys()]).toEqual(['key-of-the-window']);
+    expect(await jobs.get('key-held-by-folder')).toMatchObject({ phase: 'submitting' });
+    // Sent once more, the accepted one is not sent again.
+    expect(await resendUnanswered({ api: connected.api, jobs, clientId: connected.events.clientId })).toEqual([]);
+    expect(svc.v2!.stats.submitRequests).toBe(1);
   });
 });

@@ -18,6 +18,7 @@ import type { LogLevel } from './ports';
 import type { PreviewGate } from './preview-gate';
 import type { ProfileDirectory } from './profile-directory';
 import { ProfileSession, type ConnectFactory } from './session';
+import { connectionHints } from './lazy-connection';
 
 export interface ActiveServerDeps {
   settings: SettingsStore;
@@ -119,7 +120,7 @@ export class ActiveServer {
     const session = this.session;
     if (session && session.profileId === profile.id) return use(session.api, session);
     const server = await this.deps.profiles.serverFor(profile);
-    const { api, events } = this.deps.connect(server, () => this.deps.profiles.keyFor(profile));
+    const { api, events } = this.deps.connect(server, () => this.deps.profiles.keyFor(profile), connectionHints(profile));
     try {
       return await use(api, null);
     } finally {
@@ -132,7 +133,11 @@ export class ActiveServer {
     const open = this.openApiFor(server);
     if (open) return use(open);
     const profile = profileId ? this.deps.settings.read().profiles.find((p) => p.id === profileId) : undefined;
-    const { api, events } = this.deps.connect(server, () => (profile ? this.deps.profiles.keyFor(profile) : null));
+    const { api, events } = this.deps.connect(
+      server,
+      () => (profile ? this.deps.profiles.keyFor(profile) : null),
+      profile ? connectionHints(profile) : undefined,
+    );
     try {
       return await use(api);
     } finally {
@@ -192,6 +197,7 @@ export class ActiveServer {
       server,
       apiKey: () => profiles.keyFor(profile),
       connect: this.deps.connect,
+      connection: connectionHints(profile),
       jobs,
       previews: this.deps.previews,
       now: this.deps.now,

@@ -24,6 +24,23 @@ export function createConnectionHandlers(deps: ConnectionHandlerDeps): Pick<Call
       return active.withApi(profile, async (api, active) => {
         const subscriptionActive = active?.subscriptionActive ?? null;
         try {
+          // A server without node definitions (Comfy API v2 only) is tested by its discovery alone.
+          const capabilities = await api.discover();
+          if (!capabilities.nodeDefinitions) {
+            // It answered our request (with the key, when one is set) with 401: the key is missing or wrong.
+            const refused = capabilities.needsApiKey;
+            return {
+              reachable: true,
+              keyAccepted: refused ? (key ? false : null) : key ? true : null,
+              subscriptionActive,
+              nodeCount: null,
+              problem: refused ? (key ? 'key_rejected' : 'no_key') : null,
+              skipped: ['the node types: this server speaks only Comfy API v2, so the form follows the workflow'],
+              message: refused
+                ? `${api.profile.baseUrl} speaks Comfy API v2 and ${key ? 'did not accept the API key' : 'needs an API key'}.`
+                : `Connected to ${api.profile.baseUrl}: Comfy API v2 (no node definitions; forms follow each workflow's own values).`,
+            };
+          }
           // Fetched afresh; the active session keeps them, so the form shows what the test saw.
           const definitions = active ? await active.nodeDefinitions(true) : await api.getNodeDefinitions();
           return {
@@ -60,8 +77,12 @@ export function createConnectionHandlers(deps: ConnectionHandlerDeps): Pick<Call
 
     'nodes.definitions': async (input) => {
       const profile = profiles.target(input?.profileId);
-      const definitions = await active.withApi(profile, (api, active) => (active ? active.nodeDefinitions(input?.refresh === true) : api.getNodeDefinitions()));
-      return { profileId: profile.id, classes: nodeDefinitionsView(definitions) };
+      const definitions = await active.withApi(profile, async (api, active) => {
+        // A server without node definitions (Comfy API v2 only) says so rather than failing.
+        if (!(await api.discover()).nodeDefinitions) return null;
+        return active ? active.nodeDefinitions(input?.refresh === true) : api.getNodeDefinitions();
+      });
+      return definitions ? { profileId: profile.id, classes: nodeDefinitionsView(definitions) } : { profileId: profile.id, classes: {}, none: true };
     },
   };
 }

@@ -3,12 +3,32 @@
 //   workflow exactly as submitted.
 // - "server": the active server's own jobs, whoever sent them, read a page at a time with
 //   ServiceApi.listJobs (the cloud's GET /api/jobs; a local server's queue and history in the same
-//   shape), each with its workflow and outputs for "Open in Run".
+//   shape; a v2 surface's GET /api/v2/jobs), each with its workflow and outputs for "Open in Run".
+//   A job the server keeps as the editor graph it was made from (Comfy API v2's `save` format) is
+//   converted as any UI file, with the server's node definitions where it has them.
 import type { CallHandlers, HistoryEntryView, HistoryPageView } from '@shared/ipc/contract';
-import { stringifyJsonExact } from '@shared/json';
+import { stringifyJsonExact, type JsonObject } from '@shared/json';
 import type { JobRecord, JobStore } from '@main/jobs/job-store';
 import type { JobDetail } from '@main/service/job-list';
+import type { NodeDefinitions } from '@main/service/object-info';
+import type { Workflow } from '@main/service/types';
+import { readWorkflowValue } from '@main/workflow/workflow-reading';
 import type { ProfileSession } from './session';
+
+/** How long "Open in Run" of an editor graph waits for the node definitions to convert it. */
+const DEFINITIONS_WAIT_MS = 5000;
+
+/**
+ * The runnable workflow of a job the server kept as an editor graph: converted with the server's
+ * definitions, or (a server without any) from what the file itself says of its widgets; null when
+ * it cannot be converted.
+ */
+export async function workflowOfEditorGraph(graph: JsonObject, definitions: () => Promise<NodeDefinitions | null>): Promise<Workflow | null> {
+  const empty: NodeDefinitions = new Map();
+  const known = async (): Promise<NodeDefinitions> => (await definitions()) ?? empty;
+  const reading = await readWorkflowValue(graph, { cached: () => null, wait: known });
+  return reading.kind === 'workflow' ? reading.workflow : null;
+}
 
 export interface HistoryHandlerContext {
   requireJobs(): JobStore;
@@ -45,8 +65,8 @@ const LIST_STATUS_PHASE: Record<JobDetail['status'], HistoryEntryView['phase']> 
  * A job of the server's list with its detail, with what this app's journal knows of the same job
  * (its name, origin, and the workflow as sent when the server does not say, as for a queued job).
  */
-export function jobListEntry(job: JobDetail, known: JobRecord | null): HistoryEntryView {
-  const workflow = job.workflow ?? known?.workflow ?? null;
+export function jobListEntry(job: JobDetail, known: JobRecord | null, converted: Workflow | null = null): HistoryEntryView {
+  const workflow = job.workflow ?? converted ?? known?.workflow ?? null;
   return {
     promptId: job.id,
     label: known?.workflowName ?? 'workflow',
@@ -75,7 +95,13 @@ export function createHistoryHandlers(ctx: HistoryHandlerContext): Pick<CallHand
       // "Open in Run" needs each job's workflow and outputs: a local server's list carries them (its
       // history holds them), the cloud's list does not, and each job's GET /api/jobs/{id} does.
       const details = page.details ?? (await Promise.all(page.jobs.map((job) => session.api.getJob(job.id))));
-      const entries = await Promise.all(details.map(async (job) => jobListEntry(job, await store.get(job.id))));
+      const definitions = () => session.definitionsWithin(DEFINITIONS_WAIT_MS);
+      const entries = await Promise.all(
+        details.map(async (job) => {
+          const converted = !job.workflow && job.editorGraph ? await workflowOfEditorGraph(job.editorGraph, definitions) : null;
+          return jobListEntry(job, await store.get(job.id), converted);
+        }),
+      );
       const note =
         !page.pagination.hasMore && page.depthLimit !== undefined
           ? `Only the newest ${page.depthLimit} finished jobs of the server's history are listed.`

@@ -17,7 +17,7 @@ import { AppFailure } from './errors';
 import type { LivePool } from './live-pool';
 import type { OutputCache } from './output-cache';
 import { submitToPool } from './pool-run';
-import { errorView, jobView, type ProfileSession } from './session';
+import { errorView, type ProfileSession } from './session';
 import type { JobSnapshot } from '@main/jobs/types';
 import { describeError } from '@shared/describe-error';
 
@@ -116,7 +116,7 @@ export function createJobHandlers(ctx: JobHandlerContext): Pick<CallHandlers, Jo
   const findJob = async (promptId: string): Promise<{ view: JobSnapshotView; record: JobRecord | null; session: ProfileSession | null }> => {
     const record = await ctx.requireJobs().get(promptId);
     const live = liveJob(promptId);
-    if (live) return { view: jobView(live.snapshot, live.session.profileId, ctx.now()), record, session: live.session };
+    if (live) return { view: live.session.view(live.snapshot), record, session: live.session };
     if (record) return { view: recordView(record), record, session: null };
     throw new AppFailure('not_found', `There is no job ${promptId}.`);
   };
@@ -199,7 +199,7 @@ export function createJobHandlers(ctx: JobHandlerContext): Pick<CallHandlers, Jo
       const byId = new Map<string, JobSnapshotView>(records.map((r) => [r.promptId, recordView(r)]));
       for (const session of liveSessions()) {
         for (const live of session.tracker.list()) {
-          const view = jobView(live, session.profileId, ctx.now());
+          const view = session.view(live);
           byId.set(live.promptId, { ...view, origin: view.origin ?? byId.get(live.promptId)?.origin ?? null });
         }
       }
@@ -226,7 +226,7 @@ export function createJobHandlers(ctx: JobHandlerContext): Pick<CallHandlers, Jo
       // Asked of the job's own server: the pool server's tracker when one follows it.
       const session = liveJob(promptId)?.session ?? ctx.session();
       const live = await session?.tracker.checkAgain(promptId);
-      if (live && session) return jobView(live, session.profileId, ctx.now());
+      if (live && session) return session.view(live);
       return (await findJob(promptId)).view;
     },
 
@@ -256,7 +256,7 @@ export function createJobHandlers(ctx: JobHandlerContext): Pick<CallHandlers, Jo
 
     'queue.clearPending': async () => {
       const active = await ctx.requireSession();
-      await active.api.clearPending();
+      await active.clearPending();
       return active.queue();
     },
 

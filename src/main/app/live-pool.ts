@@ -19,6 +19,7 @@ import type { UnusablePool } from '@main/watch/service';
 import { checkPoolEntries, type PoolProfiles } from './pool-settings';
 import type { PreviewGate } from './preview-gate';
 import { ProfileSession, type ConnectFactory } from './session';
+import { connectionHints } from './lazy-connection';
 import { describeError } from '@shared/describe-error';
 
 export interface LivePoolDeps extends PoolProfiles {
@@ -109,6 +110,7 @@ export class LivePool {
         server,
         apiKey: () => deps.keyFor(profile),
         connect: deps.connect,
+        connection: connectionHints(profile),
         jobs: deps.jobs,
         previews: deps.previews,
         now: deps.now,

@@ -38,7 +38,13 @@ export class ProfileDirectory {
   }
 
   view(p: Profile): ProfileView {
-    return { id: p.id, name: p.name, kind: p.kind, baseUrl: p.kind === 'demo' ? (this.demo?.url ?? '') : p.baseUrl };
+    return {
+      id: p.id,
+      name: p.name,
+      kind: p.kind,
+      baseUrl: p.kind === 'demo' ? (this.demo?.url ?? '') : p.baseUrl,
+      ...(p.apiBaseUrl ? { apiBaseUrl: p.apiBaseUrl } : {}),
+    };
   }
 
   state(): ProfilesState {

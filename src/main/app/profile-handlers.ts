@@ -41,7 +41,8 @@ export function createProfileHandlers(deps: ProfileHandlerDeps): Pick<CallHandle
       const current = deps.settings.read();
       const existing = input.id ? current.profiles.find((p) => p.id === input.id) : undefined;
       if (input.id && !existing) throw new AppFailure('not_found', `There is no server profile with id "${input.id}".`);
-      const profile: Profile = { id: existing?.id ?? randomUUID(), name: input.name, kind: input.kind, baseUrl };
+      const apiBaseUrl = proxyApiBaseUrl(input.kind, input.apiBaseUrl ?? existing?.apiBaseUrl);
+      const profile: Profile = { id: existing?.id ?? randomUUID(), name: input.name, kind: input.kind, baseUrl, ...(apiBaseUrl ? { apiBaseUrl } : {}) };
       const wasActive = current.activeProfileId === profile.id;
       const select = input.select === true || !current.activeProfileId;
       deps.settings.update((s) => ({
@@ -49,7 +50,8 @@ export function createProfileHandlers(deps: ProfileHandlerDeps): Pick<CallHandle
         profiles: existing ? s.profiles.map((p) => (p.id === profile.id ? profile : p)) : [...s.profiles, profile],
         activeProfileId: select ? profile.id : s.activeProfileId,
       }));
-      const serverChanged = existing !== undefined && (existing.kind !== profile.kind || existing.baseUrl !== profile.baseUrl);
+      const serverChanged =
+        existing !== undefined && (existing.kind !== profile.kind || existing.baseUrl !== profile.baseUrl || existing.apiBaseUrl !== profile.apiBaseUrl);
       if ((select && !wasActive) || (wasActive && serverChanged)) await active.switchTo(profile.id);
       else if (serverChanged && inPool(deps.settings, profile.id)) await active.restartFolders();
       deps.emit('profiles.changed', profiles.state());
@@ -130,4 +132,14 @@ export function createProfileHandlers(deps: ProfileHandlerDeps): Pick<CallHandle
 /** Whether the profile is one of the pool's servers. */
 function inPool(settings: SettingsStore, profileId: string): boolean {
   return settings.read().pool.some((e) => e.profileId === profileId);
+}
+
+/** A proxy profile's server API address, normalised; none for other kinds or when left empty. */
+function proxyApiBaseUrl(kind: Profile['kind'], given: string | undefined): string | null {
+  if (kind !== 'proxy' || !given?.trim()) return null;
+  try {
+    return normaliseBaseUrl(given);
+  } catch (error) {
+    throw new AppFailure('invalid_input', `The server API URL: ${describeError(error)}`);
+  }
 }

@@ -1,9 +1,13 @@
 // One connection to the active profile's server: REST client, events socket and job tracker,
 // started together and disposed together. It turns what they report into contract events
 // (connection.state, job.update, job.preview through the latest-wins gate, queue.changed).
+// On connect, sends an earlier process left unanswered on a Comfy API v2 server go again under
+// their Idempotency-Key (jobs/submit-v2.ts) before the journal's jobs are followed again, so a
+// crash between send and answer never makes a second job.
 import type { ConnectionStateView, JobSnapshotView, QueueView } from '@shared/ipc/contract';
 import type { JobStore } from '@main/jobs/job-store';
 import { JobTracker } from '@main/jobs/tracker';
+import { resendUnanswered } from '@main/jobs/submit-v2';
 import { isTerminalPhase, type JobErrorInfo, type JobSnapshot } from '@main/jobs/types';
 import type { NodeDefinitions } from '@main/service/object-info';
 import type { ApiKeyProvider, EventStream, ServiceApi } from '@main/service/ports';
@@ -12,9 +16,13 @@ import type { ServerCapabilities } from '@main/service/capabilities';
 import type { PreviewGate } from './preview-gate';
 import { JobUpdateGate } from './job-update-gate';
 import { describeError } from '@shared/describe-error';
+import type { ConnectionHints } from './lazy-connection';
 
-/** Builds the REST client and the events socket for a server (swappable in tests). */
-export type ConnectFactory = (server: ServerProfile, apiKey: ApiKeyProvider) => { api: ServiceApi; events: EventStream };
+/**
+ * Builds the REST client and the events socket for a server (swappable in tests); `hints` is what
+ * the profile says of its contract (a serverless deployment, a proxy and its server's own API).
+ */
+export type ConnectFactory = (server: ServerProfile, apiKey: ApiKeyProvider, hints?: ConnectionHints) => { api: ServiceApi; events: EventStream };
 
 export interface SessionOutputs {
   connection(state: ConnectionStateView): void;
@@ -30,6 +38,8 @@ export interface SessionOptions {
   server: ServerProfile;
   apiKey: ApiKeyProvider;
   connect: ConnectFactory;
+  /** What the profile says of its connection (profile-server.ts profileConnection). */
+  connection?: ConnectionHints;
   jobs: JobStore;
   previews: PreviewGate;
   outputs: SessionOutputs;
@@ -62,7 +72,7 @@ export function queueView(queue: QueueSnapshot): QueueView {
   };
 }
 
-export function jobView(snapshot: JobSnapshot, profileId: string | null, now: number): JobSnapshotView {
+export function jobView(snapshot: JobSnapshot, profileId: string | null, now: number, expiresAt?: number | null): JobSnapshotView {
   const current = snapshot.currentNode ? snapshot.nodes[snapshot.currentNode] : undefined;
   const texts = Object.values(snapshot.progressText);
   return {
@@ -85,6 +95,16 @@ export function jobView(snapshot: JobSnapshot, profileId: string | null, now: nu
     outputs: snapshot.outputs.map((o) => ({ filename: o.filename, subfolder: o.subfolder, type: o.type, node: o.node, key: o.key })),
     error: snapshot.error ? errorView(snapshot.error) : null,
     unreachable: snapshot.unreachable,
+    ...(expiresAt !== undefined ? { expiresAt } : {}),
+  };
+}
+
+/** What the session knows of its own jobs, as a queue: for a server without one (v2 only). */
+function ownQueue(jobs: readonly JobSnapshot[]): QueueView {
+  const live = jobs.filter((j) => !isTerminalPhase(j.phase)).sort((a, b) => a.trackedAt - b.trackedAt);
+  return {
+    running: live.filter((j) => j.phase === 'running').map((j) => ({ promptId: j.promptId, number: null })),
+    pending: live.filter((j) => j.phase !== 'running').map((j) => ({ promptId: j.promptId, number: null })),
   };
 }
 
@@ -117,11 +137,17 @@ export class ProfileSession {
   private disposed = false;
   /** Drops job.updates that change nothing on screen and spaces out progress-only ones. */
   private readonly jobUpdates: JobUpdateGate;
+  /** Until when the server keeps each job (v2 `expires_at`), once asked; null: it does not say. */
+  private readonly expiries = new Map<string, number | null>();
+  /** Unanswered v2 sends still to be sent again (the server could not be reached at start). */
+  private resendPending = false;
 
   constructor(private readonly options: SessionOptions) {
     this.profileId = options.profileId;
     this.server = options.server;
-    const { api, events } = options.connect(options.server, options.apiKey);
+    const { api, events } = options.connection
+      ? options.connect(options.server, options.apiKey, options.connection)
+      : options.connect(options.server, options.apiKey);
     this.api = api;
     this.events = events;
     this.tracker = new JobTracker({
@@ -134,9 +160,13 @@ export class ProfileSession {
     const out = options.outputs;
     this.jobUpdates = new JobUpdateGate((view) => out.job(view), options.progressIntervalMs);
     this.off.push(
-      events.onStateChange((state) => out.connection(connectionView(this.profileId, state))),
+      events.onStateChange((state) => {
+        out.connection(connectionView(this.profileId, state));
+        if (state === 'connected' && this.resendPending) void this.resendLeftUnanswered(true);
+      }),
       this.tracker.onUpdate((snapshot) => {
-        this.jobUpdates.offer(jobView(snapshot, this.profileId, options.now()));
+        this.noteExpiry(snapshot.promptId);
+        this.jobUpdates.offer(this.view(snapshot));
         if (isTerminalPhase(snapshot.phase)) {
           out.jobEnded?.(snapshot);
           options.previews.end(snapshot.promptId);
@@ -158,11 +188,60 @@ export class ProfileSession {
   start(): void {
     this.options.outputs.connection(connectionView(this.profileId, 'connecting'));
     this.events.start();
-    // Jobs the journal has in flight on this server are asked about and followed again.
-    void this.tracker.reconcile().catch((error: unknown) => this.options.outputs.warn(`Could not reconcile jobs: ${describeError(error)}`));
-    // The server's own limits (max_upload_size, max_concurrent_jobs) refine its kind's defaults;
-    // without /api/features (older or local servers) the defaults stay, and nothing else waits.
+    // Which contract the server speaks (the connection is made here), and its own limits
+    // (max_upload_size, max_concurrent_jobs) refining its kind's defaults; without /api/features
+    // (older or local servers) the defaults stay.
     this.discovery = this.api.discover().catch(() => null);
+    // Then sends an earlier process left unanswered go again under their key, and the jobs the
+    // journal has in flight on this server are asked about and followed again.
+    void this.discovery
+      .then((found) => {
+        this.resendPending = found === null;
+        return found ? this.resendLeftUnanswered(false) : undefined;
+      })
+      .then(() => this.tracker.reconcile())
+      .catch((error: unknown) => this.options.outputs.warn(`Could not reconcile jobs: ${describeError(error)}`));
+  }
+
+  /** Sends again what an earlier process sent without an answer (v2; nothing on v1). */
+  private async resendLeftUnanswered(late: boolean): Promise<void> {
+    this.resendPending = false;
+    const warn = (message: string): void => this.options.outputs.warn(message);
+    const outcomes = await resendUnanswered({ api: this.api, jobs: this.options.jobs, clientId: this.events.clientId, profileId: this.profileId }).catch(
+      (error: unknown) => {
+        warn(`Could not send again what an earlier run left unanswered: ${describeError(error)}`);
+        return [];
+      },
+    );
+    for (const outcome of outcomes) {
+      if (outcome.kind === 'accepted') warn(`An earlier send (key ${outcome.key}) reached the server as job ${outcome.jobId}.`);
+      else if (outcome.kind === 'unanswered') this.resendPending = true;
+      else warn(`An earlier send (key ${outcome.key}): ${outcome.message}`);
+    }
+    // At start the reconciliation that follows picks them up; later, they are followed now.
+    const accepted = outcomes.flatMap((o) => (o.kind === 'accepted' ? [o.jobId] : []));
+    if (late && accepted.length > 0 && !this.disposed) await this.tracker.reconcile({ only: accepted });
+  }
+
+  /** A job as the renderer sees it, with how long the server keeps it where that is known. */
+  view(snapshot: JobSnapshot): JobSnapshotView {
+    const expiresAt = this.expiries.get(snapshot.promptId);
+    return jobView(snapshot, this.profileId, this.options.now(), expiresAt === undefined ? undefined : expiresAt);
+  }
+
+  /** Asks once per job how long the server keeps it (v2 answers from the job it has read already). */
+  private noteExpiry(promptId: string): void {
+    if (this.expiries.has(promptId) || !this.api.retentionOf || this.api.capabilities.contract !== 'v2') return;
+    this.expiries.set(promptId, null);
+    void this.api
+      .retentionOf(promptId)
+      .then((expiresAt) => {
+        if (expiresAt === null || this.disposed) return;
+        this.expiries.set(promptId, expiresAt);
+        const snapshot = this.tracker.get(promptId);
+        if (snapshot) this.jobUpdates.offer(this.view(snapshot));
+      })
+      .catch(() => undefined);
   }
 
   /**
@@ -200,9 +279,25 @@ export class ProfileSession {
   }
 
   async queue(): Promise<QueueView> {
-    const view = queueView(await this.api.getQueue());
+    // A server without v1 beside v2 (a serverless deployment, a bare proxy) has no queue to read:
+    // the queue shown is this session's own unfinished jobs. Which it is, discovery says.
+    await this.discovery;
+    const view = this.api.capabilities.nodeDefinitions ? queueView(await this.api.getQueue()) : ownQueue(this.tracker.list());
     if (!this.disposed) this.options.outputs.queue(view);
     return view;
+  }
+
+  /**
+   * Removes the waiting jobs: the server's queue; on a server without one (v2 only), this
+   * session's own waiting jobs, each cancelled by itself.
+   */
+  async clearPending(): Promise<void> {
+    await this.discovery;
+    if (this.api.capabilities.nodeDefinitions) return this.api.clearPending();
+    const pending = ownQueue(this.tracker.list()).pending.map((e) => e.promptId);
+    if (pending.length === 0) return;
+    await this.api.cancel(pending);
+    for (const promptId of pending) this.tracker.noteCancelRequested(promptId);
   }
 
   /** Coalesces bursts of queue changes into one fetch. */

@@ -3,7 +3,7 @@
 // /api/queue are turned into the same shape here (filtered, sorted and paged on this side).
 // Every answer is untrusted: checked with zod, unknown fields ignored, server text redacted.
 import { z } from 'zod';
-import { isJsonObject } from '@shared/json';
+import { isJsonObject, type JsonObject } from '@shared/json';
 import { redactSecret } from './errors';
 import { collectHistoryOutputs } from './outputs';
 import { parseHistoryEntry } from './responses';
@@ -48,6 +48,11 @@ export interface JobSummary {
 
 export interface JobDetail extends JobSummary {
   workflow: Workflow | null;
+  /**
+   * The editor graph the job was made from, when the server keeps that instead of the API prompt
+   * (Comfy API v2's workflow `format: "save"`): the app converts it as any UI file.
+   */
+  editorGraph?: JsonObject | null;
   outputs: OutputFile[];
   updatedAt: number | null;
 }

@@ -98,6 +98,8 @@ export const profileViewSchema = z.object({
   kind: profileKindSchema,
   /** For demo profiles: the built-in service's current address, or "" while it is not running. */
   baseUrl: z.string(),
+  /** Proxy profiles: the server's own API behind the proxy (node definitions, queue), when set. */
+  apiBaseUrl: z.string().optional(),
 });
 export type ProfileView = z.infer<typeof profileViewSchema>;
 
@@ -183,7 +185,12 @@ export const nodeClassSchema = z.object({
 });
 export type NodeClassView = z.infer<typeof nodeClassSchema>;
 
-export const nodeDefinitionsSchema = z.object({ profileId: z.string(), classes: z.record(z.string(), nodeClassSchema) });
+export const nodeDefinitionsSchema = z.object({
+  profileId: z.string(),
+  classes: z.record(z.string(), nodeClassSchema),
+  /** True when the server has none to give (Comfy API v2 only, a serverless deployment): `classes` is empty. */
+  none: z.boolean().optional(),
+});
 
 // ---------------------------------------------------------------------------------------------
 // Workflows
@@ -291,6 +298,8 @@ export const jobSnapshotSchema = z.object({
     .nullable(),
   /** Set while the server has answered nothing about the job for a while: its state is unknown ("Check again"). */
   unreachable: z.object({ since: z.number(), reason: z.string() }).nullable().optional(),
+  /** Until when the server keeps the job and its outputs (epoch ms; Comfy API v2's `expires_at`), where it says. */
+  expiresAt: z.number().nullable().optional(),
 });
 export type JobSnapshotView = z.infer<typeof jobSnapshotSchema>;
 
@@ -344,6 +353,8 @@ export const calls = {
         kind: profileKindSchema,
         /** Required for cloud and local; ignored for demo. */
         baseUrl: z.string().max(2048).optional(),
+        /** Proxy profiles: the server's own API (node definitions, queue); "" for none; absent keeps what an edited profile had. */
+        apiBaseUrl: z.string().max(2048).optional(),
         /** Make it the active profile (default: only when there is no active profile). */
         select: z.boolean().optional(),
       })

@@ -35,7 +35,7 @@ import { assetOpener, type KnownLink } from './download';
 import { v2ErrorFor } from './errors';
 import { ASSET_INPUT_PREFIX, assetIdOf, detailOf, historyOf, isTerminalStatus, readingOf } from './job-mapping';
 import { submitV2 } from './submit';
-import { assetReference, jobSchema, workflowAnswerSchema, type V2Job } from './wire';
+import { assetReference, jobListSchema, jobSchema, workflowAnswerSchema, type V2Job } from './wire';
 import { composeMask, decodeImage, encodePng } from '@main/images/mask-compose';
 import { randomUUID } from 'node:crypto';
 
@@ -61,11 +61,13 @@ export class V2Client implements ServiceApi {
   readonly #assetPaths = new Map<string, { path: string; filePath: string }>();
   /** The latest links of outputs seen in job reads, by asset id. */
   readonly #links = new Map<string, KnownLink>();
+  /** The `urls` each job came with (follow links, never build them). */
+  readonly #jobUrls = new Map<string, { self: string | null; cancel: string | null; events: string | null }>();
   /**
-   * The `urls` each job came with (follow links, never build them), and its `expires_at` once read
-   * in an end state (retentionOf then needs no read of its own).
+   * Each job's `expires_at` as last read (epoch ms; null when the server did not say), and whether
+   * that read saw the job ended (then a missing one will not come later).
    */
-  readonly #jobUrls = new Map<string, { self: string | null; cancel: string | null; events: string | null; endedExpiresAt?: string }>();
+  readonly #expiries = new Map<string, { at: number | null; final: boolean }>();
   readonly #submittedListeners = new Set<(job: { id: string; eventsUrl: string | null }) => void>();
 
   constructor(profile: ServerProfile, options: V2ClientOptions) {
@@ -138,9 +140,29 @@ export class V2Client implements ServiceApi {
     return this.#v1 ? this.#v1.clearPending() : Promise.reject(this.#noV1('queue to clear'));
   }
 
+  /**
+   * The cloud's v1 list where it is there; else GET /api/v2/jobs, newest first, at most the 100
+   * most recent (a self-hosted proxy lists them; a surface that answers 501 has no job history).
+   */
   async listJobs(query: JobListQuery = {}, signal?: AbortSignal): Promise<JobPage> {
     if (this.#v1) return this.#v1.listJobs(query, signal);
-    throw this.#noV1('job history (GET /api/v2/jobs lists only recent jobs)');
+    const offset = query.offset ?? 0;
+    const limit = query.limit ?? 100;
+    const what = 'the job list';
+    const answer = await this.#http.request({
+      method: 'GET',
+      path: '/api/v2/jobs',
+      query: { limit: String(Math.min(100, offset + limit)) },
+      what,
+      ...(signal ? { signal } : {}),
+    });
+    if (answer.status === 501) throw this.#noV1('job history (this surface does not list its jobs)');
+    if (answer.status < 200 || answer.status > 299) throw v2ErrorFor(answer, what, await this.#secret());
+    const list = jobListSchema.safeParse(jsonOf(answer));
+    if (!list.success) throw new ServiceError('protocol', 'The server sent a job list this client cannot read.', { status: answer.status, retryable: false });
+    for (const job of list.data.jobs) this.#note(job);
+    const page = list.data.jobs.slice(offset, offset + limit).map((job) => detailOf(job, null));
+    return { jobs: page, pagination: { offset, limit, total: list.data.jobs.length, hasMore: false } };
   }
 
   // ------------------------------------------------------------ jobs
@@ -166,10 +188,9 @@ export class V2Client implements ServiceApi {
   }
 
   #note(job: V2Job): void {
-    if (job.urls) {
-      const ended = isTerminalStatus(job.status) && job.expires_at ? { endedExpiresAt: job.expires_at } : {};
-      this.#jobUrls.set(job.id, { self: job.urls.self ?? null, cancel: job.urls.cancel ?? null, events: job.urls.events ?? null, ...ended });
-    }
+    const expires = job.expires_at ? Date.parse(job.expires_at) : Number.NaN;
+    this.#expiries.set(job.id, { at: Number.isFinite(expires) ? expires : null, final: isTerminalStatus(job.status) });
+    if (job.urls) this.#jobUrls.set(job.id, { self: job.urls.self ?? null, cancel: job.urls.cancel ?? null, events: job.urls.events ?? null });
     for (const output of job.outputs ?? []) {
       if (output.url) this.#links.set(output.id, { url: output.url, expiresAt: output.url_expires_at ? Date.parse(output.url_expires_at) || null : null });
     }
@@ -180,11 +201,13 @@ export class V2Client implements ServiceApi {
     return this.#readJob(jobId, signal);
   }
 
+  /** The job's `expires_at` as last read where a read stated it, else read now. */
   async retentionOf(promptId: string, signal?: AbortSignal): Promise<number | null> {
-    // An ended job's retention was in the read that saw it end; a running one's may still change.
-    const expires = this.#jobUrls.get(promptId)?.endedExpiresAt ?? (await this.#readJob(promptId, signal)).expires_at;
-    const ms = expires ? Date.parse(expires) : Number.NaN;
-    return Number.isFinite(ms) ? ms : null;
+    // Any read that stated it (the submit's answer, the read that saw the end) spares a request.
+    const known = this.#expiries.get(promptId);
+    if (known && (known.at !== null || known.final)) return known.at;
+    await this.#readJob(promptId, signal);
+    return this.#expiries.get(promptId)?.at ?? null;
   }
 
   async getJobStatus(promptId: string, signal?: AbortSignal): Promise<JobStatusReading> {
@@ -215,7 +238,9 @@ export class V2Client implements ServiceApi {
     });
     const parsed = answer.status >= 200 && answer.status <= 299 ? workflowAnswerSchema.safeParse(jsonOf(answer)) : null;
     const workflow = parsed?.success && parsed.data.format === 'api' ? (parsed.data.workflow as Workflow) : null;
-    return detailOf(job, workflow);
+    // `save`: the editor graph the job was made from; the caller converts it as any UI file.
+    const editorGraph = parsed?.success && parsed.data.format === 'save' ? (parsed.data.workflow as JsonObject) : null;
+    return { ...detailOf(job, workflow), editorGraph };
   }
 
   // ------------------------------------------------------------ submit

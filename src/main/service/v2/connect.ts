@@ -22,6 +22,8 @@ export interface ConnectOptions extends ServiceClientOptions {
   v1BaseUrl?: string | null;
   /** Skip discovery and speak this contract (a profile that says so). */
   contract?: 'v1' | 'v2';
+  /** The events' client id (a lazily made connection names it before it knows the contract). */
+  clientId?: string;
   signal?: AbortSignal;
 }
 
@@ -36,10 +38,18 @@ export async function connectService(profile: ServerProfile, options: ConnectOpt
           throw error;
         });
   if (discovery.contract === 'v1') {
-    return { api: new ServiceClient(profile, options), events: new EventsSocket(profile, { apiKey: options.apiKey }), discovery };
+    return {
+      api: new ServiceClient(profile, options),
+      events: new EventsSocket(profile, {
+        apiKey: options.apiKey,
+        ...(options.clientId ? { clientId: options.clientId } : {}),
+        ...(options.logger ? { logger: options.logger } : {}),
+      }),
+      discovery,
+    };
   }
   const v1Profile: ServerProfile | null = options.v1BaseUrl ? { kind: 'local', baseUrl: options.v1BaseUrl } : discovery.v1Beside ? profile : null;
   const v1 = v1Profile ? new ServiceClient(v1Profile, options) : null;
   const api = new V2Client(profile, { ...options, v1, needsApiKey: discovery.needsKey });
-  return { api, events: new V2Events(api, options.logger), discovery };
+  return { api, events: new V2Events(api, options.logger, options.clientId), discovery };
 }

@@ -25,7 +25,7 @@ const MAX_FRAME_BYTES = 8 * 1024 * 1024;
 const QUIET_MS = 45_000;
 
 export class V2Events implements EventStream {
-  readonly clientId = randomUUID();
+  readonly clientId: string;
   readonly droppedFrames = 0;
   #state: ConnectionState = 'connecting';
   readonly #listeners: StreamListeners;
@@ -38,7 +38,9 @@ export class V2Events implements EventStream {
   constructor(
     private readonly client: V2Client,
     private readonly log: (line: string) => void = () => {},
+    clientId: string = randomUUID(),
   ) {
+    this.clientId = clientId;
     this.#listeners = new StreamListeners(log, 'v2 events');
   }
 

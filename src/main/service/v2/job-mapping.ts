@@ -56,9 +56,11 @@ export function outputFileOf(output: V2Output): OutputFile {
   return { filename: output.name || output.id, subfolder: ASSET_SUBFOLDER_PREFIX + output.id, type: 'output', node: output.node_id ?? '', key: keyOf(output) };
 }
 
-/** The asset id an output file stands for, or null when it is not a v2 output. */
-export function assetIdOf(ref: { subfolder: string }): string | null {
-  return ref.subfolder.startsWith(ASSET_SUBFOLDER_PREFIX) ? ref.subfolder.slice(ASSET_SUBFOLDER_PREFIX.length) || null : null;
+/** The asset id an output file or an uploaded input stands for, or null when it is not a v2 asset. */
+export function assetIdOf(ref: { filename: string; subfolder: string }): string | null {
+  if (ref.subfolder.startsWith(ASSET_SUBFOLDER_PREFIX)) return ref.subfolder.slice(ASSET_SUBFOLDER_PREFIX.length) || null;
+  // An input this client uploaded, named as a workflow holds it (`core/ASSET:<id>`, uploadImage's answer).
+  return ref.filename.startsWith(ASSET_INPUT_PREFIX) ? ref.filename.slice(ASSET_INPUT_PREFIX.length) || null : null;
 }
 
 export function historyOf(job: V2Job): JobHistory {

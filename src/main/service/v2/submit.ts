@@ -1,10 +1,12 @@
-// One v2 submit and its policy (written down in docs/v2-submit-policy.md):
+// One v2 send and what its answer means (the policy: docs/v2-submit-policy.md):
 // - every send carries the Idempotency-Key the caller journaled with its intent, and the job's
 //   metadata names the key, so a job whose answer was lost can be found again by listing;
-// - a send whose answer never came (network failure, 5xx, a silent deadline) is sent again with
-//   the same key: a 201 means the first never made a job; 422 idempotency_key_reuse means it may
-//   have, so the job is looked for (GET /api/v2/jobs, where the surface lists them) and, when it
-//   cannot be found, the caller is told plainly that a run may exist (SendMayHaveRunError);
+// - it is sent once: a send whose answer never came (network failure, 5xx, a silent deadline) is
+//   sent again under the same key by jobs/submit-v2.ts, the one retry layer (the transport does
+//   not retry it as well). A 201 then means the first never made a job; 422
+//   idempotency_key_reuse means it may have, so the job is looked for (GET /api/v2/jobs, where the
+//   surface lists them) and, when it cannot be found, the caller is told plainly that a run may
+//   exist (SendMayHaveRunError);
 // - 429 queue_full / deployment_not_ready wait for Retry-After and send again with the same key
 //   (the server released it), telling the caller "deployment starting..." meanwhile.
 import { ServiceError } from '../errors';
@@ -15,8 +17,6 @@ import { jobListSchema, jobSchema, type V2Job } from './wire';
 
 /** How long a submit waits in total for a deployment that is starting or a full queue. */
 const MAX_RETRY_LATER_MS = 10 * 60 * 1000;
-/** Sends of one submit whose answer never came, before giving up (each with the same key). */
-const MAX_UNANSWERED_SENDS = 3;
 
 export const KEY_METADATA_PREFIX = 'flowdeck-idempotency-key:';
 
@@ -68,25 +68,18 @@ export async function submitV2(deps: V2SubmitDeps, request: V2SubmitRequest): Pr
   if (request.extraData && Object.keys(request.extraData).length > 0) body.extra_data = request.extraData;
   const what = 'the workflow submission';
   const started = Date.now();
-  let unanswered = 0;
   for (;;) {
-    let answer;
-    try {
-      // Safe to send again: the key makes a second send a refusal, never a second job.
-      answer = await http.request({
-        method: 'POST',
-        path: '/api/v2/jobs',
-        json: body,
-        headers: { 'Idempotency-Key': key },
-        idempotent: true,
-        what,
-        ...(request.signal ? { signal: request.signal } : {}),
-      });
-    } catch (error) {
-      if (!(error instanceof ServiceError) || error.kind !== 'network' || (unanswered += 1) >= MAX_UNANSWERED_SENDS) throw error;
-      deps.log(`submit ${key}: no answer (${error.message}); sending again with the same Idempotency-Key`);
-      continue;
-    }
+    // Sent once (not idempotent to the transport): a send without an answer is jobs/submit-v2.ts's
+    // to send again, under the same key; a second retry layer here would multiply the sends.
+    const answer = await http.request({
+      method: 'POST',
+      path: '/api/v2/jobs',
+      json: body,
+      headers: { 'Idempotency-Key': key },
+      idempotent: false,
+      what,
+      ...(request.signal ? { signal: request.signal } : {}),
+    });
     if (answer.status >= 200 && answer.status <= 299) {
       const job = jobSchema.safeParse(jsonOf(answer));
       if (!job.success)

@@ -13,6 +13,8 @@ export class DefinitionsStore {
   profileId = $state<string | null>(null);
   loading = $state(false);
   error = $state<string | null>(null);
+  /** The server has no node definitions at all (Comfy API v2 only): forms follow each workflow. */
+  none = $state(false);
   readonly #api: Api;
   #generation = 0;
   /** When the current definitions arrived (ms since epoch); 0 before any. */
@@ -31,6 +33,7 @@ export class DefinitionsStore {
       this.classes = null;
       this.profileId = null;
       this.error = null;
+      this.none = false;
       return;
     }
     this.loading = true;
@@ -38,13 +41,16 @@ export class DefinitionsStore {
     try {
       const result = await this.#api.call('nodes.definitions', { profileId, refresh });
       if (generation !== this.#generation) return;
-      this.classes = result.classes;
+      // None at all is not "every class unknown": the form follows the workflow's own values.
+      this.classes = result.none === true ? null : result.classes;
+      this.none = result.none === true;
       if (result.profileId !== this.profileId) this.#askedFor.clear();
       this.profileId = result.profileId;
       this.#loadedAt = Date.now();
     } catch (error) {
       if (generation !== this.#generation) return;
       this.classes = null;
+      this.none = false;
       this.profileId = profileId;
       this.error = messageOf(error);
     } finally {

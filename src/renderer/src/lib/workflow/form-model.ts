@@ -1,16 +1,24 @@
 // The form generated from a workflow and the server's node definitions: one group per node, one
-// field per input, in the definition's order. Pure data, so it is tested without a DOM.
+// field per input, in the definition's order. Inputs no definition describes (a serverless
+// deployment has no definitions at all, or a node the server does not list) are edited from the
+// workflow's own values and types (input-spec.ts inferredSpecOf); a link stays a link. Pure data,
+// so it is tested without a DOM.
 import type { NodeClassView } from '@shared/ipc/contract';
 import { isJsonObject, type JsonObject, type JsonValue } from '@shared/json';
-import { fieldSpecOf, type FieldSpec } from './input-spec';
+import { fieldSpecOf, inferredSpecOf, type FieldSpec } from './input-spec';
 
 export type FieldSource = { kind: 'link'; from: string; output: number } | { kind: 'value'; value: JsonValue } | { kind: 'absent' };
 
 export interface FormField {
   nodeId: string;
   name: string;
-  /** Null when the node's definition does not mention this input (the value is kept as it is). */
+  /**
+   * The definition's widget; for an input no definition mentions, the one its own value implies
+   * (`inferred`); null when neither says (an object or a list, kept as it is).
+   */
   spec: FieldSpec | null;
+  /** True when `spec` comes from the workflow's value, not from a node definition. */
+  inferred?: boolean;
   source: FieldSource;
   /** What the node definition says the input does (its "?"), when it says. */
   tooltip?: string | null;
@@ -73,7 +81,10 @@ export function buildForm(workflow: JsonObject, classes: Readonly<Record<string,
       fields.push({ nodeId: id, name: input.name, spec, source, tooltip: input.tooltip ?? null });
     }
     for (const name of Object.keys(inputs)) {
-      if (!seen.has(name)) fields.push({ nodeId: id, name, spec: null, source: sourceOf(inputs, name) });
+      if (seen.has(name)) continue;
+      const source = sourceOf(inputs, name);
+      const spec = source.kind === 'value' ? inferredSpecOf(name, source.value) : null;
+      fields.push({ nodeId: id, name, spec, source, ...(spec ? { inferred: true } : {}) });
     }
     const meta = (node._meta ?? null) as JsonValue;
     const title = isJsonObject(meta) && typeof meta.title === 'string' ? meta.title : null;

@@ -53,3 +53,25 @@ export function fieldSpecOf(input: NodeInputView): FieldSpec {
       return { kind: 'connection', type: input.type };
   }
 }
+
+/** A file name an image loader takes, or an uploaded asset (Comfy API v2's `core/ASSET:<id>`). */
+const IMAGE_VALUE = /^core\/ASSET:|\.(png|jpe?g|webp|gif|bmp|tiff?)(\s*\[\w+\])?$/i;
+
+/**
+ * The widget for an input no node definition describes (a serverless deployment has none), from
+ * the workflow's own value: text for a string (an image file name or asset: an image field),
+ * a whole number for an integer, a number for a decimal, a switch for a boolean. Null for what
+ * has no widget (an object or a list, kept as it is). JSON cannot tell 7 from 7.0: an integer
+ * value gets an integer field.
+ */
+export function inferredSpecOf(name: string, value: unknown): FieldSpec | null {
+  if (typeof value === 'boolean') return { kind: 'boolean', default: null };
+  if (typeof value === 'bigint' || (typeof value === 'number' && Number.isInteger(value)))
+    return { kind: 'int', min: null, max: null, step: null, seed: looksLikeSeed(name), default: null };
+  if (typeof value === 'number') return Number.isFinite(value) ? { kind: 'float', min: null, max: null, step: null, default: null } : null;
+  if (typeof value === 'string') {
+    if (IMAGE_VALUE.test(value.trim())) return { kind: 'combo', options: [value], imageUpload: true, default: null };
+    return { kind: 'string', multiline: value.includes('\n'), default: null };
+  }
+  return null;
+}
