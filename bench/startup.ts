@@ -14,15 +14,19 @@
 //
 //   npx electron-vite build && npx tsx bench/startup.ts [--rounds 5] [--items 100000] [--jobs 10000] [--folders 20]
 //   --cpu-prof DIR: the core runs under node --cpu-prof (profile written to DIR at exit).
+//   --compare DIR: also start another build's harness (DIR/out/main/harness.js, e.g. an older
+//   commit built in /tmp) in every round, the two in turns (order alternating), and print both
+//   with their ratio: on a loaded machine only figures taken side by side compare.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import type { Browser } from '@playwright/test';
 import { launchBenchBrowser, newBenchPage } from './support/browser';
 import { cpuSecondsOf, loadAverage } from './support/proc-cpu';
 import { seedDataDir } from './support/seed-store';
-import { HARNESS_ENTRY, ROOT } from '../e2e/fixtures/harness';
+import { HARNESS_ENTRY } from '../e2e/fixtures/harness';
 
 const { values } = parseArgs({
   options: {
@@ -31,6 +35,7 @@ const { values } = parseArgs({
     jobs: { type: 'string', default: '10000' },
     folders: { type: 'string', default: '20' },
     'cpu-prof': { type: 'string' },
+    compare: { type: 'string' },
   },
 });
 const ROUNDS = Number(values.rounds);
@@ -45,10 +50,10 @@ interface Round {
 }
 
 /** Spawns the harness on `dataDir`; resolves with its pid, address and when it printed it (ms after spawn). */
-function startCore(dataDir: string, t0: number): Promise<{ pid: number; url: string; readyAt: number; stop(): Promise<void> }> {
+function startCore(entry: string, dataDir: string, t0: number): Promise<{ pid: number; url: string; readyAt: number; stop(): Promise<void> }> {
   const prof = values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof']] : [];
-  const child = spawn(process.execPath, [...prof, HARNESS_ENTRY, '--demo-time-scale', '0.05'], {
-    cwd: ROOT,
+  const child = spawn(process.execPath, [...prof, entry, '--demo-time-scale', '0.05'], {
+    cwd: join(entry, '../../..'),
     env: { ...process.env, FLOWDECK_DATA_DIR: dataDir },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -76,6 +81,38 @@ function stat(list: number[]): { median: number; worst: number } {
   return { median: sorted[Math.floor((sorted.length - 1) / 2)]!, worst: sorted[sorted.length - 1]! };
 }
 
+/** One start: a new page, the core spawned, the times from spawning it. */
+async function measure(browser: Browser, entry: string, dataDir: string): Promise<Round> {
+  const page = await newBenchPage(browser);
+  const t0 = performance.now();
+  const core = await startCore(entry, dataDir, t0);
+  try {
+    await page.goto(core.url);
+    await page.getByRole('heading', { name: 'Run a workflow' }).waitFor({ timeout: 30_000 });
+    const firstScreen = performance.now() - t0;
+    await page.getByRole('button', { name: 'Open sample: Text to image' }).click();
+    const prompt = page.getByRole('textbox', { name: 'Prompt', exact: true });
+    await prompt.focus({ timeout: 30_000 });
+    await page.keyboard.press('End');
+    await page.keyboard.type('!');
+    await page.waitForFunction(
+      () => ((globalThis as unknown as { document: { activeElement: { value?: string } | null } }).document.activeElement?.value ?? '').endsWith('!'),
+      null,
+      { polling: 'raf', timeout: 30_000 },
+    );
+    const input = performance.now() - t0;
+    const coreCpu = cpuSecondsOf(core.pid);
+    await page
+      .getByRole('status', { name: 'Connection' })
+      .filter({ hasText: /connected/i })
+      .waitFor({ timeout: 30_000 });
+    return { coreReady: core.readyAt, firstScreen, input, connected: performance.now() - t0, coreCpu };
+  } finally {
+    await page.close();
+    await core.stop();
+  }
+}
+
 async function main(): Promise<void> {
   if (!existsSync(HARNESS_ENTRY)) throw new Error(`${HARNESS_ENTRY} is missing: run \`npx electron-vite build\` first.`);
   const plan = { items: Number(values.items), jobs: Number(values.jobs), hotFolders: Number(values.folders) };
@@ -88,56 +125,41 @@ async function main(): Promise<void> {
       `start-up: ${plan.items.toLocaleString('en')} library items, ${plan.jobs.toLocaleString('en')} journaled jobs, ${plan.hotFolders} hot folders ` +
         `(seeded in ${((performance.now() - seeded) / 1000).toFixed(1)} s); ${ROUNDS} rounds after a warm-up; load ${loadAverage()}`,
     );
-    const rounds: Round[] = [];
+    const builds = [{ name: 'this build', entry: HARNESS_ENTRY }];
+    if (values.compare) builds.push({ name: `compare (${values.compare})`, entry: join(values.compare, 'out/main/harness.js') });
+    const rounds = new Map<string, Round[]>(builds.map((b) => [b.name, []]));
     for (let n = 0; n <= ROUNDS; n += 1) {
-      const page = await newBenchPage(browser);
-      const t0 = performance.now();
-      const core = await startCore(dataDir, t0);
-      try {
-        await page.goto(core.url);
-        await page.getByRole('heading', { name: 'Run a workflow' }).waitFor({ timeout: 30_000 });
-        const firstScreen = performance.now() - t0;
-        await page.getByRole('button', { name: 'Open sample: Text to image' }).click();
-        const prompt = page.getByRole('textbox', { name: 'Prompt', exact: true });
-        await prompt.focus({ timeout: 30_000 });
-        await page.keyboard.press('End');
-        await page.keyboard.type('!');
-        await page.waitForFunction(
-          () => ((globalThis as unknown as { document: { activeElement: { value?: string } | null } }).document.activeElement?.value ?? '').endsWith('!'),
-          null,
-          { polling: 'raf', timeout: 30_000 },
-        );
-        const input = performance.now() - t0;
-        const coreCpu = cpuSecondsOf(core.pid);
-        await page
-          .getByRole('status', { name: 'Connection' })
-          .filter({ hasText: /connected/i })
-          .waitFor({ timeout: 30_000 });
-        const connected = performance.now() - t0;
-        const round = { coreReady: core.readyAt, firstScreen, input, connected, coreCpu };
-        if (n > 0) rounds.push(round);
+      // The builds in turns, the order alternating, so neither always runs on a warmer machine.
+      for (const build of n % 2 === 0 ? builds : [...builds].reverse()) {
+        const round = await measure(browser, build.entry, dataDir);
+        if (n > 0) rounds.get(build.name)!.push(round);
         console.log(
-          `  ${n === 0 ? 'warm-up' : `round ${n}`}: core ready ${round.coreReady.toFixed(0)} ms, first screen ${firstScreen.toFixed(0)} ms, ` +
-            `input answered ${input.toFixed(0)} ms, connected ${connected.toFixed(0)} ms; core CPU by input ${(coreCpu * 1000).toFixed(0)} ms (load ${loadAverage()})`,
+          `  ${n === 0 ? 'warm-up' : `round ${n}`} ${build.name}: core ready ${round.coreReady.toFixed(0)} ms, first screen ${round.firstScreen.toFixed(0)} ms, ` +
+            `input answered ${round.input.toFixed(0)} ms, connected ${round.connected.toFixed(0)} ms; core CPU by input ${(round.coreCpu * 1000).toFixed(0)} ms (load ${loadAverage()})`,
         );
-      } finally {
-        await page.close();
-        await core.stop();
       }
     }
-    const show = (name: string, pick: (r: Round) => number): string => {
-      const { median, worst } = stat(rounds.map(pick));
-      return `${name} median ${median.toFixed(0)} ms, worst ${worst.toFixed(0)} ms`;
-    };
-    const input = stat(rounds.map((r) => r.input));
-    console.log(
-      `${show('core ready', (r) => r.coreReady)}; ${show('first screen', (r) => r.firstScreen)}; ${show('input answered', (r) => r.input)}; ` +
-        `${show('connected', (r) => r.connected)}; ${show('core CPU', (r) => r.coreCpu * 1000)}`,
-    );
-    console.log(
-      `page share (input answered - core ready): median ${stat(rounds.map((r) => r.input - r.coreReady)).median.toFixed(0)} ms; ` +
-        `target input answered <= ${TARGET_MS} ms: ${input.worst <= TARGET_MS ? 'met (worst)' : input.median <= TARGET_MS ? 'met (median), not worst' : 'NOT met'}; load ${loadAverage()}`,
-    );
+    for (const [name, list] of rounds) {
+      const show = (what: string, pick: (r: Round) => number): string => {
+        const { median, worst } = stat(list.map(pick));
+        return `${what} median ${median.toFixed(0)} ms, worst ${worst.toFixed(0)} ms`;
+      };
+      const input = stat(list.map((r) => r.input));
+      console.log(
+        `${name}: ${show('core ready', (r) => r.coreReady)}; ${show('first screen', (r) => r.firstScreen)}; ${show('input answered', (r) => r.input)}; ` +
+          `${show('connected', (r) => r.connected)}; ${show('core CPU by input', (r) => r.coreCpu * 1000)}; ` +
+          `page share (input - core ready) median ${stat(list.map((r) => r.input - r.coreReady)).median.toFixed(0)} ms; ` +
+          `target input <= ${TARGET_MS} ms: ${input.worst <= TARGET_MS ? 'met (worst)' : input.median <= TARGET_MS ? 'met (median), not worst' : 'NOT met'}`,
+      );
+    }
+    if (builds.length === 2) {
+      const [mine, other] = builds.map((b) => rounds.get(b.name)!);
+      const ratio = (pick: (r: Round) => number): string => (stat(mine!.map(pick)).median / stat(other!.map(pick)).median).toFixed(2);
+      console.log(
+        `this build / compare, medians: core ready ${ratio((r) => r.coreReady)}x, first screen ${ratio((r) => r.firstScreen)}x, ` +
+          `input answered ${ratio((r) => r.input)}x, core CPU ${ratio((r) => r.coreCpu)}x; load ${loadAverage()}`,
+      );
+    }
   } finally {
     await browser.close();
     rmSync(dataDir, { recursive: true, force: true });

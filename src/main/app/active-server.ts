@@ -35,6 +35,11 @@ export interface ActiveServerDeps {
   hotFolders: () => HotFoldersHost | null;
   /** A job of the session ended: its outputs go where its origin says. */
   jobEnded: (snapshot: JobSnapshot, profileId: string, server: ServerProfile) => void;
+  /**
+   * Settles once the first screen is up (first-screen.ts): a session's hot folders and resumed
+   * library downloads wait for it. Absent: they start with the session.
+   */
+  firstScreen?: Promise<void>;
 }
 
 export class ActiveServer {
@@ -46,9 +51,11 @@ export class ActiveServer {
   private switching: Promise<void> = Promise.resolve();
   private started = false;
   private disposed = false;
+  private screenUp = false;
 
   constructor(deps: ActiveServerDeps) {
     this.deps = deps;
+    void (deps.firstScreen ?? Promise.resolve()).then(() => (this.screenUp = true));
   }
 
   /** The active session, if any (no waiting). */
@@ -209,13 +216,28 @@ export class ActiveServer {
     this.session = next;
     next.start();
     await this.deps.pools.attach(next);
+    if (this.screenUp || !this.deps.firstScreen) {
+      await this.startWork(next);
+      return;
+    }
+    // Before the first screen: the session's work waits for it, then runs in turn with switches.
+    void this.deps.firstScreen.then(() => {
+      this.switching = this.switching
+        .then(() => this.startWork(next))
+        .catch((error: unknown) => this.deps.log('error', `starting the hot folders failed: ${describeError(error)}`));
+    });
+  }
+
+  /** The session's hot folders and its library downloads to resume, unless it has been replaced since. */
+  private async startWork(session: ProfileSession): Promise<void> {
+    if (this.disposed || this.session !== session) return;
     await this.deps
       .hotFolders()
-      ?.attach(next)
+      ?.attach(session)
       .catch((error: unknown) => this.deps.log('error', `Could not start the hot folders: ${describeError(error)}`));
     void this.deps
       .library()
-      ?.resumePending({ server: profile.id })
+      ?.resumePending({ server: session.profileId })
       .catch((error: unknown) => this.deps.log('warn', `Could not resume library downloads: ${describeError(error)}`));
   }
 }

@@ -96,7 +96,13 @@ export class JobsStore {
     const { jobs } = await this.#api.call('jobs.list');
     const cleared = clearedBefore();
     // Jobs that had finished when the panel was last cleared stay cleared (the History view has them).
-    for (const job of jobs) if (!(isFinished(job) && (job.finishedAt ?? job.updatedAt) <= cleared)) this.#apply(job);
+    const shown = jobs.filter((job) => !(isFinished(job) && (job.finishedAt ?? job.updatedAt) <= cleared));
+    // Only the finished jobs the panel keeps (the newest): applying an older one would fetch its
+    // outputs only for the trim to drop it at once (hundreds of fetches at start-up, to a server
+    // that is often gone). Jobs in flight are all kept.
+    const finished = shown.filter(isFinished).sort((a, b) => b.submittedAt - a.submittedAt);
+    const kept = new Set(finished.slice(0, MAX_JOBS).map((job) => job.promptId));
+    for (const job of shown) if (!isFinished(job) || kept.has(job.promptId)) this.#apply(job);
   }
 
   remember(promptId: string, meta: JobMeta): void {
