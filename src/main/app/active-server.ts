@@ -80,6 +80,13 @@ export class ActiveServer {
     if (this.problems.note(name, target, answer) && target === this.lastConnection.profileId) this.emitConnection(this.lastConnection);
   }
 
+  /** Settles once the session's deferred work (its hot folders) has started, or was not to start. */
+  async workStarted(): Promise<void> {
+    if (!this.started) return; // before start(): the call is told the app is still starting
+    await this.deps.firstScreen;
+    await this.switching;
+  }
+
   /** Calls may need the session from now on. */
   markStarted(): void {
     this.started = true;

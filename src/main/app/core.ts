@@ -121,7 +121,10 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
   });
   const handlers: CallHandlers = {
     ...libraryHandlers,
-    ...hotFolderHandlers(() => hotFolders),
+    ...hotFolderHandlers(
+      () => hotFolders,
+      () => active.workStarted(),
+    ),
     ...createProfileHandlers({ settings: deps.settings, vault, profiles, active, hotFolders: () => hotFolders, emit }),
     ...createConnectionHandlers({ profiles, active }),
     ...createWorkflowHandlers({
