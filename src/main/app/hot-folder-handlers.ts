@@ -15,12 +15,14 @@ export function hotFolderHandlers(
 ): Pick<CallHandlers, HotFolderCallName> {
   const forward =
     <N extends HotFolderCallName>(name: N) =>
-    async (input: Parameters<CallHandlers[N]>[0]): Promise<Awaited<ReturnType<CallHandlers[N]>>> => {
-      if (name !== 'dialog.pickFolder') await started();
-      const open = host();
-      if (!open) throw new AppFailure('internal', 'The app is still starting; try again in a moment.');
-      const handler = open.handlers()[name] as (input: unknown) => ReturnType<CallHandlers[N]>;
-      return handler(input);
+    (input: Parameters<CallHandlers[N]>[0]): ReturnType<CallHandlers[N]> => {
+      const answer = async (): Promise<unknown> => {
+        if (name !== 'dialog.pickFolder') await started();
+        const open = host();
+        if (!open) throw new AppFailure('internal', 'The app is still starting; try again in a moment.');
+        return (open.handlers()[name] as (input: unknown) => Promise<unknown>)(input);
+      };
+      return answer() as ReturnType<CallHandlers[N]>;
     };
   return {
     'hotFolders.list': forward('hotFolders.list'),
