@@ -14,6 +14,8 @@
 //
 //   npx electron-vite build && npx tsx bench/startup.ts [--rounds 5] [--items 100000] [--jobs 10000] [--folders 20]
 //   --cpu-prof DIR: the core runs under node --cpu-prof (profile written to DIR at exit).
+//   --trace FILE: a Chromium trace of the page in the first counted round of this build, from
+//   loading the page to the typed key (bench/support/trace-top.ts reads it).
 //   --compare DIR: also start another build's harness (DIR/out/main/harness.js, e.g. an older
 //   commit built in /tmp) in every round, the two in turns (order alternating), and print both
 //   with their ratio: on a loaded machine only figures taken side by side compare.
@@ -36,6 +38,7 @@ const { values } = parseArgs({
     folders: { type: 'string', default: '20' },
     'cpu-prof': { type: 'string' },
     compare: { type: 'string' },
+    trace: { type: 'string' },
   },
 });
 const ROUNDS = Number(values.rounds);
@@ -82,11 +85,15 @@ function stat(list: number[]): { median: number; worst: number } {
 }
 
 /** One start: a new page, the core spawned, the times from spawning it. */
-async function measure(browser: Browser, entry: string, dataDir: string): Promise<Round> {
+async function measure(browser: Browser, entry: string, dataDir: string, trace?: string): Promise<Round> {
   const page = await newBenchPage(browser);
   const t0 = performance.now();
   const core = await startCore(entry, dataDir, t0);
   try {
+    if (trace) {
+      const categories = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'blink', 'v8', 'toplevel', 'loading'];
+      await browser.startTracing(page, { path: trace, categories });
+    }
     await page.goto(core.url);
     await page.getByRole('heading', { name: 'Run a workflow' }).waitFor({ timeout: 30_000 });
     const firstScreen = performance.now() - t0;
@@ -102,6 +109,7 @@ async function measure(browser: Browser, entry: string, dataDir: string): Promis
     );
     const input = performance.now() - t0;
     const coreCpu = cpuSecondsOf(core.pid);
+    if (trace) await browser.stopTracing();
     await page
       .getByRole('status', { name: 'Connection' })
       .filter({ hasText: /connected/i })
@@ -131,7 +139,8 @@ async function main(): Promise<void> {
     for (let n = 0; n <= ROUNDS; n += 1) {
       // The builds in turns, the order alternating, so neither always runs on a warmer machine.
       for (const build of n % 2 === 0 ? builds : [...builds].reverse()) {
-        const round = await measure(browser, build.entry, dataDir);
+        const traced = n === 1 && build.entry === HARNESS_ENTRY ? values.trace : undefined;
+        const round = await measure(browser, build.entry, dataDir, traced);
         if (n > 0) rounds.get(build.name)!.push(round);
         console.log(
           `  ${n === 0 ? 'warm-up' : `round ${n}`} ${build.name}: core ready ${round.coreReady.toFixed(0)} ms, first screen ${round.firstScreen.toFixed(0)} ms, ` +

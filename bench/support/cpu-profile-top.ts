@@ -24,7 +24,8 @@ const topAt = args.indexOf('--top');
 const top = topAt >= 0 ? Number(args[topAt + 1]) : 25;
 const untilAt = args.indexOf('--until');
 const untilUs = untilAt >= 0 ? Number(args[untilAt + 1]) * 1000 : Infinity;
-const files = args.filter((a, i) => a.endsWith('.cpuprofile') && i !== topAt + 1 && i !== untilAt + 1);
+const valueAt = new Set([topAt, untilAt].filter((at) => at >= 0).map((at) => at + 1));
+const files = args.filter((a, i) => a.endsWith('.cpuprofile') && !valueAt.has(i));
 if (files.length === 0) {
   console.error('usage: cpu-profile-top FILE.cpuprofile... [--top N]');
   process.exit(2);
