@@ -7,6 +7,7 @@ import type { CallName, Envelope, FlowdeckApi, JobSnapshotView } from '@shared/i
 import { Api } from '../../src/renderer/src/lib/api';
 import { jobsToLoad } from '../../src/renderer/src/lib/jobs/jobs-to-load';
 import { OutputStore } from '../../src/renderer/src/lib/stores/outputs.svelte';
+import { jobView } from '../support/job-view';
 
 const live = new Set<string>();
 let counter = 0;
@@ -28,25 +29,13 @@ afterEach(() => {
 });
 
 function job(n: number, phase: JobSnapshotView['phase']): JobSnapshotView {
-  const finished = phase === 'succeeded' || phase === 'failed';
-  return {
-    promptId: `job-${n}`,
-    profileId: 'p',
-    label: 'workflow',
-    phase,
-    status: phase,
-    submittedAt: 1_000_000 - n,
-    updatedAt: 1_000_000 - n,
-    finishedAt: finished ? 1_000_000 - n : null,
-    currentNode: null,
-    progress: null,
-    overall: null,
-    nodesDone: 0,
-    nodesTotal: null,
-    progressText: null,
+  const at = 1_000_000 - n;
+  return jobView(`job-${n}`, phase, {
+    submittedAt: at,
+    updatedAt: at,
+    finishedAt: phase === 'succeeded' || phase === 'failed' ? at : null,
     outputs: [{ node: '9', key: 'images', filename: `out-${n}.png`, subfolder: '', type: 'output' }],
-    error: null,
-  };
+  });
 }
 
 /** A bridge answering jobs.list with `jobs` and output.fetch when `release()` says (counted). */
