@@ -221,7 +221,7 @@ async function measureJob(
   const painted = c1.painted - c0.painted;
   const received = c1.received - c0.received;
   console.log(
-    `    previews: offered ${Math.round(previewsPerS * wall)}, reached the page ${received} (${(received / wall).toFixed(1)}/s), painted ${painted} (${(painted / wall).toFixed(1)}/s), unpainted ${c1.unpainted - c0.unpainted}, live object URLs after ${c1.liveObjectUrls}`,
+    `    previews: offered ${Math.round(previewsPerS * wall)}, reached the page ${received} (${(received / wall).toFixed(1)}/s), painted ${painted} (${(painted / wall).toFixed(1)}/s), unpainted ${c1.unpainted - c0.unpainted}, preview frames left open after ${c1.liveFrames}`,
   );
   const wire = diffWire(c1.wire, c0.wire);
   const events = Object.fromEntries(Object.entries(s1.events).map(([k, v]) => [k, v.count - (s0.events[k]?.count ?? 0)]));

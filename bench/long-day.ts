@@ -2,12 +2,12 @@
 // real core (its own process) and the real renderer in Chromium, the Run view on screen. After job
 // 100 and after job N it prints the core's RSS and heap (after a GC), the page's JS heap, DOM nodes
 // and event listeners (after a GC, from the DevTools Performance metrics), the page's live
-// intervals and object URLs and the core's live handles, and the ratio of the two readings.
+// intervals and open preview frames (bitmaps) and the core's live handles, and the ratio of the two readings.
 //
 //   npx electron-vite build && npx tsx bench/long-day.ts [--jobs 1000] [--at 100]
 //
 // Target (issue 25): RSS and JS heap after job N within 10% of their values after job 100; no
-// listener, object URL or timer growing with the number of jobs.
+// listener, preview frame, object URL or timer growing with the number of jobs.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,7 +26,7 @@ interface Reading {
   domNodes: number;
   listeners: number;
   liveIntervals: number;
-  liveObjectUrls: number;
+  liveFrames: number;
 }
 
 /** Submits one pacer job from the page and resolves once the page has seen it end. */
@@ -78,14 +78,14 @@ async function read(page: Page, core: CoreChild, job: number): Promise<Reading> 
     domNodes: metric('Nodes'),
     listeners: metric('JSEventListeners'),
     liveIntervals: c.liveIntervals,
-    liveObjectUrls: c.liveObjectUrls,
+    liveFrames: c.liveFrames,
   };
 }
 
 function show(r: Reading): string {
   return (
     `after job ${String(r.job).padStart(5)}: core RSS ${r.coreRssMiB.toFixed(1)} MiB, heap ${r.coreHeapMiB.toFixed(1)} MiB, handles ${JSON.stringify(r.coreHandles)}; ` +
-    `page JS heap ${r.pageHeapMiB.toFixed(2)} MiB, DOM nodes ${r.domNodes}, listeners ${r.listeners}, live intervals ${r.liveIntervals}, live object URLs ${r.liveObjectUrls}`
+    `page JS heap ${r.pageHeapMiB.toFixed(2)} MiB, DOM nodes ${r.domNodes}, listeners ${r.listeners}, live intervals ${r.liveIntervals}, open preview frames ${r.liveFrames}`
   );
 }
 
@@ -118,7 +118,7 @@ async function main(): Promise<void> {
       const ratio = (a: number, b: number): string => `${(a / b).toFixed(3)}x`;
       console.log(
         `  job ${jobs} vs job ${at}: core RSS ${ratio(last.coreRssMiB, base.coreRssMiB)}, page JS heap ${ratio(last.pageHeapMiB, base.pageHeapMiB)} (target <= 1.10x each); ` +
-          `listeners ${base.listeners} -> ${last.listeners}, DOM nodes ${base.domNodes} -> ${last.domNodes}, live intervals ${base.liveIntervals} -> ${last.liveIntervals}, object URLs ${base.liveObjectUrls} -> ${last.liveObjectUrls}`,
+          `listeners ${base.listeners} -> ${last.listeners}, DOM nodes ${base.domNodes} -> ${last.domNodes}, live intervals ${base.liveIntervals} -> ${last.liveIntervals}, open preview frames ${base.liveFrames} -> ${last.liveFrames}`,
       );
     }
   } finally {

@@ -4,6 +4,7 @@
 //   img-predecode  a blob URL decoded off screen first, then set on the <img> (what the app does);
 //   img-only       the blob URL set on the <img> directly;
 //   bitmap-canvas  createImageBitmap(blob) transferred to a 'bitmaprenderer' canvas (no URL);
+//   bitmap-2d      createImageBitmap(blob) drawn on a '2d' canvas, then closed;
 //   none           the page idle, for reference.
 // bench/app-cost.ts's figures while generating cannot go below the row that matches the app.
 //
@@ -14,7 +15,7 @@ import { launchBenchBrowser, newBenchPage } from './support/browser';
 import { makeJpegs } from './preview-fake-server';
 import { chromiumKind, CpuWindow, descendantsOf, loadAverage } from './support/proc-cpu';
 
-type Mode = 'img-predecode' | 'img-only' | 'bitmap-canvas' | 'none';
+type Mode = 'img-predecode' | 'img-only' | 'bitmap-canvas' | 'bitmap-2d' | 'none';
 
 // Page code as text: the benchmarks are type-checked without the DOM library.
 const SHOW_FRAMES = `function (mode, interval) {
@@ -28,14 +29,21 @@ const SHOW_FRAMES = `function (mode, interval) {
   canvas.width = 512;
   canvas.height = 512;
   canvas.style.maxWidth = '100%';
-  const context = canvas.getContext('bitmaprenderer');
-  host.append(mode === 'bitmap-canvas' ? canvas : img);
+  const context = mode === 'bitmap-canvas' ? canvas.getContext('bitmaprenderer') : null;
+  const context2d = mode === 'bitmap-2d' ? canvas.getContext('2d') : null;
+  host.append(mode === 'bitmap-canvas' || mode === 'bitmap-2d' ? canvas : img);
   let n = 0;
   let previous = null;
   window.timer = setInterval(async () => {
     const blob = new Blob([window.pictures[n++ % window.pictures.length]], { type: 'image/jpeg' });
     if (mode === 'bitmap-canvas') {
       context.transferFromImageBitmap(await createImageBitmap(blob));
+      return;
+    }
+    if (mode === 'bitmap-2d') {
+      const bitmap = await createImageBitmap(blob);
+      context2d.drawImage(bitmap, 0, 0);
+      bitmap.close();
       return;
     }
     const url = URL.createObjectURL(blob);
@@ -71,7 +79,7 @@ async function main(): Promise<void> {
     console.log(
       `preview display floor: 512x512 JPEG (${Math.round((pictures[0]!.length * 3) / 4 / 1024)} KiB) at ${fps} frames/s, ${seconds} s per row, bare page; load ${loadAverage()}`,
     );
-    const modes: Mode[] = ['img-predecode', 'img-only', 'bitmap-canvas', 'none'];
+    const modes: Mode[] = ['img-predecode', 'img-only', 'bitmap-canvas', 'bitmap-2d', 'none'];
     for (let round = 1; round <= rounds; round += 1) {
       for (const mode of modes) {
         await page.evaluate(`(${SHOW_FRAMES})(${JSON.stringify(mode)}, ${1000 / fps})`);

@@ -1,9 +1,9 @@
 // The live-preview pipeline, end to end: 512x512 JPEG previews "arrive from the socket" at 30 and
 // at 120 frames/s and go through the real app core (job tracker, latest-wins preview gate), the
 // browser harness's WebSocket transport and bridge, into the real renderer in Chromium, which
-// decodes and paints them in the job card's <img>. Printed per rate: frames offered, delivered to
+// decodes and draws them on the job card's preview canvas. Printed per rate: frames offered, delivered to
 // the page and painted per second, and the p95 delay from "received in main" to "painted"; then
-// the page's memory after 10,000 frames (object URLs revoked, nothing retained).
+// the page's memory after 10,000 frames (bitmaps closed, nothing retained).
 //
 //   npm run build && npx tsx bench/preview-pipeline.ts [--frames-120 10000] [--frames-30 300]
 //
@@ -34,7 +34,9 @@ interface PageStats {
   received: number;
   painted: number;
   unpainted: number;
-  liveObjectUrls: number;
+  /** Open preview bitmaps (object URLs in builds before the canvas preview). */
+  liveBitmaps?: number;
+  liveObjectUrls?: number;
   paints: PaintRecord[];
 }
 
@@ -126,7 +128,7 @@ async function runRate(core: AppCore, server: FakePreviewServer, page: Page, pic
   };
 }
 
-async function pageMemory(page: Page): Promise<{ heapMiB: number; nodes: number; liveObjectUrls: number }> {
+async function pageMemory(page: Page): Promise<{ heapMiB: number; nodes: number; liveFrames: number }> {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('HeapProfiler.collectGarbage');
   await cdp.send('Performance.enable');
@@ -134,7 +136,7 @@ async function pageMemory(page: Page): Promise<{ heapMiB: number; nodes: number;
   const metric = (name: string): number => metrics.find((m) => m.name === name)?.value ?? NaN;
   const stats = await readStats(page);
   await cdp.detach();
-  return { heapMiB: metric('JSHeapUsedSize') / 2 ** 20, nodes: metric('Nodes'), liveObjectUrls: stats.liveObjectUrls };
+  return { heapMiB: metric('JSHeapUsedSize') / 2 ** 20, nodes: metric('Nodes'), liveFrames: stats.liveBitmaps ?? stats.liveObjectUrls ?? 0 };
 }
 
 async function main(): Promise<void> {
@@ -164,7 +166,7 @@ async function main(): Promise<void> {
     await page.getByRole('status', { name: 'Connection' }).filter({ hasText: 'connected' }).waitFor({ timeout: 20_000 });
 
     const pictures = makeJpegs(8);
-    console.log(`preview pipeline: 512x512 JPEG frames of ${Math.round(pictures[0]!.length / 1024)} KiB, main -> harness WebSocket -> renderer <img>`);
+    console.log(`preview pipeline: 512x512 JPEG frames of ${Math.round(pictures[0]!.length / 1024)} KiB, main -> harness WebSocket -> renderer canvas`);
     const before = await pageMemory(page);
     const results = [await runRate(core, server, page, pictures, 30, frames30), await runRate(core, server, page, pictures, 120, frames120)];
     const after = await pageMemory(page);
@@ -179,7 +181,7 @@ async function main(): Promise<void> {
     const total = results.reduce((sum, r) => sum + r.offered, 0);
     console.log(
       `  page memory after ${total} frames (after GC): JS heap ${after.heapMiB.toFixed(1)} MiB (before ${before.heapMiB.toFixed(1)} MiB), ` +
-        `DOM nodes ${after.nodes} (before ${before.nodes}), live object URLs ${after.liveObjectUrls}`,
+        `DOM nodes ${after.nodes} (before ${before.nodes}), open preview frames ${after.liveFrames}`,
     );
   } finally {
     await browser.close();

@@ -71,11 +71,9 @@ test('a demo profile runs text-to-image with live progress, changing previews an
   const output = card.getByRole('img', { name: /^Output Flowdeck.*\.png$/ });
   await expect(output).toBeVisible();
   await expect.poll(() => property(output, 'naturalWidth')).toBe(256);
-  // The preview is gone with the job, and its object URL with it.
+  // The preview is gone with the job, and its bitmap closed with it.
   await expect(card.getByRole('img', { name: 'Live preview' })).toHaveCount(0);
-  expect(
-    await page.evaluate(() => (window as unknown as { __flowdeckPreviewStats: { liveObjectUrls: number } }).__flowdeckPreviewStats.liveObjectUrls),
-  ).toBeLessThanOrEqual(1);
+  expect(await page.evaluate(() => (window as unknown as { __flowdeckPreviewStats: { liveBitmaps: number } }).__flowdeckPreviewStats.liveBitmaps)).toBe(0);
 
   // The seed field still shows every digit, and the workflow went out with every digit.
   await expect(seed).toHaveValue('18446744073709551615');

@@ -9,13 +9,20 @@ import { ROOT } from './fixtures/harness';
 import { expect, test } from './fixtures/index';
 import { field, openWorkflow, runButton, textToImage, waitConnected } from './ui-helpers';
 
-/** The size the picture is drawn at inside its box (object-fit: contain), in CSS pixels. */
+/** The size the picture is drawn at inside its box (object-fit: contain), in CSS pixels: an <img>'s, or the preview canvas's. */
 function drawnSize(image: Locator): Promise<{ width: number; height: number }> {
   return image.evaluate((el) => {
-    const img = el as unknown as { naturalWidth: number; naturalHeight: number; getBoundingClientRect(): { width: number; height: number } };
+    const img = el as unknown as {
+      naturalWidth?: number;
+      naturalHeight?: number;
+      width: number;
+      height: number;
+      getBoundingClientRect(): { width: number; height: number };
+    };
+    const natural = { width: img.naturalWidth ?? img.width, height: img.naturalHeight ?? img.height };
     const box = img.getBoundingClientRect();
-    const scale = Math.min(box.width / img.naturalWidth, box.height / img.naturalHeight);
-    return { width: img.naturalWidth * scale, height: img.naturalHeight * scale };
+    const scale = Math.min(box.width / natural.width, box.height / natural.height);
+    return { width: natural.width * scale, height: natural.height * scale };
   });
 }
 
@@ -27,7 +34,13 @@ test('the output on the stage is at least as large as the preview was, with its 
   const stage = page.getByRole('region', { name: 'Result' });
   const preview = stage.getByRole('img', { name: 'Live preview' });
   await expect(preview).toBeVisible({ timeout: 15_000 });
-  await expect.poll(() => preview.evaluate((el) => (el as unknown as { naturalWidth: number }).naturalWidth)).toBeGreaterThan(0);
+  // The preview is a canvas: drawn once it has the frame's size (a blank canvas is 300 wide).
+  await expect.poll(() => preview.evaluate((el) => (el as unknown as { width: number }).width)).toBe(256);
+  // Drawn on a canvas from a decoded bitmap (no object URL); at most the stage's and the card's frame open.
+  expect(await preview.evaluate((el) => el.tagName)).toBe('CANVAS');
+  expect(
+    await page.evaluate(() => (window as unknown as { __flowdeckPreviewStats: { liveBitmaps: number } }).__flowdeckPreviewStats.liveBitmaps),
+  ).toBeLessThanOrEqual(2);
   const previewSize = await drawnSize(preview);
   // While it runs the actions are there, disabled, saying why.
   await expect(stage.getByRole('button', { name: 'Reuse parameters' })).toBeDisabled();

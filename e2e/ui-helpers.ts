@@ -65,10 +65,10 @@ export function textToImage(overrides: Record<string, unknown>): { name: string;
 }
 
 // The project's Node type check has no DOM library: the few page objects used are described here.
+/** The live preview's canvas (drawable like an image). */
 interface PageImage {
-  complete: boolean;
-  naturalWidth: number;
-  src: string;
+  width: number;
+  height: number;
 }
 interface PageDocument {
   createElement(tag: 'canvas'): {
@@ -87,22 +87,26 @@ export function property(locator: Locator, name: 'value' | 'naturalWidth', timeo
 }
 
 /**
- * A fingerprint of what the live preview shows right now: its URL and a hash of its pixels,
- * drawn small onto a canvas. Null while no preview image is loaded.
+ * A fingerprint of what the live preview shows right now: its size and a hash of its pixels,
+ * drawn small onto a canvas. The preview is a canvas named "Live preview" (role img). Null while
+ * no frame is drawn on it.
  */
 export function previewFingerprint(card: Locator): Promise<string | null> {
   return card.evaluate((root) => {
-    const img = root.querySelector('img[alt="Live preview"]') as PageImage | null;
-    if (!img || !img.complete || img.naturalWidth === 0) return null;
+    const preview = root.querySelector('[role="img"][aria-label="Live preview"]') as PageImage | null;
+    if (!preview || preview.width === 0) return null;
     const canvas = (root.ownerDocument as unknown as PageDocument).createElement('canvas');
     canvas.width = 24;
     canvas.height = 24;
     const context = canvas.getContext('2d');
     if (!context) return null;
-    context.drawImage(img, 0, 0, 24, 24);
+    context.drawImage(preview, 0, 0, 24, 24);
+    const pixels = context.getImageData(0, 0, 24, 24).data;
+    // Not drawn yet: fully transparent.
+    if (![...pixels].some((byte) => byte !== 0)) return null;
     let hash = 2166136261;
-    for (const byte of context.getImageData(0, 0, 24, 24).data) hash = Math.imul(hash ^ byte, 16777619) >>> 0;
-    return `${img.src} ${hash.toString(16)}`;
+    for (const byte of pixels) hash = Math.imul(hash ^ byte, 16777619) >>> 0;
+    return `${preview.width}x${preview.height} ${hash.toString(16)}`;
   });
 }
 

@@ -139,14 +139,16 @@ export async function startCore(dataDir: string, profileDir?: string): Promise<C
   };
 }
 
-export type PageReading = PageCounters & { painted: number; received: number; unpainted: number; liveObjectUrls: number };
+/** liveFrames: preview frames the page still holds open (ImageBitmaps; object URLs in builds before the canvas preview). */
+export type PageReading = PageCounters & { painted: number; received: number; unpainted: number; liveFrames: number };
 
 /** The page's tallies and its preview store's counts, copied out. */
 export function counters(page: Page): Promise<PageReading> {
   return page.evaluate(() => {
     const c = (window as unknown as { __benchCounters: PageCounters }).__benchCounters;
-    const s = (window as unknown as { __flowdeckPreviewStats: { painted: number; received: number; unpainted: number; liveObjectUrls: number } })
-      .__flowdeckPreviewStats;
+    const s = (
+      window as unknown as { __flowdeckPreviewStats: { painted: number; received: number; unpainted: number; liveBitmaps?: number; liveObjectUrls?: number } }
+    ).__flowdeckPreviewStats;
     return {
       wire: JSON.parse(JSON.stringify(c.wire)),
       wakeups: JSON.parse(JSON.stringify(c.wakeups)),
@@ -154,7 +156,7 @@ export function counters(page: Page): Promise<PageReading> {
       painted: s.painted,
       received: s.received,
       unpainted: s.unpainted,
-      liveObjectUrls: s.liveObjectUrls,
+      liveFrames: s.liveBitmaps ?? s.liveObjectUrls ?? 0,
     };
   });
 }

@@ -1,6 +1,7 @@
 // Summarises V8 .cpuprofile files (from `node --cpu-prof`, e.g. a benchmark run with
 // FLOWDECK_BENCH_CPU_PROF=DIR): the functions with the most self time, and self time by file.
-//   npx tsx bench/support/cpu-profile-top.ts FILE.cpuprofile... [--top N]
+//   npx tsx bench/support/cpu-profile-top.ts FILE.cpuprofile... [--top N] [--until MS]
+// --until MS: only the first MS milliseconds of each profile (e.g. a process's start-up).
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 
@@ -21,7 +22,10 @@ interface Profile {
 const args = process.argv.slice(2);
 const topAt = args.indexOf('--top');
 const top = topAt >= 0 ? Number(args[topAt + 1]) : 25;
-const files = args.filter((a, i) => a.endsWith('.cpuprofile') && i !== topAt + 1);
+const untilAt = args.indexOf('--until');
+const untilUs = untilAt >= 0 ? Number(args[untilAt + 1]) * 1000 : Infinity;
+const valueAt = new Set([topAt, untilAt].filter((at) => at >= 0).map((at) => at + 1));
+const files = args.filter((a, i) => a.endsWith('.cpuprofile') && !valueAt.has(i));
 if (files.length === 0) {
   console.error('usage: cpu-profile-top FILE.cpuprofile... [--top N]');
   process.exit(2);
@@ -43,8 +47,11 @@ for (const file of files) {
     return `${functionName || '(anonymous)'} ${url ? `${basename(url)}:${lineNumber + 1}` : ''}`.trim();
   };
   // A sample's time is the delta that follows it (the V8 convention: timeDeltas[i+1] ends sample i).
+  let elapsedUs = 0;
   for (let i = 0; i < profile.samples.length; i += 1) {
     const us = profile.timeDeltas[i + 1] ?? 0;
+    elapsedUs += profile.timeDeltas[i] ?? 0;
+    if (elapsedUs > untilUs) break;
     const node = nodes.get(profile.samples[i]!)!;
     const { functionName, url } = node.callFrame;
     const key = keyOf(node);

@@ -3,11 +3,11 @@
 // first words and the seed, repeated runs as one group with the running one first, durations
 // that say waiting and running apart, and overall progress that moves with the running node's steps.
 import { describe, expect, it } from 'vitest';
-import type { JobSnapshotView } from '@shared/ipc/contract';
 import { parseJsonExact, type JsonObject } from '@shared/json';
 import { groupSummary, jobEntries } from '../../src/renderer/src/lib/jobs/job-groups';
 import { firstWords, jobName, jobParams } from '../../src/renderer/src/lib/jobs/job-params';
 import { overallProgress, waitAndRun } from '../../src/renderer/src/lib/jobs/job-words';
+import { jobView } from '../support/job-view';
 
 const EDITOR_STYLE = parseJsonExact(`{
   "4": {"class_type": "CheckpointLoaderSimple", "inputs": {"ckpt_name": "sd_xl_base_1.0.safetensors"}},
@@ -45,27 +45,7 @@ describe('job parameters', () => {
   });
 });
 
-function job(promptId: string, phase: JobSnapshotView['phase'], extra: Partial<JobSnapshotView> = {}): JobSnapshotView {
-  return {
-    promptId,
-    profileId: 'p',
-    label: 'w.json',
-    phase,
-    status: phase,
-    submittedAt: 0,
-    updatedAt: 0,
-    finishedAt: null,
-    currentNode: null,
-    progress: null,
-    overall: null,
-    nodesDone: 0,
-    nodesTotal: null,
-    progressText: null,
-    outputs: [],
-    error: null,
-    ...extra,
-  };
-}
+const job = jobView;
 
 describe('job groups', () => {
   it('gathers a repeated run into one group, puts the running entries first, and says how far it is', () => {

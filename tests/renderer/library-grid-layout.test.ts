@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { indexRange, layoutGrid, moveSelection, scrollToReveal, visibleRows } from '../../src/renderer/src/lib/library/grid-layout';
+import {
+  gridLead,
+  indexRange,
+  layoutGrid,
+  MAX_SCROLL_HEIGHT,
+  moveSelection,
+  scrollMap,
+  scrollToReveal,
+  scrollTopFor,
+  visibleRows,
+} from '../../src/renderer/src/lib/library/grid-layout';
 
 const GEOMETRY = { tileWidth: 100, tileHeight: 120, gap: 10 };
 
@@ -73,5 +83,46 @@ describe('library grid keyboard', () => {
     expect(moveSelection(5, 'PageUp', columns, 100, 3)).toBe(0);
     expect(moveSelection(5, 'Home', columns, 100, 3)).toBe(0);
     expect(moveSelection(5, 'End', columns, 100, 3)).toBe(99);
+  });
+});
+
+describe('library grid taller than the browser lays out', () => {
+  const tall = layoutGrid({ tileWidth: 172, tileHeight: 194, gap: 8 }, 1100, 1_000_000); // 6 columns, 33.7M px
+  const map = scrollMap(tall, 600);
+  const scrollEnd = map.spacerHeight - 600;
+  const gridEnd = tall.height - 600;
+
+  it('scrolls a capped spacer only when the grid is taller than the cap', () => {
+    const layout = layoutGrid(GEOMETRY, 1000, 1_000_000); // 111,112 rows of 130 px: 14.4M px
+    expect(scrollMap(layout, 600)).toEqual({ spacerHeight: layout.height, scale: 1 });
+    expect(gridLead(layout, scrollMap(layout, 600), 600, 0, 0, 5000)).toBe(0);
+    expect(tall.height).toBeGreaterThan(33_554_431);
+    expect(map.spacerHeight).toBe(MAX_SCROLL_HEIGHT);
+  });
+
+  it('reaches both ends of a million items, jumps in proportion, and moves pixel for pixel on small scrolls', () => {
+    // The bottom of the scroll is the bottom of the grid: the last row is reached.
+    const atBottom = gridLead(tall, map, 600, 0, 0, scrollEnd);
+    expect(scrollEnd + atBottom).toBe(gridEnd);
+    expect(visibleRows(tall, scrollEnd + atBottom, 600, 0).lastRow).toBe(tall.rows - 1);
+    // A drag to the middle of the scrollbar shows the middle of the grid.
+    const middle = gridLead(tall, map, 600, atBottom, scrollEnd, scrollEnd / 2);
+    expect((scrollEnd / 2 + middle) / gridEnd).toBeCloseTo(0.5, 6);
+    // A wheel step keeps the lead: the grid moves as far as the scroll (the rows stay put).
+    expect(gridLead(tall, map, 600, middle, scrollEnd / 2, scrollEnd / 2 + 100)).toBe(middle);
+    // Back at the top: the grid's top.
+    expect(gridLead(tall, map, 600, middle, 300, 0)).toBe(0);
+    // Small scrolls never take the grid past its ends.
+    const nearTop = gridLead(tall, map, 600, middle, 150, 100);
+    expect(100 + nearTop).toBeGreaterThanOrEqual(0);
+    expect(100 + nearTop).toBeLessThanOrEqual(gridEnd);
+  });
+
+  it('reveals a row by a small scroll when it is near, by a proportional jump when it is far', () => {
+    const lead = 1_000_000;
+    expect(scrollTopFor(map, 600, lead, 2_000_000, 3_000_200)).toBe(2_000_200);
+    const far = scrollTopFor(map, 600, lead, 2_000_000, gridEnd);
+    expect(far).toBeCloseTo(scrollEnd, 3);
+    expect(gridLead(tall, map, 600, lead, 2_000_000, far) + far).toBeCloseTo(gridEnd, 3);
   });
 });

@@ -36,6 +36,11 @@ export interface ActiveServerDeps {
   hotFolders: () => HotFoldersHost | null;
   /** A job of the session ended: its outputs go where its origin says. */
   jobEnded: (snapshot: JobSnapshot, profileId: string, server: ServerProfile) => void;
+  /**
+   * Settles once the first screen is up (first-screen.ts): a session's hot folders and resumed
+   * library downloads wait for it. Absent: they start with the session.
+   */
+  firstScreen?: Promise<void>;
 }
 
 export class ActiveServer {
@@ -47,9 +52,11 @@ export class ActiveServer {
   private switching: Promise<void> = Promise.resolve();
   private started = false;
   private disposed = false;
+  private screenUp = false;
 
   constructor(deps: ActiveServerDeps) {
     this.deps = deps;
+    void (deps.firstScreen ?? Promise.resolve()).then(() => (this.screenUp = true));
   }
 
   /** The active session, if any (no waiting). */
@@ -72,6 +79,13 @@ export class ActiveServer {
     const named = typeof input === 'object' && input !== null ? (input as { profileId?: unknown }).profileId : undefined;
     const target = typeof named === 'string' ? named : this.deps.settings.read().activeProfileId;
     if (this.problems.note(name, target, answer) && target === this.lastConnection.profileId) this.emitConnection(this.lastConnection);
+  }
+
+  /** Settles once the session's deferred work (its hot folders) has started, or was not to start. */
+  async workStarted(): Promise<void> {
+    if (!this.started) return; // before start(): the call is told the app is still starting
+    await this.deps.firstScreen;
+    await this.switching;
   }
 
   /** Calls may need the session from now on. */
@@ -215,13 +229,28 @@ export class ActiveServer {
     this.session = next;
     next.start();
     await this.deps.pools.attach(next);
+    if (this.screenUp || !this.deps.firstScreen) {
+      await this.startWork(next);
+      return;
+    }
+    // Before the first screen: the session's work waits for it, then runs in turn with switches.
+    void this.deps.firstScreen.then(() => {
+      this.switching = this.switching
+        .then(() => this.startWork(next))
+        .catch((error: unknown) => this.deps.log('error', `starting the hot folders failed: ${describeError(error)}`));
+    });
+  }
+
+  /** The session's hot folders and its library downloads to resume, unless it has been replaced since. */
+  private async startWork(session: ProfileSession): Promise<void> {
+    if (this.disposed || this.session !== session) return;
     await this.deps
       .hotFolders()
-      ?.attach(next)
+      ?.attach(session)
       .catch((error: unknown) => this.deps.log('error', `Could not start the hot folders: ${describeError(error)}`));
     void this.deps
       .library()
-      ?.resumePending({ server: profile.id })
+      ?.resumePending({ server: session.profileId })
       .catch((error: unknown) => this.deps.log('warn', `Could not resume library downloads: ${describeError(error)}`));
   }
 }

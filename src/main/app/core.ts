@@ -24,6 +24,7 @@ import { createConnectionHandlers } from './connection-handlers';
 import { createInvoke } from './envelope';
 import { AppFailure } from './errors';
 import { EventHub } from './event-hub';
+import { FirstScreen } from './first-screen';
 import { createHistoryHandlers } from './history-handlers';
 import { hotFolderHandlers } from './hot-folder-handlers';
 import { HotFoldersHost } from './hot-folders-host';
@@ -63,6 +64,8 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
   const previews = new PreviewGate((frame) => hub.emit('job.preview', frame));
   const paths = dataPaths(deps.dataDir);
   const outputs = new OutputCache(join(paths.cache, 'outputs'));
+  /** What can wait for the first screen (hot folders, resumed downloads) waits for it. */
+  const firstScreen = new FirstScreen();
 
   let store: Store | null = null;
   let jobs: JobStore | null = null;
@@ -101,6 +104,7 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
     library: () => library,
     hotFolders: () => hotFolders,
     jobEnded,
+    firstScreen: firstScreen.shown(),
   });
 
   /** What start() opens; a call that comes before is told to wait. */
@@ -120,7 +124,10 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
   });
   const handlers: CallHandlers = {
     ...libraryHandlers,
-    ...hotFolderHandlers(() => hotFolders),
+    ...hotFolderHandlers(
+      () => hotFolders,
+      () => active.workStarted(),
+    ),
     ...createProfileHandlers({ settings: deps.settings, vault, profiles, active, hotFolders: () => hotFolders, emit }),
     ...createConnectionHandlers({ profiles, active }),
     ...createWorkflowHandlers({
@@ -177,6 +184,7 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
     'renderer.ready': async () => {
       // A new renderer holds no frames: release what waits, and tell it the connection state.
       previews.reset();
+      firstScreen.rendererReady();
       hub.emit('connection.state', active.connection());
       for (const notice of notices) hub.emit('app.notice', notice);
       return { version };
@@ -237,6 +245,7 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
         pools,
       });
       started = true;
+      firstScreen.startClock();
       active.markStarted();
       await active.switchTo(profiles.ensureActive(DEMO_PROFILE_NAME));
     },
@@ -244,6 +253,7 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
     async dispose() {
       if (disposed) return;
       disposed = true;
+      firstScreen.release();
       await active.dispose();
       hotFolders = null;
       await profiles.stopDemo();

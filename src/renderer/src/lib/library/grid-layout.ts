@@ -34,6 +34,52 @@ export function layoutGrid(geometry: GridGeometry, width: number, total: number)
   return { columns, rows, rowStride, height: rows === 0 ? 0 : rows * rowStride - geometry.gap };
 }
 
+/**
+ * The tallest scroll area the grid makes, in CSS pixels. Chromium lays nothing out past
+ * 33,554,431 px, and a library of a million outputs is taller than that (about 34 million px at
+ * six columns): its last rows could not be scrolled to. A taller grid scrolls a spacer of this
+ * height, with the grid ahead of the scroll position by a lead (see gridLead).
+ */
+export const MAX_SCROLL_HEIGHT = 15_000_000;
+
+export interface ScrollMap {
+  /** The height the scroller's spacer is given. */
+  spacerHeight: number;
+  /** Grid pixels per scrolled pixel over the whole range (1 below MAX_SCROLL_HEIGHT). */
+  scale: number;
+}
+
+export function scrollMap(layout: GridLayout, viewportHeight: number): ScrollMap {
+  if (layout.height <= MAX_SCROLL_HEIGHT) return { spacerHeight: layout.height, scale: 1 };
+  const scrollRange = MAX_SCROLL_HEIGHT - viewportHeight;
+  const gridRange = layout.height - viewportHeight;
+  return { spacerHeight: MAX_SCROLL_HEIGHT, scale: scrollRange > 0 ? gridRange / scrollRange : 1 };
+}
+
+/**
+ * How far the grid is ahead of the scroll position (grid top = scroll top + lead) after a scroll
+ * from `from` to `to`. Small moves (wheel, fling, arrow keys) keep the lead: the grid moves with
+ * the scroll pixel for pixel and the rows stay where they are in the spacer, so scrolling stays
+ * the compositor's work. A jump further than a screen (the scrollbar dragged, Home, End) puts the
+ * grid at the scroll's share of its height; the ends of the scroll are the ends of the grid.
+ */
+export function gridLead(layout: GridLayout, map: ScrollMap, viewportHeight: number, lead: number, from: number, to: number): number {
+  if (map.scale === 1) return 0;
+  const scrollEnd = map.spacerHeight - viewportHeight;
+  const gridEnd = layout.height - viewportHeight;
+  if (to <= 0) return 0;
+  if (to >= scrollEnd) return gridEnd - scrollEnd;
+  if (Math.abs(to - from) > viewportHeight) return to * (map.scale - 1);
+  return Math.min(Math.max(lead, -to), gridEnd - to);
+}
+
+/** The scroll position that shows the grid from `gridTop`, keeping the lead when that is a small move. */
+export function scrollTopFor(map: ScrollMap, viewportHeight: number, lead: number, scrollTop: number, gridTop: number): number {
+  const kept = gridTop - lead;
+  if (map.scale === 1 || Math.abs(kept - scrollTop) <= viewportHeight) return kept;
+  return gridTop / map.scale;
+}
+
 /** Rows intersecting [scrollTop, scrollTop + viewportHeight), widened by `overscan` rows each way. */
 export function visibleRows(layout: GridLayout, scrollTop: number, viewportHeight: number, overscan: number): RowWindow {
   if (layout.rows === 0 || viewportHeight <= 0) return { firstRow: 0, lastRow: -1 };

@@ -8,6 +8,7 @@ import type { JobSnapshotView } from '@shared/ipc/contract';
 import { isJsonObject, parseJsonExact, type JsonObject } from '@shared/json';
 import { messageOf, type Api } from '../api';
 import { jobName, jobParams, type JobParams } from '../jobs/job-params';
+import { isFinishedJob, jobsToLoad } from '../jobs/jobs-to-load';
 import type { JobOrigin } from '../jobs/job-words';
 import { OutputStore } from './outputs.svelte';
 import { PreviewStore } from './previews.svelte';
@@ -49,9 +50,7 @@ function rememberClearedBefore(at: number): void {
   }
 }
 
-export function isFinished(job: JobSnapshotView): boolean {
-  return job.phase === 'succeeded' || job.phase === 'failed' || job.phase === 'cancelled';
-}
+export const isFinished = isFinishedJob;
 
 export class JobsStore {
   readonly jobs = new SvelteMap<string, JobSnapshotView>();
@@ -94,9 +93,8 @@ export class JobsStore {
 
   async load(): Promise<void> {
     const { jobs } = await this.#api.call('jobs.list');
-    const cleared = clearedBefore();
     // Jobs that had finished when the panel was last cleared stay cleared (the History view has them).
-    for (const job of jobs) if (!(isFinished(job) && (job.finishedAt ?? job.updatedAt) <= cleared)) this.#apply(job);
+    for (const job of jobsToLoad(jobs, clearedBefore(), MAX_JOBS)) this.#apply(job);
   }
 
   remember(promptId: string, meta: JobMeta): void {

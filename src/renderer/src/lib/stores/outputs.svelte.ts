@@ -63,9 +63,12 @@ export class OutputStore {
         promptId,
         file: { filename: file.filename, subfolder: file.subfolder, type: file.type },
       });
+      // Released while it was fetched (its card went): an object URL made now would never be revoked.
+      if (this.byJob.get(promptId) !== states) return;
       const url = URL.createObjectURL(new Blob([bytes as Uint8Array<ArrayBuffer>], { type: mime }));
       states.set(key, { status: 'ready', file, url, mime, kind: mediaKind(mime, file.filename) });
     } catch (error) {
+      if (this.byJob.get(promptId) !== states) return;
       states.set(key, { status: 'failed', file, message: messageOf(error) });
     }
   }

@@ -1,9 +1,13 @@
-// Live previews: the latest frame of each job as an object URL. Each frame is decoded off screen
-// first; the job.preview listener's promise settles once it is decoded (or found undecodable),
-// which releases main's next frame for that job (latest-wins back-pressure, see
-// src/shared/ipc/bridge.ts), so the next frame travels while this one is painted. A frame counts
-// as painted when the visible <img> has loaded it and a frame has been drawn; only then are the
-// URLs before it revoked. Nothing queues: a frame replaced before it was shown is skipped.
+// Live previews: the latest frame of each job as a decoded ImageBitmap, drawn on a canvas by each
+// LivePreview that shows the job (the Result stage and the job's card draw the same bitmap). No
+// object URL and no <img>: measured in bench/preview-display.ts, decoding with createImageBitmap
+// and drawing on a canvas costs this Chromium about a third less than blob URLs in an <img> at 10
+// frames/s (issue 25). The job.preview listener's promise settles once the frame is decoded (or
+// dropped), which releases main's next frame for that job (latest-wins back-pressure, see
+// src/shared/ipc/bridge.ts), so the next frame travels while this one is drawn.
+// Latest wins: a frame still decoding when a newer one of its job arrives is dropped and closed;
+// a shown bitmap is closed as soon as a newer one replaces it, and when its job is forgotten. A
+// frame counts as painted one animation frame after a canvas first drew it.
 import { SvelteMap } from 'svelte/reactivity';
 import type { PreviewView } from '@shared/ipc/contract';
 
@@ -16,39 +20,42 @@ export interface PaintRecord {
   paintedAt: number;
 }
 
-/** Read by bench/preview-pipeline.ts through the page; plain numbers, no reactivity. */
+/** Read by bench/preview-pipeline.ts and bench/app-cost.ts through the page; plain numbers, no reactivity. */
 export interface PreviewStats {
   received: number;
   painted: number;
-  /** Frames never shown: replaced before the <img> loaded them, undecodable, or nobody watching. */
+  /** Frames never shown: replaced before a canvas drew them, undecodable, or nobody watching. */
   unpainted: number;
-  liveObjectUrls: number;
+  /** Decoded bitmaps not closed yet (one per job on screen at most). */
+  liveBitmaps: number;
   paints: PaintRecord[];
 }
 
-/** Resolves true when the image at `url` decodes. */
-export type ImageDecoder = (url: string) => Promise<boolean>;
+/** What the store needs of an ImageBitmap (declared structurally: the Node tests have no DOM library). */
+export interface PreviewBitmap {
+  readonly width: number;
+  readonly height: number;
+  close(): void;
+}
 
-// The page globals used here, declared structurally: this module is also type-checked with the
-// Node tests, which have no DOM library.
+/** Decodes a frame's bytes; null when they are not a picture. */
+export type BitmapDecoder = (frame: PreviewView) => Promise<PreviewBitmap | null>;
+
 const page = globalThis as unknown as {
-  Image: new () => { src: string; decode(): Promise<void> };
+  createImageBitmap(blob: Blob): Promise<PreviewBitmap>;
   requestAnimationFrame(callback: () => void): number;
 };
 
-export const decodeImage: ImageDecoder = (url) => {
-  const image = new page.Image();
-  image.src = url;
-  return image.decode().then(
-    () => true,
-    () => false,
+export const decodeBitmap: BitmapDecoder = (frame) =>
+  page.createImageBitmap(new Blob([frame.bytes as Uint8Array<ArrayBuffer>], { type: frame.mime })).then(
+    (bitmap) => bitmap,
+    () => null,
   );
-};
 
-interface Shown {
-  url: string;
-  seq: number;
-  painted: boolean;
+/** A decoded frame on screen (or about to be). */
+export interface ShownFrame {
+  readonly bitmap: PreviewBitmap;
+  readonly seq: number;
 }
 
 function epochNow(): number {
@@ -56,50 +63,50 @@ function epochNow(): number {
 }
 
 export class PreviewStore {
-  /** promptId -> object URL of the latest decoded frame (what the job's <img> shows). */
-  readonly urls = new SvelteMap<string, string>();
-  readonly stats: PreviewStats = { received: 0, painted: 0, unpainted: 0, liveObjectUrls: 0, paints: [] };
+  /** promptId -> the latest decoded frame (what the job's canvases draw). */
+  readonly frames = new SvelteMap<string, ShownFrame>();
+  readonly stats: PreviewStats = { received: 0, painted: 0, unpainted: 0, liveBitmaps: 0, paints: [] };
   readonly #viewers = new Map<string, number>();
-  /** Per job, the URLs handed to the <img> and not revoked yet, oldest first. */
-  readonly #shown = new Map<string, Shown[]>();
-  readonly #decode: ImageDecoder;
-  /** Per job, frames being decoded now, and whether the job was forgotten meanwhile (gone once none is). */
-  readonly #decoding = new Map<string, { count: number; forgotten: boolean }>();
+  readonly #decode: BitmapDecoder;
+  /** Per job, the newest frame received: a decode that finishes behind it is dropped. */
+  readonly #newest = new Map<string, number>();
+  /** Per job, the latest frame that came while nobody watched, kept undecoded for when someone does (reactive: has()). */
+  readonly #unwatched = new SvelteMap<string, PreviewView>();
+  /** Frames drawn by a canvas (counted once). */
+  readonly #drawn = new WeakSet<ShownFrame>();
+  #arrivals = 0;
 
-  constructor(decode: ImageDecoder = decodeImage) {
+  constructor(decode: BitmapDecoder = decodeBitmap) {
     this.#decode = decode;
   }
 
-  /** The job.preview listener: resolves when the frame is decoded and on its way to the screen. */
+  /** Whether a job has a frame to show (decoded, or waiting for a viewer). */
+  has(promptId: string): boolean {
+    return this.frames.has(promptId) || this.#unwatched.has(promptId);
+  }
+
+  /** The job.preview listener: resolves when the frame is decoded and on its way to the screen (or dropped). */
   async accept(frame: PreviewView): Promise<void> {
     this.stats.received += 1;
-    const url = URL.createObjectURL(new Blob([frame.bytes as Uint8Array<ArrayBuffer>], { type: frame.mime }));
-    this.stats.liveObjectUrls += 1;
+    const arrival = ++this.#arrivals;
+    this.#newest.set(frame.promptId, arrival);
     if ((this.#viewers.get(frame.promptId) ?? 0) === 0) {
-      // Nobody sees this job's card: keep only the latest frame for when it is shown again.
-      this.#show(frame.promptId, url, frame.seq);
-      this.#revokeBefore(frame.promptId, url);
+      // Nobody sees this job: keep only its latest frame, undecoded, for when it is shown again.
+      if (this.#unwatched.has(frame.promptId)) this.stats.unpainted += 1;
+      this.#unwatched.set(frame.promptId, frame);
       return;
     }
-    const decoding = this.#decoding.get(frame.promptId) ?? { count: 0, forgotten: false };
-    decoding.count += 1;
-    this.#decoding.set(frame.promptId, decoding);
-    const ok = await this.#decode(url);
-    decoding.count -= 1;
-    if (decoding.count === 0) this.#decoding.delete(frame.promptId);
-    // The job ended (or its card went) while this frame decoded: showing it now would keep its URL
-    // for good, since nothing forgets the job again.
-    if (!ok || decoding.forgotten) {
-      this.#revoke(url);
-      this.stats.unpainted += 1;
-      return;
-    }
-    this.#show(frame.promptId, url, frame.seq);
+    await this.#decodeAndShow(frame, arrival);
   }
 
   /** A LivePreview mounts for a job; returns its unmount. */
   watch(promptId: string): () => void {
     this.#viewers.set(promptId, (this.#viewers.get(promptId) ?? 0) + 1);
+    const waiting = this.#unwatched.get(promptId);
+    if (waiting) {
+      this.#unwatched.delete(promptId);
+      void this.#decodeAndShow(waiting, this.#newest.get(promptId) ?? 0);
+    }
     return () => {
       const left = (this.#viewers.get(promptId) ?? 1) - 1;
       if (left > 0) this.#viewers.set(promptId, left);
@@ -107,54 +114,45 @@ export class PreviewStore {
     };
   }
 
-  /** The visible <img> finished loading `url` (ok) or failed to. */
-  loaded(promptId: string, url: string, ok: boolean): void {
-    if (!ok) return;
-    // One animation frame later the image is on screen.
-    page.requestAnimationFrame(() => {
-      const entry = this.#shown.get(promptId)?.find((s) => s.url === url);
-      if (!entry || entry.painted) return;
-      entry.painted = true;
-      this.#recordPaint(promptId, entry.seq);
-      this.#revokeBefore(promptId, url);
-    });
+  /** A canvas drew `frame`: one animation frame later it is on screen. */
+  drawn(promptId: string, frame: ShownFrame): void {
+    if (this.#drawn.has(frame)) return;
+    this.#drawn.add(frame);
+    page.requestAnimationFrame(() => this.#recordPaint(promptId, frame.seq));
   }
 
-  /** Drops a job's preview (its job ended or its card went away), and any frame of it still decoding. */
+  /** Drops a job's preview (its job ended or its card went away); a frame of it still decoding is dropped when done. */
   forget(promptId: string): void {
-    const decoding = this.#decoding.get(promptId);
-    if (decoding) decoding.forgotten = true;
-    for (const entry of this.#shown.get(promptId) ?? []) this.#drop(entry);
-    this.#shown.delete(promptId);
-    this.urls.delete(promptId);
+    this.#newest.delete(promptId);
+    if (this.#unwatched.delete(promptId)) this.stats.unpainted += 1;
+    const shown = this.frames.get(promptId);
+    if (shown) this.#close(shown);
+    this.frames.delete(promptId);
   }
 
-  #show(promptId: string, url: string, seq: number): void {
-    let list = this.#shown.get(promptId);
-    if (!list) {
-      list = [];
-      this.#shown.set(promptId, list);
+  async #decodeAndShow(frame: PreviewView, arrival: number): Promise<void> {
+    const bitmap = await this.#decode(frame);
+    if (bitmap) this.stats.liveBitmaps += 1;
+    // Latest wins: a newer frame of the job arrived meanwhile, or the job was forgotten.
+    if (!bitmap || this.#newest.get(frame.promptId) !== arrival) {
+      if (bitmap) this.#closeBitmap(bitmap);
+      this.stats.unpainted += 1;
+      return;
     }
-    list.push({ url, seq, painted: false });
-    this.urls.set(promptId, url);
+    const previous = this.frames.get(frame.promptId);
+    this.frames.set(frame.promptId, { bitmap, seq: frame.seq });
+    if (previous) this.#close(previous);
   }
 
-  /** Revokes the URLs shown before `url`: the <img> no longer needs them. */
-  #revokeBefore(promptId: string, url: string): void {
-    const list = this.#shown.get(promptId);
-    if (!list) return;
-    const index = list.findIndex((s) => s.url === url);
-    for (const entry of list.splice(0, Math.max(0, index))) this.#drop(entry);
+  /** Closes a shown frame's bitmap (a canvas that drew it keeps its pixels). */
+  #close(frame: ShownFrame): void {
+    if (!this.#drawn.has(frame)) this.stats.unpainted += 1;
+    this.#closeBitmap(frame.bitmap);
   }
 
-  #drop(entry: Shown): void {
-    if (!entry.painted) this.stats.unpainted += 1;
-    this.#revoke(entry.url);
-  }
-
-  #revoke(url: string): void {
-    URL.revokeObjectURL(url);
-    this.stats.liveObjectUrls -= 1;
+  #closeBitmap(bitmap: PreviewBitmap): void {
+    bitmap.close();
+    this.stats.liveBitmaps -= 1;
   }
 
   #recordPaint(promptId: string, seq: number): void {
