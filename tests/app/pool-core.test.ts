@@ -332,10 +332,12 @@ describe('the pool in the app core', () => {
       const cloud = await addProfile(c, 'Cloud', 'cloud', cloudDemo.url);
       await ok(c, 'profiles.select', { id: cloud.id });
       await ok(c, 'key.save', { key: cloudDemo.apiKey!, sessionOnly: true });
+      // The active session's own discovery, before the pool opens its own session on the cloud. The
+      // session connects lazily: let it connect before another profile takes its place.
+      await until(() => payloads('connection.state').some((s) => s.profileId === cloud.id && s.state === 'connected'), 'the cloud session connected');
+      await until(() => cloudDemo.stats.featuresRequests >= 1, 'the first session asked for the features');
       const gpu1 = await addProfile(c, 'GPU 1', 'local', app.first.url);
       await ok(c, 'profiles.select', { id: gpu1.id });
-      // The active session's own discovery, before the pool opens its own session on the cloud.
-      await until(() => cloudDemo.stats.featuresRequests >= 1, 'the first session asked for the features');
       const before = cloudDemo.stats.featuresRequests;
 
       await ok(c, 'pool.save', {
