@@ -5,6 +5,7 @@
 // served. sharp is loaded on the first thumbnail, not at start: most commands never make one.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
+import type SharpConstructor from 'sharp';
 import type { Sharp } from 'sharp';
 import { writeFileAtomically } from '@main/files/publish';
 import { imageDimensions, isGif, isJpeg, isPng, isWebp } from './media-images';
@@ -24,12 +25,10 @@ export function clampThumbnailSize(size: number): number {
   return Math.max(MIN_THUMBNAIL_SIZE, Math.min(MAX_THUMBNAIL_SIZE, Math.round(size)));
 }
 
-type SharpModule = typeof import('sharp');
-let loading: Promise<SharpModule> | null = null;
+let loading: Promise<typeof SharpConstructor> | null = null;
 
-function loadSharp(): Promise<SharpModule> {
-  loading ??= import('sharp').then((module) => {
-    const sharp = module.default;
+function loadSharp(): Promise<typeof SharpConstructor> {
+  loading ??= import('sharp').then(({ default: sharp }) => {
     // One libvips worker per image (its default is one per core): a thumbnail is a few milliseconds
     // of work, and on a person's machine the cores belong to the local server's job running beside
     // us. Thumbnails asked for at once still overlap, bounded by libuv's thread pool (4 by default).
@@ -38,7 +37,7 @@ function loadSharp(): Promise<SharpModule> {
     // repeats of the same operation; every thumbnail here is a new file made once, so it only
     // holds memory (measured: no faster with it on, bench/PROFILE-issue25.md).
     sharp.cache(false);
-    return module;
+    return sharp;
   });
   return loading;
 }
@@ -57,7 +56,7 @@ export async function thumbnailPipeline(input: string | Buffer, head: Uint8Array
   if (!isThumbnailSource(head)) return null;
   const size = imageDimensions(head);
   if (!size || size.width * size.height > MAX_SOURCE_PIXELS) return null;
-  const { default: sharp } = await loadSharp();
+  const sharp = await loadSharp();
   // animated: false (the default) takes a GIF's or WebP's first frame.
   return sharp(input, { limitInputPixels: MAX_SOURCE_PIXELS, animated: false }).resize({
     width: maxEdge,
