@@ -10,7 +10,9 @@ import { PNG } from 'pngjs';
 import sharp from 'sharp';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { thumbnailDataUrl } from '@main/app/thumbnail';
+import { Library } from '@main/library/library';
 import { writeThumbnail } from '@main/library/thumbnails';
+import { Store } from '@main/store/store';
 
 let dir: string;
 beforeEach(async () => {
@@ -92,6 +94,49 @@ describe('writeThumbnail', () => {
     huge.writeUInt32BE(10_000, 20);
     expect(await thumbnailOf(huge, 64)).toBeNull();
     expect(await thumbnailOf(Buffer.from('not an image at all'), 64)).toBeNull();
+  });
+});
+
+describe("the library's thumbnails", () => {
+  it('are made for WebP and GIF items too, and not for BMP (no decoder: the type icon)', async () => {
+    const store = await Store.open(join(dir, 'flowdeck.sqlite'));
+    const library = await Library.open({ store, root: join(dir, 'library'), source: () => null });
+    try {
+      const colour = { width: 60, height: 30, channels: 3 as const, background: '#3a6' };
+      const files: Record<string, Buffer> = {
+        'a.webp': await sharp({ create: colour }).webp().toBuffer(),
+        'b.gif': await sharp({ create: colour }).gif().toBuffer(),
+        // A 2x1 24-bit BMP: header (14), BITMAPINFOHEADER (40), one row of 2 pixels padded to 8 bytes.
+        'c.bmp': Buffer.concat([
+          Buffer.from('424d3e000000000000003600000028000000020000000100000001001800000000000800000000000000000000000000000000000000', 'hex'),
+          Buffer.alloc(8, 0x80),
+        ]),
+      };
+      const sizes: Record<string, unknown> = {};
+      for (const [name, bytes] of Object.entries(files)) {
+        await writeFile(join(dir, name), bytes);
+        const item = await library.importFile({
+          path: join(dir, name),
+          promptId: `p-${name}`,
+          server: { profileId: 'local', kind: 'local', baseUrl: 'http://127.0.0.1:8188' },
+          file: { node: '9', key: 'images', filename: name, subfolder: '', type: 'output' },
+          workflow: null,
+          workflowName: 'thumbnails',
+          sourceFile: null,
+        });
+        expect(item.mediaKind).toBe('image');
+        const thumb = await library.thumbnail(item.id, 20);
+        sizes[name] = thumb && { mime: thumb.mime, width: thumb.width, height: thumb.height };
+      }
+      expect(sizes).toEqual({
+        'a.webp': { mime: 'image/jpeg', width: 20, height: 10 },
+        'b.gif': { mime: 'image/jpeg', width: 20, height: 10 },
+        'c.bmp': null,
+      });
+    } finally {
+      await library.dispose();
+      await store.close();
+    }
   });
 });
 
