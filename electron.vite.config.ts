@@ -22,7 +22,9 @@ export default defineConfig({
         // the main-process core with the app, so they are bundled from the same sources.
         // keytar is an optional dependency (a machine without libsecret still installs), which
         // electron-vite does not externalise on its own; bundling it would break its native binding.
-        external: ['keytar'],
+        // sharp (thumbnails) loads its native binding from @img/sharp-<platform> beside it: named
+        // here too, so it stays outside however the dependency lists change.
+        external: ['keytar', 'sharp'],
         input: {
           index: resolve(root, 'src/main/index.ts'),
           cli: resolve(root, 'src/cli/index.ts'),

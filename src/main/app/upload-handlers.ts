@@ -25,7 +25,7 @@ export interface UploadHandlerContext {
 
 const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
 
-export function uploadView(result: UploadResult, capabilities: ServerCapabilities, bytes: Uint8Array | null, originalName?: string): UploadView {
+export async function uploadView(result: UploadResult, capabilities: ServerCapabilities, bytes: Uint8Array | null, originalName?: string): Promise<UploadView> {
   return {
     // Shown instead of the server's name, which may be a hash; the mask's upload has none of its own.
     ...(originalName === undefined ? {} : { originalName }),
@@ -34,7 +34,7 @@ export function uploadView(result: UploadResult, capabilities: ServerCapabilitie
     type: result.type,
     // Local servers keep real subfolders, and a workflow input names the file with it.
     inputValue: uploadedInputValue(capabilities, result),
-    thumbnailDataUrl: bytes ? thumbnailDataUrl(bytes) : null,
+    thumbnailDataUrl: bytes ? await thumbnailDataUrl(bytes) : null,
   };
 }
 

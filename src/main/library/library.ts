@@ -316,7 +316,7 @@ export class Library {
 
   /**
    * A JPEG thumbnail whose longer edge is at most `maxSize` (16..2048), made once and cached under
-   * .thumbnails/. Null for items that are not a finished PNG or JPEG image.
+   * .thumbnails/. Null for items that are not a finished PNG, JPEG, WebP or GIF image.
    */
   async thumbnail(id: number, maxSize = 256): Promise<Thumbnail | null> {
     const row = await this.index.get(id);

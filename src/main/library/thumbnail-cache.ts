@@ -8,16 +8,19 @@ import { rowFilePath, type ItemRow } from './rows';
 import { clampThumbnailSize, existingThumbnail, writeThumbnail } from './thumbnails';
 import type { Thumbnail } from './types';
 
+/** What thumbnails.ts decodes (the library's other images, BMP, AVIF, HEIC, show their type icon). */
+const THUMBNAIL_MIMES = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/gif']);
+
 export class ThumbnailCache {
   private readonly inFlight = new Map<string, Promise<Thumbnail | null>>();
 
   constructor(private readonly root: string) {}
 
-  /** The item's thumbnail; null for items that are not a finished PNG or JPEG image. */
+  /** The item's thumbnail; null for items that are not a finished PNG, JPEG, WebP or GIF image. */
   of(row: ItemRow, maxSize: number): Promise<Thumbnail | null> {
     const size = clampThumbnailSize(maxSize);
     if (row.status !== 'done' || row.path === null || row.sha256 === null || row.media_kind !== 'image') return Promise.resolve(null);
-    if (row.mime !== 'image/png' && row.mime !== 'image/jpeg') return Promise.resolve(null);
+    if (!THUMBNAIL_MIMES.has(row.mime ?? '')) return Promise.resolve(null);
     const source = rowFilePath(row, this.root);
     if (!source) return Promise.resolve(null);
     const target = path.join(this.root, THUMBNAIL_DIR, `${row.sha256}-${size}.jpg`);
