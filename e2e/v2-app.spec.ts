@@ -25,7 +25,8 @@ test('a run on a v2-only server shows its preview and then its output on the sta
   const stage = page.getByRole('region', { name: 'Result' });
   const preview = stage.getByRole('img', { name: 'Live preview' });
   await expect(preview).toBeVisible({ timeout: 15_000 });
-  await expect.poll(() => preview.evaluate((el) => (el as unknown as { naturalWidth: number }).naturalWidth)).toBeGreaterThan(0);
+  // The preview is a canvas: drawn once it has the frame's size (a blank canvas is 300 wide).
+  await expect.poll(() => preview.evaluate((el) => (el as unknown as { width: number }).width)).toBe(256);
   const output = stage.getByRole('img', { name: /^Result Flowdeck.*\.png$/ });
   await expect(output).toBeVisible({ timeout: 30_000 });
   await expect.poll(() => output.evaluate((el) => (el as unknown as { naturalWidth: number }).naturalWidth)).toBe(256);
