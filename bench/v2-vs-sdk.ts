@@ -225,7 +225,8 @@ export async function v2VsSdkBench(): Promise<Record<string, number>> {
           const f = r.flowdeck[round]!;
           const s = r.sdk[round]!;
           const b = r.floor[round]!;
-          const ms = (run: SideRun): string => `${((run.seconds / run.jobs) * 1000).toFixed(0)} ms wall, ${((run.cpuSeconds / run.jobs) * 1000).toFixed(0)} ms cpu per job`;
+          const ms = (run: SideRun): string =>
+            `${((run.seconds / run.jobs) * 1000).toFixed(0)} ms wall, ${((run.cpuSeconds / run.jobs) * 1000).toFixed(0)} ms cpu per job`;
           console.log(`  round ${round + 1}, ${r.mode}: flowdeck ${ms(f)}; sdk ${ms(s)}; sdk+bookkeeping ${ms(b)}`);
         }
       },

@@ -15,6 +15,7 @@ import { resendUnanswered } from '@main/jobs/submit-v2';
 import { safeBaseName } from '@main/service/filenames';
 import type { ImageMime, JobPhase, OutputFile, ServerProfile, Workflow } from '@main/service/types';
 import type { JsonObject } from '@shared/json';
+import { lastContractAt, rememberContract } from './contract-memory';
 import { openCliStore } from './open-store';
 import type { ProgressView } from './progress';
 
@@ -113,8 +114,16 @@ async function openLibrary(store: Store, api: ServiceApi, server: ServerProfile,
 export async function openSession(server: ServerProfile, key: string | null, dataDir: string, options: SessionOptions = {}): Promise<CliSession> {
   mkdirSync(dataDir, { recursive: true });
   const apiKey = (): string | null => key;
-  // Which contract the server speaks is found out here, without side effects (v2/discover.ts).
-  const { api, events } = await connectService(server, { apiKey, ...(options.onWait ? { onWait: options.onWait } : {}), ...(options.connection ?? {}) });
+  // Which contract the server speaks is found out here, without side effects (v2/discover.ts);
+  // what the last run found at this address only lets discovery ask its questions at once.
+  const lastContract = lastContractAt(dataDir, server.baseUrl);
+  const { api, events } = await connectService(server, {
+    apiKey,
+    lastContract,
+    ...(options.onWait ? { onWait: options.onWait } : {}),
+    ...(options.connection ?? {}),
+  });
+  if (api.capabilities.contract !== lastContract) await rememberContract(dataDir, server.baseUrl, api.capabilities.contract);
   const warn = options.warn ?? ((line: string) => process.stderr.write(`${line}\n`));
   const store = await openCliStore(dataDir, warn);
   const jobs = await JobStore.open(store, { heldSends: () => heldUnconfirmedSends(store) });
