@@ -14,6 +14,7 @@
 // time can be read against what each asked for.
 //   npx tsx bench/v2-vs-sdk.ts [jobs] [rounds] [single-runs]    (needs `npm run build` first)
 //   FLOWDECK_BENCH_CPU_PROF=DIR ...                             every side under node --cpu-prof
+//   FLOWDECK_BENCH_BASELINE_CLI=PATH ...                        also an earlier build's cli.js, every round
 // A third side, the floor: the same SDK client doing Flowdeck's bookkeeping plainly (sdk-v2-client.ts
 // `bookkeeping`), so "Flowdeck / SDK" can be read beside "Flowdeck / SDK+bookkeeping". Each side's
 // timeline (through the proxy) splits its wall into spawn to first request, the requests, and exit.
@@ -23,7 +24,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { DemoService } from '../src/main/demo';
-import { alternateRounds, CLI, cpuProfileArgs, inWorkDir, loadAverage, median, requireBuiltCli } from './support/cli-bench';
+import { alternateRounds, BASELINE_CLI, CLI, cpuProfileArgs, inWorkDir, loadAverage, median, requireBuiltCli } from './support/cli-bench';
 import { distinctPng } from './support/images';
 import { measureCommand, type MeasuredRun } from './support/processes';
 
@@ -171,10 +172,10 @@ export async function v2VsSdkBench(): Promise<Record<string, number>> {
     writeFileSync(workflowPath, JSON.stringify(WORKFLOW));
     const sdkClient = await bundleSdkClient(work);
     const flowdeckCommand =
-      (repeat: boolean) =>
+      (repeat: boolean, cli = CLI) =>
       (server: string, out: string, dataDir: string, jobs: number): { args: string[]; env: NodeJS.ProcessEnv } => ({
         args: [
-          CLI,
+          cli,
           'run',
           workflowPath,
           '--server',
@@ -198,15 +199,25 @@ export async function v2VsSdkBench(): Promise<Record<string, number>> {
     const floorCommand = sdkCommandOf(true);
 
     // floor: the SDK client doing Flowdeck's bookkeeping plainly (sdk-v2-client.ts `bookkeeping`).
-    const results: { mode: string; flowdeck: SideRun[]; sdk: SideRun[]; floor: SideRun[] }[] = [
-      { mode: `${JOBS} jobs in one process (flowdeck --repeat: sent at once; sdk: one after another)`, flowdeck: [], sdk: [], floor: [] },
-      ...(SINGLE_RUNS > 0 ? [{ mode: `one job per process (${SINGLE_RUNS} processes)`, flowdeck: [], sdk: [], floor: [] }] : []),
+    // before: FLOWDECK_BENCH_BASELINE_CLI (an earlier build), run beside the others every round.
+    const results: { mode: string; flowdeck: SideRun[]; sdk: SideRun[]; floor: SideRun[]; before: SideRun[] }[] = [
+      { mode: `${JOBS} jobs in one process (flowdeck --repeat: sent at once; sdk: one after another)`, flowdeck: [], sdk: [], floor: [], before: [] },
+      ...(SINGLE_RUNS > 0 ? [{ mode: `one job per process (${SINGLE_RUNS} processes)`, flowdeck: [], sdk: [], floor: [], before: [] }] : []),
     ];
     await alternateRounds(
       ROUNDS,
       async (round) => {
-        results[0]!.flowdeck.push(await side(work, `flowdeck-repeat-${round}`, 1, JOBS, flowdeckCommand(true)));
-        if (results[1]) results[1].flowdeck.push(await side(work, `flowdeck-single-${round}`, SINGLE_RUNS, 1, flowdeckCommand(false)));
+        const now = async (): Promise<void> => {
+          results[0]!.flowdeck.push(await side(work, `flowdeck-repeat-${round}`, 1, JOBS, flowdeckCommand(true)));
+          if (results[1]) results[1].flowdeck.push(await side(work, `flowdeck-single-${round}`, SINGLE_RUNS, 1, flowdeckCommand(false)));
+        };
+        const before = async (baseline: string): Promise<void> => {
+          results[0]!.before.push(await side(work, `before-repeat-${round}`, 1, JOBS, flowdeckCommand(true, baseline)));
+          if (results[1]) results[1].before.push(await side(work, `before-single-${round}`, SINGLE_RUNS, 1, flowdeckCommand(false, baseline)));
+        };
+        const baseline = BASELINE_CLI;
+        const parts = baseline ? [now, () => before(baseline)] : [now];
+        for (const part of round % 2 === 0 ? parts : parts.reverse()) await part();
       },
       async (round) => {
         // The plain SDK and the SDK with bookkeeping alternate too.
@@ -227,7 +238,8 @@ export async function v2VsSdkBench(): Promise<Record<string, number>> {
           const b = r.floor[round]!;
           const ms = (run: SideRun): string =>
             `${((run.seconds / run.jobs) * 1000).toFixed(0)} ms wall, ${((run.cpuSeconds / run.jobs) * 1000).toFixed(0)} ms cpu per job`;
-          console.log(`  round ${round + 1}, ${r.mode}: flowdeck ${ms(f)}; sdk ${ms(s)}; sdk+bookkeeping ${ms(b)}`);
+          const was = r.before[round];
+          console.log(`  round ${round + 1}, ${r.mode}: flowdeck ${ms(f)}; sdk ${ms(s)}; sdk+bookkeeping ${ms(b)}${was ? `; flowdeck before ${ms(was)}` : ''}`);
         }
       },
     );
@@ -260,6 +272,16 @@ export async function v2VsSdkBench(): Promise<Record<string, number>> {
       console.log(
         `    floor (sdk + bookkeeping: journal line fsynced before the send, output + sidecar fsynced in a library folder, copied out): ${figures[`${name}FloorWallMsPerJob`]!.toFixed(0)} ms wall, ${figures[`${name}FloorCpuMsPerJob`]!.toFixed(0)} ms cpu per job; floor / sdk ${figures[`${name}FloorOverSdk`]!.toFixed(2)}x (rounds ${floorCostRatios.map((x) => x.toFixed(2)).join(', ')}); flowdeck / floor ${figures[`${name}FlowdeckOverFloor`]!.toFixed(2)}x (rounds ${floorRatios.map((x) => x.toFixed(2)).join(', ')})`,
       );
+      if (r.before.length > 0) {
+        const beforeRatios = r.before.map((b, k) => b.seconds / b.jobs / (r.sdk[k]!.seconds / r.sdk[k]!.jobs));
+        const gain = r.flowdeck.map((f, k) => f.seconds / f.jobs / (r.before[k]!.seconds / r.before[k]!.jobs));
+        figures[`${name}BeforeWallMsPerJob`] = perJob(r.before, (s) => s.seconds);
+        figures[`${name}BeforeWallRatio`] = median(beforeRatios);
+        figures[`${name}AfterOverBefore`] = median(gain);
+        console.log(
+          `    before (${BASELINE_CLI}): ${figures[`${name}BeforeWallMsPerJob`]!.toFixed(0)} ms wall, ${perJob(r.before, (s) => s.cpuSeconds).toFixed(0)} ms cpu per job; before / sdk ${figures[`${name}BeforeWallRatio`]!.toFixed(2)}x (rounds ${beforeRatios.map((x) => x.toFixed(2)).join(', ')}); now / before ${figures[`${name}AfterOverBefore`]!.toFixed(2)}x (rounds ${gain.map((x) => x.toFixed(2)).join(', ')})`,
+        );
+      }
       const last = r.flowdeck.length - 1;
       for (const [who, runs] of [
         ['flowdeck', r.flowdeck],
