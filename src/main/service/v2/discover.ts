@@ -25,7 +25,7 @@ export type ContractDiscovery =
       v1Beside: boolean;
     };
 
-export interface DiscoveryOptions {
+interface DiscoveryOptions {
   signal?: AbortSignal | undefined;
   /** v2 is likely (a v2 profile, or the last run's finding): ask for the features at the same time. */
   expectV2?: boolean | undefined;
