@@ -117,15 +117,23 @@ export async function openSession(server: ServerProfile, key: string | null, dat
   // Which contract the server speaks is found out here, without side effects (v2/discover.ts);
   // what the last run found at this address only lets discovery ask its questions at once.
   const lastContract = lastContractAt(dataDir, server.baseUrl);
-  const { api, events } = await connectService(server, {
+  const warn = options.warn ?? ((line: string) => process.stderr.write(`${line}\n`));
+  // The store opens (SQLite's own thread) while discovery waits for the server: a round trip less
+  // before the first job. Its failure is reported after discovery's, as when they ran in turn.
+  const opening = openCliStore(dataDir, warn);
+  opening.catch(() => undefined);
+  const connected = await connectService(server, {
     apiKey,
     lastContract,
     ...(options.onWait ? { onWait: options.onWait } : {}),
     ...(options.connection ?? {}),
+  }).catch(async (error: unknown) => {
+    await opening.then((store) => store.close()).catch(() => undefined);
+    throw error;
   });
+  const { api, events } = connected;
   if (api.capabilities.contract !== lastContract) await rememberContract(dataDir, server.baseUrl, api.capabilities.contract);
-  const warn = options.warn ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const store = await openCliStore(dataDir, warn);
+  const store = await opening;
   const jobs = await JobStore.open(store, { heldSends: () => heldUnconfirmedSends(store) });
   // Sends an earlier run left unanswered (killed between send and answer) go again under their key.
   const resent = await resendUnanswered({ api, jobs, clientId: events.clientId }).catch((error: unknown) => {
