@@ -13,14 +13,18 @@
 // in neither. The proxy counts each client's requests by method and path, so a difference in wall
 // time can be read against what each asked for.
 //   npx tsx bench/v2-vs-sdk.ts [jobs] [rounds] [single-runs]    (needs `npm run build` first)
-//   FLOWDECK_BENCH_CPU_PROF=DIR ...                             both sides under node --cpu-prof
+//   FLOWDECK_BENCH_CPU_PROF=DIR ...                             every side under node --cpu-prof
+//   FLOWDECK_BENCH_BASELINE_CLI=PATH ...                        also an earlier build's cli.js, every round
+// A third side, the floor: the same SDK client doing Flowdeck's bookkeeping plainly (sdk-v2-client.ts
+// `bookkeeping`), so "Flowdeck / SDK" can be read beside "Flowdeck / SDK+bookkeeping". Each side's
+// timeline (through the proxy) splits its wall into spawn to first request, the requests, and exit.
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { DemoService } from '../src/main/demo';
-import { alternateRounds, CLI, cpuProfileArgs, inWorkDir, loadAverage, median, requireBuiltCli } from './support/cli-bench';
+import { alternateRounds, BASELINE_CLI, CLI, cpuProfileArgs, inWorkDir, loadAverage, median, requireBuiltCli } from './support/cli-bench';
 import { distinctPng } from './support/images';
 import { measureCommand, type MeasuredRun } from './support/processes';
 
@@ -37,6 +41,13 @@ const WORKFLOW = {
 /** Requests by "METHOD /path" with ids and queries left out. */
 type Counts = Map<string, number>;
 
+/** One forwarded request: its route, when it came in and when its answer ended (ms, performance.now()). */
+interface Forwarded {
+  route: string;
+  start: number;
+  end: number;
+}
+
 function routeOf(method: string, url: string): string {
   const path = url
     .split('?')[0]!
@@ -46,12 +57,16 @@ function routeOf(method: string, url: string): string {
 }
 
 /** A pass-through HTTP proxy in front of `target` that counts the requests it forwards. */
-async function countingProxy(target: string): Promise<{ url: string; counts: Counts; close(): Promise<void> }> {
+async function countingProxy(target: string): Promise<{ url: string; counts: Counts; timeline: Forwarded[]; close(): Promise<void> }> {
   const to = new URL(target);
   const counts: Counts = new Map();
+  const timeline: Forwarded[] = [];
   const server = http.createServer((req, res) => {
     const route = routeOf(req.method ?? 'GET', req.url ?? '/');
     counts.set(route, (counts.get(route) ?? 0) + 1);
+    const entry: Forwarded = { route, start: performance.now(), end: Number.NaN };
+    timeline.push(entry);
+    res.on('close', () => (entry.end = performance.now()));
     const upstream = http.request({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
@@ -64,6 +79,7 @@ async function countingProxy(target: string): Promise<{ url: string; counts: Cou
   return {
     url,
     counts,
+    timeline,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -90,6 +106,8 @@ async function bundleSdkClient(work: string): Promise<string> {
 interface SideRun extends MeasuredRun {
   jobs: number;
   counts: Counts;
+  /** Summed over the side's processes (ms): spawn to first request, first request to last answer, last answer to exit. */
+  phases: { start: number; requests: number; exit: number };
 }
 
 /** `runs` client processes of `jobs` jobs each against a fresh v2-only demo behind the proxy. */
@@ -105,12 +123,23 @@ async function side(
   const demo = new DemoService({ flavour: 'local', v2: 'only', timeScale: 0 });
   await demo.start();
   const proxy = await countingProxy(demo.url);
-  const total: SideRun = { seconds: 0, cpuSeconds: 0, maxRssMb: 0, stdout: '', jobs: 0, counts: proxy.counts };
+  const total: SideRun = { seconds: 0, cpuSeconds: 0, maxRssMb: 0, stdout: '', jobs: 0, counts: proxy.counts, phases: { start: 0, requests: 0, exit: 0 } };
   try {
     for (let run = 0; run < runs; run += 1) {
       const out = join(dir, `out-${run}`);
       const { args, env } = command(proxy.url, out, join(dir, 'data'), jobs);
+      const seen = proxy.timeline.length;
+      const spawnedAt = performance.now();
       const measured = await measureCommand(process.execPath, [...cpuProfileArgs(`${label}-${run}`), ...args], { env, quiet: true });
+      const exitedAt = performance.now();
+      const own = proxy.timeline.slice(seen);
+      if (own.length > 0) {
+        const firstAt = own[0]!.start;
+        const lastEnd = Math.max(...own.map((f) => (Number.isNaN(f.end) ? exitedAt : f.end)));
+        total.phases.start += firstAt - spawnedAt;
+        total.phases.requests += lastEnd - firstAt;
+        total.phases.exit += exitedAt - lastEnd;
+      }
       const files = readdirSync(out).filter((n) => n.endsWith('.png')).length;
       if (files !== jobs) throw new Error(`${label} wrote ${files} outputs for ${jobs} jobs`);
       total.seconds += measured.seconds;
@@ -143,10 +172,10 @@ export async function v2VsSdkBench(): Promise<Record<string, number>> {
     writeFileSync(workflowPath, JSON.stringify(WORKFLOW));
     const sdkClient = await bundleSdkClient(work);
     const flowdeckCommand =
-      (repeat: boolean) =>
+      (repeat: boolean, cli = CLI) =>
       (server: string, out: string, dataDir: string, jobs: number): { args: string[]; env: NodeJS.ProcessEnv } => ({
         args: [
-          CLI,
+          cli,
           'run',
           workflowPath,
           '--server',
@@ -160,32 +189,57 @@ export async function v2VsSdkBench(): Promise<Record<string, number>> {
         ],
         env: { ...process.env, FLOWDECK_DATA_DIR: dataDir },
       });
-    const sdkCommand = (server: string, out: string, _dataDir: string, jobs: number): { args: string[]; env: NodeJS.ProcessEnv } => ({
-      args: [sdkClient, workflowPath, '1.image', image, out, String(jobs)],
-      env: { ...process.env, COMFY_BASE_URL: server },
-    });
+    const sdkCommandOf =
+      (bookkeeping: boolean) =>
+      (server: string, out: string, _dataDir: string, jobs: number): { args: string[]; env: NodeJS.ProcessEnv } => ({
+        args: [sdkClient, workflowPath, '1.image', image, out, String(jobs), ...(bookkeeping ? ['bookkeeping'] : [])],
+        env: { ...process.env, COMFY_BASE_URL: server },
+      });
+    const sdkCommand = sdkCommandOf(false);
+    const floorCommand = sdkCommandOf(true);
 
-    const results: { mode: string; flowdeck: SideRun[]; sdk: SideRun[] }[] = [
-      { mode: `${JOBS} jobs in one process (flowdeck --repeat: sent at once; sdk: one after another)`, flowdeck: [], sdk: [] },
-      ...(SINGLE_RUNS > 0 ? [{ mode: `one job per process (${SINGLE_RUNS} processes)`, flowdeck: [], sdk: [] }] : []),
+    // floor: the SDK client doing Flowdeck's bookkeeping plainly (sdk-v2-client.ts `bookkeeping`).
+    // before: FLOWDECK_BENCH_BASELINE_CLI (an earlier build), run beside the others every round.
+    const results: { mode: string; flowdeck: SideRun[]; sdk: SideRun[]; floor: SideRun[]; before: SideRun[] }[] = [
+      { mode: `${JOBS} jobs in one process (flowdeck --repeat: sent at once; sdk: one after another)`, flowdeck: [], sdk: [], floor: [], before: [] },
+      ...(SINGLE_RUNS > 0 ? [{ mode: `one job per process (${SINGLE_RUNS} processes)`, flowdeck: [], sdk: [], floor: [], before: [] }] : []),
     ];
     await alternateRounds(
       ROUNDS,
       async (round) => {
-        results[0]!.flowdeck.push(await side(work, `flowdeck-repeat-${round}`, 1, JOBS, flowdeckCommand(true)));
-        if (results[1]) results[1].flowdeck.push(await side(work, `flowdeck-single-${round}`, SINGLE_RUNS, 1, flowdeckCommand(false)));
+        const now = async (): Promise<void> => {
+          results[0]!.flowdeck.push(await side(work, `flowdeck-repeat-${round}`, 1, JOBS, flowdeckCommand(true)));
+          if (results[1]) results[1].flowdeck.push(await side(work, `flowdeck-single-${round}`, SINGLE_RUNS, 1, flowdeckCommand(false)));
+        };
+        const before = async (baseline: string): Promise<void> => {
+          results[0]!.before.push(await side(work, `before-repeat-${round}`, 1, JOBS, flowdeckCommand(true, baseline)));
+          if (results[1]) results[1].before.push(await side(work, `before-single-${round}`, SINGLE_RUNS, 1, flowdeckCommand(false, baseline)));
+        };
+        const baseline = BASELINE_CLI;
+        const parts = baseline ? [now, () => before(baseline)] : [now];
+        for (const part of round % 2 === 0 ? parts : parts.reverse()) await part();
       },
       async (round) => {
-        results[0]!.sdk.push(await side(work, `sdk-repeat-${round}`, 1, JOBS, sdkCommand));
-        if (results[1]) results[1].sdk.push(await side(work, `sdk-single-${round}`, SINGLE_RUNS, 1, sdkCommand));
+        // The plain SDK and the SDK with bookkeeping alternate too.
+        const plain = async (): Promise<void> => {
+          results[0]!.sdk.push(await side(work, `sdk-repeat-${round}`, 1, JOBS, sdkCommand));
+          if (results[1]) results[1].sdk.push(await side(work, `sdk-single-${round}`, SINGLE_RUNS, 1, sdkCommand));
+        };
+        const floor = async (): Promise<void> => {
+          results[0]!.floor.push(await side(work, `floor-repeat-${round}`, 1, JOBS, floorCommand));
+          if (results[1]) results[1].floor.push(await side(work, `floor-single-${round}`, SINGLE_RUNS, 1, floorCommand));
+        };
+        for (const part of round % 2 === 0 ? [plain, floor] : [floor, plain]) await part();
       },
       (round) => {
         for (const r of results) {
           const f = r.flowdeck[round]!;
           const s = r.sdk[round]!;
-          console.log(
-            `  round ${round + 1}, ${r.mode}: flowdeck ${((f.seconds / f.jobs) * 1000).toFixed(0)} ms wall, ${((f.cpuSeconds / f.jobs) * 1000).toFixed(0)} ms cpu per job; sdk ${((s.seconds / s.jobs) * 1000).toFixed(0)} ms wall, ${((s.cpuSeconds / s.jobs) * 1000).toFixed(0)} ms cpu per job`,
-          );
+          const b = r.floor[round]!;
+          const ms = (run: SideRun): string =>
+            `${((run.seconds / run.jobs) * 1000).toFixed(0)} ms wall, ${((run.cpuSeconds / run.jobs) * 1000).toFixed(0)} ms cpu per job`;
+          const was = r.before[round];
+          console.log(`  round ${round + 1}, ${r.mode}: flowdeck ${ms(f)}; sdk ${ms(s)}; sdk+bookkeeping ${ms(b)}${was ? `; flowdeck before ${ms(was)}` : ''}`);
         }
       },
     );
@@ -195,6 +249,8 @@ export async function v2VsSdkBench(): Promise<Record<string, number>> {
       const perJob = (runs: SideRun[], pick: (s: SideRun) => number): number => median(runs.map((s) => (pick(s) / s.jobs) * 1000));
       const wallRatios = r.flowdeck.map((f, k) => f.seconds / f.jobs / (r.sdk[k]!.seconds / r.sdk[k]!.jobs));
       const cpuRatios = r.flowdeck.map((f, k) => f.cpuSeconds / f.jobs / (r.sdk[k]!.cpuSeconds / r.sdk[k]!.jobs));
+      const floorRatios = r.flowdeck.map((f, k) => f.seconds / f.jobs / (r.floor[k]!.seconds / r.floor[k]!.jobs));
+      const floorCostRatios = r.floor.map((b, k) => b.seconds / b.jobs / (r.sdk[k]!.seconds / r.sdk[k]!.jobs));
       const name = i === 0 ? 'repeat' : 'single';
       figures[`${name}FlowdeckWallMsPerJob`] = perJob(r.flowdeck, (s) => s.seconds);
       figures[`${name}SdkWallMsPerJob`] = perJob(r.sdk, (s) => s.seconds);
@@ -202,6 +258,10 @@ export async function v2VsSdkBench(): Promise<Record<string, number>> {
       figures[`${name}SdkCpuMsPerJob`] = perJob(r.sdk, (s) => s.cpuSeconds);
       figures[`${name}WallRatio`] = median(wallRatios);
       figures[`${name}CpuRatio`] = median(cpuRatios);
+      figures[`${name}FloorWallMsPerJob`] = perJob(r.floor, (s) => s.seconds);
+      figures[`${name}FloorCpuMsPerJob`] = perJob(r.floor, (s) => s.cpuSeconds);
+      figures[`${name}FlowdeckOverFloor`] = median(floorRatios);
+      figures[`${name}FloorOverSdk`] = median(floorCostRatios);
       console.log(`  ${r.mode}:`);
       console.log(
         `    wall per job: flowdeck ${figures[`${name}FlowdeckWallMsPerJob`]!.toFixed(0)} ms, sdk ${figures[`${name}SdkWallMsPerJob`]!.toFixed(0)} ms: ratio ${figures[`${name}WallRatio`]!.toFixed(2)}x (rounds ${wallRatios.map((x) => x.toFixed(2)).join(', ')}; target <= 1.0x): ${figures[`${name}WallRatio`]! <= 1 ? 'met' : 'NOT met'}`,
@@ -209,7 +269,31 @@ export async function v2VsSdkBench(): Promise<Record<string, number>> {
       console.log(
         `    cpu per job:  flowdeck ${figures[`${name}FlowdeckCpuMsPerJob`]!.toFixed(0)} ms, sdk ${figures[`${name}SdkCpuMsPerJob`]!.toFixed(0)} ms: ratio ${figures[`${name}CpuRatio`]!.toFixed(2)}x (rounds ${cpuRatios.map((x) => x.toFixed(2)).join(', ')})`,
       );
+      console.log(
+        `    floor (sdk + bookkeeping: journal line fsynced before the send, output + sidecar fsynced in a library folder, copied out): ${figures[`${name}FloorWallMsPerJob`]!.toFixed(0)} ms wall, ${figures[`${name}FloorCpuMsPerJob`]!.toFixed(0)} ms cpu per job; floor / sdk ${figures[`${name}FloorOverSdk`]!.toFixed(2)}x (rounds ${floorCostRatios.map((x) => x.toFixed(2)).join(', ')}); flowdeck / floor ${figures[`${name}FlowdeckOverFloor`]!.toFixed(2)}x (rounds ${floorRatios.map((x) => x.toFixed(2)).join(', ')})`,
+      );
+      if (r.before.length > 0) {
+        const beforeRatios = r.before.map((b, k) => b.seconds / b.jobs / (r.sdk[k]!.seconds / r.sdk[k]!.jobs));
+        const gain = r.flowdeck.map((f, k) => f.seconds / f.jobs / (r.before[k]!.seconds / r.before[k]!.jobs));
+        figures[`${name}BeforeWallMsPerJob`] = perJob(r.before, (s) => s.seconds);
+        figures[`${name}BeforeWallRatio`] = median(beforeRatios);
+        figures[`${name}AfterOverBefore`] = median(gain);
+        console.log(
+          `    before (${BASELINE_CLI}): ${figures[`${name}BeforeWallMsPerJob`]!.toFixed(0)} ms wall, ${perJob(r.before, (s) => s.cpuSeconds).toFixed(0)} ms cpu per job; before / sdk ${figures[`${name}BeforeWallRatio`]!.toFixed(2)}x (rounds ${beforeRatios.map((x) => x.toFixed(2)).join(', ')}); now / before ${figures[`${name}AfterOverBefore`]!.toFixed(2)}x (rounds ${gain.map((x) => x.toFixed(2)).join(', ')})`,
+        );
+      }
       const last = r.flowdeck.length - 1;
+      for (const [who, runs] of [
+        ['flowdeck', r.flowdeck],
+        ['sdk', r.sdk],
+        ['sdk+bookkeeping', r.floor],
+      ] as const) {
+        const p = (pick: (s: SideRun) => number): string => median(runs.map(pick)).toFixed(0);
+        const perProcess = runs[0]!.jobs / Math.max(1, i === 0 ? 1 : SINGLE_RUNS);
+        console.log(
+          `    timeline per process (${perProcess} job${perProcess === 1 ? '' : 's'}), ${who}: spawn to first request ${p((s) => s.phases.start / (s.jobs / perProcess))} ms, first request to last answer ${p((s) => s.phases.requests / (s.jobs / perProcess))} ms, last answer to exit ${p((s) => s.phases.exit / (s.jobs / perProcess))} ms`,
+        );
+      }
       console.log(`    requests per job, flowdeck (last round): ${describeCounts(r.flowdeck[last]!.counts, r.flowdeck[last]!.jobs)}`);
       console.log(`    requests per job, sdk (last round):      ${describeCounts(r.sdk[last]!.counts, r.sdk[last]!.jobs)}`);
     }

@@ -15,6 +15,7 @@ import { resendUnanswered } from '@main/jobs/submit-v2';
 import { safeBaseName } from '@main/service/filenames';
 import type { ImageMime, JobPhase, OutputFile, ServerProfile, Workflow } from '@main/service/types';
 import type { JsonObject } from '@shared/json';
+import { lastContractAt, rememberContract } from './contract-memory';
 import { openCliStore } from './open-store';
 import type { ProgressView } from './progress';
 
@@ -113,10 +114,26 @@ async function openLibrary(store: Store, api: ServiceApi, server: ServerProfile,
 export async function openSession(server: ServerProfile, key: string | null, dataDir: string, options: SessionOptions = {}): Promise<CliSession> {
   mkdirSync(dataDir, { recursive: true });
   const apiKey = (): string | null => key;
-  // Which contract the server speaks is found out here, without side effects (v2/discover.ts).
-  const { api, events } = await connectService(server, { apiKey, ...(options.onWait ? { onWait: options.onWait } : {}), ...(options.connection ?? {}) });
+  // Which contract the server speaks is found out here, without side effects (v2/discover.ts);
+  // what the last run found at this address only lets discovery ask its questions at once.
+  const lastContract = lastContractAt(dataDir, server.baseUrl);
   const warn = options.warn ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const store = await openCliStore(dataDir, warn);
+  // The store opens (SQLite's own thread) while discovery waits for the server: a round trip less
+  // before the first job. Its failure is reported after discovery's, as when they ran in turn.
+  const opening = openCliStore(dataDir, warn);
+  opening.catch(() => undefined);
+  const connected = await connectService(server, {
+    apiKey,
+    lastContract,
+    ...(options.onWait ? { onWait: options.onWait } : {}),
+    ...(options.connection ?? {}),
+  }).catch(async (error: unknown) => {
+    await opening.then((store) => store.close()).catch(() => undefined);
+    throw error;
+  });
+  const { api, events } = connected;
+  if (api.capabilities.contract !== lastContract) await rememberContract(dataDir, server.baseUrl, api.capabilities.contract);
+  const store = await opening;
   const jobs = await JobStore.open(store, { heldSends: () => heldUnconfirmedSends(store) });
   // Sends an earlier run left unanswered (killed between send and answer) go again under their key.
   const resent = await resendUnanswered({ api, jobs, clientId: events.clientId }).catch((error: unknown) => {

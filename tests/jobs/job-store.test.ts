@@ -8,6 +8,8 @@ import { JobState } from '@main/jobs/job-state';
 import { JobStore } from '@main/jobs/job-store';
 import { Store } from '@main/store/store';
 import type { Workflow } from '@main/service/types';
+import type { ServiceApi } from '@main/service/ports';
+import { submitJobV2 } from '@main/jobs/submit-v2';
 
 let dir: string;
 let store: Store | null = null;
@@ -90,6 +92,39 @@ describe('JobStore', () => {
     await jobs.updatePhase('p2', 'failed', 'error');
     await jobs.recordSubmitted({ ...base, promptId: 'p2' });
     expect((await jobs.get('p2'))?.phase).toBe('failed');
+  });
+
+  it('a v2 send journaled under its key: the answer moves the row on in one write, the intent kept exactly', async () => {
+    store = await Store.open(':memory:');
+    const jobs = await JobStore.open(store, { now });
+    const sent: Array<{ key: string | undefined; journaled: string | undefined }> = [];
+    let settleDuringSend = false;
+    const api = {
+      profile: { kind: 'local', baseUrl: base.baseUrl },
+      capabilities: { contract: 'v2' },
+      async submit(_workflow: Workflow, options: { idempotencyKey?: string }) {
+        // The intent is journaled before the send (docs/v2-submit-policy.md, 1).
+        sent.push({ key: options.idempotencyKey, journaled: (await jobs.get(options.idempotencyKey!))?.phase });
+        if (settleDuringSend) await jobs.remove(options.idempotencyKey!);
+        clock += 500;
+        return { promptId: `job-${sent.length}`, number: 7 };
+      },
+    } as unknown as ServiceApi;
+    const target = { api, jobs, clientId: 'c-1', profileId: 'p-1' };
+    const intent = { workflow: workflow(), workflowName: 'demo.json', origin: 'cli' as const };
+    expect(await submitJobV2(target, { ...intent, newPromptId: () => 'key-1' })).toEqual({ promptId: 'job-1', number: 7 });
+    expect(sent).toEqual([{ key: 'key-1', journaled: 'submitting' }]);
+    expect(await jobs.get('key-1')).toBeNull();
+    const record = await jobs.get('job-1');
+    expect(record).toMatchObject({ phase: 'pending', rawStatus: 'submitted', number: 7, createdAt: 1_000, updatedAt: 1_500 });
+    expect(record).toMatchObject({ clientId: 'c-1', profileId: 'p-1', workflowName: 'demo.json', origin: 'cli', baseUrl: base.baseUrl });
+    expect((record!.workflow!['3'] as { inputs: { seed: unknown } }).inputs.seed).toBe(SEED);
+    // The intent was settled meanwhile (no row to move on): the job is recorded afresh, whole.
+    settleDuringSend = true;
+    await submitJobV2(target, { ...intent, newPromptId: () => 'key-2' });
+    expect(await jobs.get('key-2')).toBeNull();
+    expect(await jobs.get('job-2')).toMatchObject({ phase: 'pending', number: 7, clientId: 'c-1', workflowName: 'demo.json', origin: 'cli' });
+    expect(((await jobs.get('job-2'))!.workflow!['3'] as { inputs: { seed: unknown } }).inputs.seed).toBe(SEED);
   });
 
   it('records an end in one write: phase, error, progress and the outputs not there yet', async () => {

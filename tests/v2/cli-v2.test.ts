@@ -6,6 +6,8 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DemoService } from '../../src/main/demo';
@@ -65,6 +67,56 @@ describe('flowdeck run on a v2 surface', () => {
     }
     expect(svc.v2!.stats.assetUploads).toBe(1);
     expect(svc.v2!.stats.fromHash).toBe(1);
+  });
+
+  it('remembers that an address spoke v2 (discovery then asks at once) and finds out when it speaks v1 now', async () => {
+    const svc = await startDemo({ flavour: 'local', v2: 'only' }, 0.05);
+    const v1 = await startDemo({ flavour: 'local' }, 0.05);
+    const wf = file('sampler-memory.json', SAMPLER);
+    const dataDir = join(work, 'data-memory');
+    const memory = join(dataDir, 'server-contracts.json');
+    const run = (url: string) =>
+      runCli(['run', wf, ...(url === v1.url ? ['--local'] : []), '--server', url, '--out', join(work, 'out-memory'), '--json'], {
+        env: { FLOWDECK_DATA_DIR: dataDir },
+      });
+    const first = await run(svc.url);
+    expect(first.code, first.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(memory, 'utf8'))).toEqual({ [svc.url]: 'v2' });
+    // The address now speaks v1 (the memory says v2): discovery still finds out, the run goes through v1.
+    writeFileSync(memory, JSON.stringify({ [svc.url]: 'v2', [v1.url]: 'v2' }));
+    const changed = await run(v1.url);
+    expect(changed.code, changed.stderr).toBe(0);
+    expect(JSON.parse(changed.stdout)).toMatchObject({ contract: 'v1', status: 'succeeded' });
+    expect(JSON.parse(readFileSync(memory, 'utf8'))).toEqual({ [svc.url]: 'v2', [v1.url]: 'v1' });
+    // A damaged memory is ignored (and replaced by what was found).
+    writeFileSync(memory, '{not json');
+    const damaged = await run(svc.url);
+    expect(damaged.code, damaged.stderr).toBe(0);
+    expect(JSON.parse(damaged.stdout)).toMatchObject({ contract: 'v2', status: 'succeeded' });
+    expect(JSON.parse(readFileSync(memory, 'utf8'))).toEqual({ [svc.url]: 'v2' });
+  });
+
+  it('a server that cannot be reached: the run fails as such (not as a store error), the store opened meanwhile left whole', async () => {
+    const closed = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    const dataDir = join(work, 'data-unreachable');
+    const run = await runCli(
+      ['run', file('sampler-unreachable.json', SAMPLER), '--server', `http://127.0.0.1:${closed}`, '--out', join(work, 'out-unreachable')],
+      {
+        env: { FLOWDECK_DATA_DIR: dataDir, FLOWDECK_API_KEY: 'key-unreachable-1' },
+      },
+    );
+    expect(run.code, run.stderr).toBe(5);
+    expect(run.stderr).toContain(`127.0.0.1:${closed}`);
+    // The store opened meanwhile is left whole: it opens again without being reset.
+    const store = await Store.open(join(dataDir, 'flowdeck.sqlite'));
+    expect(store.reset ?? null).toBeNull();
+    expect(await (await JobStore.open(store)).listInFlight()).toEqual([]);
+    await store.close();
   });
 
   it('asks a deployment with a token for the key only after its 401, then runs with it', async () => {

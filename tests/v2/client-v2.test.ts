@@ -2,6 +2,8 @@
 // against the demo's v2 surfaces: the cloud with v1 beside it, a v2-only deployment without a
 // token, and one with a token. Real HTTP, real SQLite, real files; the server counts what it got.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -98,19 +100,64 @@ describe('discovery without side effects', () => {
     const beside = await startDemo({ flavour: 'cloud', v2: 'beside' });
     const only = await startDemo({ flavour: 'local', v2: 'only' });
     const guarded = await startDemo({ flavour: 'local', v2: 'only', v2Token: 'tok-1' });
-    const probe = (svc: DemoService, key: string | null) =>
-      discoverContract(new HttpTransport({ kind: 'local', baseUrl: svc.url }, { apiKey: () => key, auth: 'bearer' }));
-    expect(await probe(local, null)).toEqual({ contract: 'v1' });
-    expect(await probe(cloud, cloud.apiKey)).toEqual({ contract: 'v1' });
-    expect(await probe(beside, beside.apiKey)).toEqual({ contract: 'v2', needsKey: false, v1Beside: true });
-    expect(await probe(beside, null)).toEqual({ contract: 'v2', needsKey: true, v1Beside: true });
-    expect(await probe(only, null)).toEqual({ contract: 'v2', needsKey: false, v1Beside: false });
-    expect(await probe(guarded, null)).toMatchObject({ contract: 'v2', needsKey: true });
-    expect(await probe(guarded, 'tok-1')).toMatchObject({ contract: 'v2', needsKey: false });
+    // expectV2 (a v2 profile, or the last run found v2 there) asks both questions at once: the
+    // findings must be the same, whatever the server now speaks.
+    for (const expectV2 of [false, true]) {
+      const probe = (svc: DemoService, key: string | null) =>
+        discoverContract(new HttpTransport({ kind: 'local', baseUrl: svc.url }, { apiKey: () => key, auth: 'bearer' }), { expectV2 });
+      expect(await probe(local, null)).toEqual({ contract: 'v1' });
+      expect(await probe(cloud, cloud.apiKey)).toEqual({ contract: 'v1' });
+      expect(await probe(beside, beside.apiKey)).toEqual({ contract: 'v2', needsKey: false, v1Beside: true });
+      expect(await probe(beside, null)).toEqual({ contract: 'v2', needsKey: true, v1Beside: true });
+      expect(await probe(only, null)).toEqual({ contract: 'v2', needsKey: false, v1Beside: false });
+      expect(await probe(guarded, null)).toMatchObject({ contract: 'v2', needsKey: true });
+      expect(await probe(guarded, 'tok-1')).toMatchObject({ contract: 'v2', needsKey: false });
+      // Unexpected, a v1 server is not asked for its features by discovery (its own client asks once).
+      if (!expectV2) expect([local.stats.featuresRequests, cloud.stats.featuresRequests]).toEqual([0, 0]);
+    }
     for (const svc of [local, cloud, beside, only, guarded]) expect(svc.stats.promptRequests + (svc.v2?.stats.submitRequests ?? 0) + svc.stats.uploads).toBe(0);
     const c = await connect(only);
     expect(c.api.capabilities).toMatchObject({ contract: 'v2', nodeDefinitions: false, needsApiKey: false, interrupt: 'one-prompt' });
     await expect(c.api.getNodeDefinitions()).rejects.toThrow(/only Comfy API v2/);
+  });
+});
+
+describe('discovery when v2 is expected', () => {
+  /** A v2-only server that holds the probe's answer until the features are asked (at most 1 s), noting the order. */
+  async function orderedServer() {
+    const seen: string[] = [];
+    let featuresAsked: () => void = () => {};
+    const features = new Promise<void>((resolve) => (featuresAsked = resolve));
+    const server = http.createServer((req, res) => {
+      const notFound = () => {
+        res.writeHead(404, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { code: 'not_found', message: 'no such thing' } }));
+      };
+      if (req.url === '/api/features') {
+        seen.push('features');
+        featuresAsked();
+        return notFound();
+      }
+      seen.push('probe');
+      void Promise.race([features, new Promise((resolve) => setTimeout(resolve, 1000))]).then(() => {
+        seen.push('probe answered');
+        notFound();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
+  }
+
+  it('asks for the features while the contract check is in flight (one round trip), and in turn otherwise', async () => {
+    for (const expectV2 of [true, false]) {
+      const server = await orderedServer();
+      const transport = new HttpTransport({ kind: 'local', baseUrl: server.url }, { apiKey: () => null, auth: 'bearer' });
+      expect(await discoverContract(transport, { expectV2 })).toEqual({ contract: 'v2', needsKey: false, v1Beside: false });
+      expect(server.seen).toHaveLength(3);
+      // Asked at once: the features arrive before the check is answered (the server holds it until then).
+      expect(server.seen.indexOf('features') < server.seen.indexOf('probe answered')).toBe(expectV2);
+    }
   });
 });
 

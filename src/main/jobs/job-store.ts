@@ -268,6 +268,23 @@ export class JobStore {
     return result.changes > 0;
   }
 
+  /**
+   * renameSubmitting and recordSubmitted in one statement, for a send answered in this process:
+   * the row written by recordSubmitting (with this very intent) takes the job's id and number and
+   * moves on to `pending`, without writing the workflow again. False when no such row is left
+   * (the caller then records the job with recordSubmitted).
+   */
+  async acceptSubmitting(key: string, jobId: string, number: number | null): Promise<boolean> {
+    const result = await this.store.run(
+      `UPDATE jobs SET prompt_id = ?, number = COALESCE(?, number), phase = 'pending', raw_status = 'submitted', updated_at = ?
+       WHERE prompt_id = ? AND phase = 'submitting'`,
+      [jobId, number, this.now(), key],
+    );
+    this.recorded.delete(key);
+    if (result.changes > 0) this.noteRecorded(jobId);
+    return result.changes > 0;
+  }
+
   /** Records an accepted job unless the journal has it already (then its record is left as it is). */
   async recordSubmittedIfAbsent(job: NewJob): Promise<void> {
     if (this.recorded.has(job.promptId)) return;

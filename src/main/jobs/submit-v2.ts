@@ -94,8 +94,9 @@ export async function submitJobV2(target: SubmitTarget, intent: JobIntent): Prom
     await settleFailedSend(jobs, key, error);
     throw error;
   }
-  await jobs?.renameSubmitting(key, result.promptId);
-  await recordAccepted(target, intent, result);
+  // The row journaled above takes the job's id and moves on in one write; recorded afresh only
+  // when it is gone (settled meanwhile).
+  if (!(await jobs?.acceptSubmitting(key, result.promptId, result.number))) await recordAccepted(target, intent, result);
   return result;
 }
 

@@ -22,6 +22,8 @@ export interface ConnectOptions extends ServiceClientOptions {
   v1BaseUrl?: string | null;
   /** Skip discovery and speak this contract (a profile that says so). */
   contract?: 'v1' | 'v2';
+  /** The last connection to this address found v2 (the CLI remembers it): discovery asks its two questions at once. */
+  lastContract?: 'v1' | 'v2' | undefined;
   /** The events' client id (a lazily made connection names it before it knows the contract). */
   clientId?: string;
   signal?: AbortSignal;
@@ -32,11 +34,13 @@ export async function connectService(profile: ServerProfile, options: ConnectOpt
   const discovery: ContractDiscovery =
     options.contract === 'v1'
       ? { contract: 'v1' }
-      : await discoverContract(probe, options.signal).catch((error: unknown) => {
-          // A server that cannot be asked now is asked again by whatever comes next; v1 is the default.
-          if (options.contract === 'v2') return { contract: 'v2' as const, needsKey: false, v1Beside: false };
-          throw error;
-        });
+      : await discoverContract(probe, { signal: options.signal, expectV2: options.contract === 'v2' || options.lastContract === 'v2' }).catch(
+          (error: unknown) => {
+            // A server that cannot be asked now is asked again by whatever comes next; v1 is the default.
+            if (options.contract === 'v2') return { contract: 'v2' as const, needsKey: false, v1Beside: false };
+            throw error;
+          },
+        );
   if (discovery.contract === 'v1') {
     return {
       api: new ServiceClient(profile, options),
