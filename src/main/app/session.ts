@@ -282,7 +282,7 @@ export class ProfileSession {
     // A server without v1 beside v2 (a serverless deployment, a bare proxy) has no queue to read:
     // the queue shown is this session's own unfinished jobs. Which it is, discovery says.
     await this.discovery;
-    const view = this.api.capabilities.nodeDefinitions ? queueView(await this.api.getQueue()) : ownQueue(this.tracker.list());
+    const view = this.api.capabilities.serverQueue ? queueView(await this.api.getQueue()) : ownQueue(this.tracker.list());
     if (!this.disposed) this.options.outputs.queue(view);
     return view;
   }
@@ -293,7 +293,7 @@ export class ProfileSession {
    */
   async clearPending(): Promise<void> {
     await this.discovery;
-    if (this.api.capabilities.nodeDefinitions) return this.api.clearPending();
+    if (this.api.capabilities.serverQueue) return this.api.clearPending();
     const pending = ownQueue(this.tracker.list()).pending.map((e) => e.promptId);
     if (pending.length === 0) return;
     await this.api.cancel(pending);

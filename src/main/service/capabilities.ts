@@ -30,6 +30,11 @@ export interface ServerCapabilities {
   /** Whether the server has the v1 API beside v2 (node definitions, queue, history); v2-only deployments do not. */
   readonly nodeDefinitions: boolean;
   /**
+   * Whether the server has a queue to read and clear (v1's /api/queue). A server that speaks only
+   * v2 (a serverless deployment, a bare proxy) has none: its jobs are the ones a client sent it.
+   */
+  readonly serverQueue: boolean;
+  /**
    * How an uploaded file is named in a workflow input: the cloud stores uploads flat
    * ('name'); a local server keeps the subfolder, written in front ('subfolder/name').
    */
@@ -80,6 +85,7 @@ export function capabilitiesFor(kind: ServerKind, features: ServerFeatures | nul
   return {
     contract: 'v1',
     nodeDefinitions: true,
+    serverQueue: true,
     uploadReference: cloud ? 'name' : 'subfolder/name',
     jobStatus: cloud ? 'status-endpoint' : 'queue-and-history',
     jobList: cloud ? 'jobs-endpoint' : 'history',
@@ -129,6 +135,7 @@ export function v2CapabilitiesFor(options: { v1Beside: boolean; needsApiKey: boo
   return {
     contract: 'v2',
     nodeDefinitions: options.v1Beside,
+    serverQueue: options.v1Beside,
     uploadReference: 'name',
     jobStatus: 'status-endpoint',
     jobList: 'jobs-endpoint',
