@@ -4,7 +4,6 @@
 // wrong one, and runs once the right one is saved. A plain local profile pointing at a v2 address
 // whose server starts after the app settles the journal's left-over sends only once discovery
 // has answered (under their Idempotency-Key, once each), never with v1 assumptions.
-import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConnectionStateView } from '@shared/ipc/contract';
 import { dataPaths } from '@main/config/data-dir';
@@ -12,7 +11,7 @@ import { JobStore } from '@main/jobs/job-store';
 import { Store } from '@main/store/store';
 import { demoCoreInTemp, ok, type DemoCore } from '../support/demo-core';
 import { until } from '../watch/helpers';
-import { startDemo } from '../v2/support';
+import { freePort, startDemo } from '../v2/support';
 
 const TOKEN = 'proxy-token-7d1f0c9a';
 const cores: DemoCore[] = [];
@@ -35,6 +34,16 @@ function states(c: DemoCore, profileId: string): ConnectionStateView[] {
     .filter((s) => s.profileId === profileId);
 }
 
+/** A run sent on the active server succeeds. */
+async function runsThrough(c: DemoCore): Promise<void> {
+  const { promptIds } = await ok(c.core, 'run.submit', { workflowJson: JSON.stringify(SAMPLER) });
+  const succeeded = (e: DemoCore['events'][number]): boolean => {
+    const job = e.payload as { promptId?: string; phase?: string };
+    return e.name === 'job.update' && job.promptId === promptIds[0] && job.phase === 'succeeded';
+  };
+  await until(() => c.events.some(succeeded), 'the run succeeded', 20_000);
+}
+
 async function proxyCore(baseUrl: string): Promise<DemoCore & { profileId: string }> {
   const c = demoCoreInTemp('flowdeck-v2-key-');
   cores.push(c);
@@ -42,17 +51,6 @@ async function proxyCore(baseUrl: string): Promise<DemoCore & { profileId: strin
   const profile = await ok(c.core, 'profiles.save', { name: 'Proxy', kind: 'proxy', baseUrl, select: true });
   await until(() => states(c, profile.id).some((s) => s.state === 'connected'), 'the proxy connected', 20_000);
   return { ...c, profileId: profile.id };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as { port: number }).port;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 describe('the key of a self-hosted proxy', () => {
@@ -63,18 +61,7 @@ describe('the key of a self-hosted proxy', () => {
     expect((await ok(c.core, 'key.status', { profileId: c.profileId })).isSet).toBe(false);
     const test = await ok(c.core, 'connection.test');
     expect(test).toMatchObject({ reachable: true, problem: null, keyAccepted: null });
-    const { promptIds } = await ok(c.core, 'run.submit', { workflowJson: JSON.stringify(SAMPLER) });
-    await until(
-      () =>
-        c.events.some(
-          (e) =>
-            e.name === 'job.update' &&
-            (e.payload as { promptId: string; phase: string }).promptId === promptIds[0] &&
-            (e.payload as { phase: string }).phase === 'succeeded',
-        ),
-      'the run ended',
-      20_000,
-    );
+    await runsThrough(c);
     expect(states(c, c.profileId).map((s) => s.problem ?? null)).not.toContain('no_key');
     expect(states(c, c.profileId).every((s) => (s.problem ?? null) === null)).toBe(true);
   });
@@ -104,18 +91,7 @@ describe('the key of a self-hosted proxy', () => {
       'the right key is taken',
       10_000,
     );
-    const { promptIds } = await ok(c.core, 'run.submit', { workflowJson: JSON.stringify(SAMPLER) });
-    await until(
-      () =>
-        c.events.some(
-          (e) =>
-            e.name === 'job.update' &&
-            (e.payload as { promptId: string; phase: string }).promptId === promptIds[0] &&
-            (e.payload as { phase: string }).phase === 'succeeded',
-        ),
-      'the run ended',
-      20_000,
-    );
+    await runsThrough(c);
     expect(c.logs.join('\n')).not.toContain(TOKEN);
   });
 });
