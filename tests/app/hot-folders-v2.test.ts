@@ -145,8 +145,8 @@ describe('hot folders in the app on a v2-only deployment', () => {
     for (const name of names) expect(rows.has(join(inDir, `${name}.mask.png`))).toBe(false);
     expect(svc.v2!.stats.submitRequests).toBe(names.length);
     expect(jobsPerKey(svc)).toEqual(names.map(() => 1));
-    // Per file, its image and the image with its mask composed in (jobs/upload-input.ts uploads
-    // the original first, as on v1); never a mask by itself.
-    expect(svc.v2!.stats.assetUploads).toBe(2 * names.length);
+    // Per file, only its image with its mask composed in (jobs/upload-input.ts): never the
+    // original alone, never a mask by itself.
+    expect(svc.v2!.stats.assetUploads).toBe(names.length);
   });
 });

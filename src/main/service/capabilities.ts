@@ -35,6 +35,11 @@ export interface ServerCapabilities {
    */
   readonly serverQueue: boolean;
   /**
+   * Whether the server takes a mask by itself over an image it has (v1's /api/upload/mask). Comfy
+   * API v2 has none: the mask is composed into the image here and only the result is uploaded.
+   */
+  readonly maskUpload: boolean;
+  /**
    * How an uploaded file is named in a workflow input: the cloud stores uploads flat
    * ('name'); a local server keeps the subfolder, written in front ('subfolder/name').
    */
@@ -86,6 +91,7 @@ export function capabilitiesFor(kind: ServerKind, features: ServerFeatures | nul
     contract: 'v1',
     nodeDefinitions: true,
     serverQueue: true,
+    maskUpload: true,
     uploadReference: cloud ? 'name' : 'subfolder/name',
     jobStatus: cloud ? 'status-endpoint' : 'queue-and-history',
     jobList: cloud ? 'jobs-endpoint' : 'history',
@@ -136,6 +142,7 @@ export function v2CapabilitiesFor(options: { v1Beside: boolean; needsApiKey: boo
     contract: 'v2',
     nodeDefinitions: options.v1Beside,
     serverQueue: options.v1Beside,
+    maskUpload: false,
     uploadReference: 'name',
     jobStatus: 'status-endpoint',
     jobList: 'jobs-endpoint',
