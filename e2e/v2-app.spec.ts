@@ -130,3 +130,22 @@ test('a proxy with a token is asked for the key only after it answered 401, then
   await runButton(page).click();
   await expect(page.getByRole('region', { name: 'Result' }).getByRole('img', { name: /^Result Flowdeck.*\.png$/ })).toBeVisible({ timeout: 30_000 });
 });
+
+test("the Queue view's pool column of a v2-only server lists the jobs sent from here, not an error", async ({ appPage: page }) => {
+  await waitConnected(page);
+  await page.getByRole('link', { name: 'Servers' }).click();
+  const pool = page.getByRole('region', { name: 'Pool', exact: true });
+  const addSelect = pool.getByLabel('Add a server');
+  for (const name of ['Demo', 'Deployment']) {
+    await addSelect.selectOption({ label: name });
+    await pool.getByRole('button', { name: 'Add to pool' }).click();
+  }
+  await pool.getByRole('button', { name: 'Save pool' }).click();
+  await expect(pool.getByRole('button', { name: 'Save pool' })).toBeHidden();
+
+  await page.getByRole('link', { name: 'Queue' }).click();
+  const column = page.getByRole('region', { name: 'Pool servers' }).getByRole('region', { name: 'Deployment', exact: true });
+  await expect(column.getByText(/^No server queue \(Comfy API v2\): (no|\d+) unfinished jobs? sent from here\.$/)).toBeVisible({ timeout: 15_000 });
+  await expect(column).not.toContainText('cannot be read');
+  await expect(column.getByRole('heading', { name: /^Running \(\d+\)$/ })).toBeVisible();
+});
