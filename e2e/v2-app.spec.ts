@@ -5,7 +5,7 @@
 // jobs stops that one only, without the "stop all running jobs?" question.
 import type { Locator, Page } from '@playwright/test';
 import { expect, test } from './fixtures/index';
-import { field, newestJob, openWorkflow, runButton, textToImage, waitConnected } from './ui-helpers';
+import { field, newestJob, openWorkflow, previewFingerprint, runButton, textToImage, waitConnected } from './ui-helpers';
 
 const TOKEN = 'e2e-proxy-token-51c3a0';
 
@@ -43,7 +43,8 @@ test('a run on a v2-only server shows its preview and then its output on the sta
   const stage = page.getByRole('region', { name: 'Result' });
   const preview = stage.getByRole('img', { name: 'Live preview' });
   await expect(preview).toBeVisible({ timeout: 15_000 });
-  await expect.poll(() => preview.evaluate((el) => (el as unknown as { naturalWidth: number }).naturalWidth)).toBeGreaterThan(0);
+  // The preview is a canvas (role img): drawn once a frame has come.
+  await expect.poll(() => previewFingerprint(stage)).not.toBeNull();
   const output = stage.getByRole('img', { name: /^Result Flowdeck.*\.png$/ });
   await expect(output).toBeVisible({ timeout: 30_000 });
   await expect.poll(() => output.evaluate((el) => (el as unknown as { naturalWidth: number }).naturalWidth)).toBe(256);
