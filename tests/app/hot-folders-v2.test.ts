@@ -1,9 +1,9 @@
 // Hot folders through the app core on a v2-only deployment (the real demo, served as a
 // self-hosted proxy without a token: no node definitions, no queue), with a workflow that takes
 // an image and a mask. One mask shared by every file (a second LoadImage holding the asset the
-// app uploaded once) crosses the network once; masks paired by the folder's mask rule travel
-// composed into their image (v2 has no mask upload). Every file runs once (one job per
-// Idempotency-Key) and its output lands in the output folder.
+// app uploaded once) crosses the network once per server, also on a pool; masks paired by the
+// folder's mask rule travel composed into their image (v2 has no mask upload). Every file runs
+// once (one job per Idempotency-Key) and its output lands in the output folder.
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -115,6 +115,46 @@ describe('hot folders in the app on a v2-only deployment', () => {
     expect(svc.v2!.stats.submitRequests).toBe(names.length);
     expect(jobsPerKey(svc)).toEqual(names.map(() => 1));
     expect(svc.v2!.stats.assetUploads).toBe(1 + names.length);
+  });
+
+  it('on a pool of two deployments, puts the shared mask on the other server once, and runs every file once', async () => {
+    const svc = await startDemo({ flavour: 'local', v2: 'only' }, 0.05);
+    const other = await startDemo({ flavour: 'local', v2: 'only' }, 0.05);
+    const c = await coreOn(svc);
+    const second = await ok(c.core, 'profiles.save', { name: 'Second', kind: 'proxy', baseUrl: other.url });
+    const first = (await ok(c.core, 'profiles.list')).profiles.find((p) => p.name === 'Deployment')!;
+    await ok(c.core, 'pool.save', {
+      servers: [
+        { profileId: first.id, concurrency: 1 },
+        { profileId: second.id, concurrency: 1 },
+      ],
+    });
+    // The mask goes up to the active server (the Run form's upload); the folder runs on the pool.
+    const mask = (await ok(c.core, 'upload.image', { name: 'shared-mask.png', bytes: new Uint8Array(makeMask(8, 6)) }))!;
+    const folder = await ok(c.core, 'hotFolders.save', {
+      inputDir: inDir,
+      outputDir: outDir,
+      workflowJson: JSON.stringify(inpaint(mask.inputValue)),
+      workflowName: 'inpaint.json',
+      bind: '1.image',
+      maskRule: null,
+      settleMs: 150,
+      runOn: 'pool',
+    });
+    const names = ['a.png', 'b.png', 'c.png', 'd.png', 'e.png', 'f.png'];
+    names.forEach((name, i) => writeFileSync(join(inDir, name), makePng(820 + i)));
+    await until(() => drained(c, folder.id, names.length), 'the folder drained', 40_000);
+
+    const rows = [...latestRows(c).values()];
+    expect(rows.map((r) => `${r.relPath}:${r.state}`).sort()).toEqual(names.map((n) => `${n}:done`));
+    const onSecond = rows.filter((r) => r.serverName === 'Second').length;
+    expect(onSecond).toBeGreaterThan(0);
+    expect(onSecond).toBeLessThan(names.length);
+    // Each file once, on one server; the mask crossed once per server (the second got its copy once).
+    expect(svc.v2!.stats.submitRequests + other.v2!.stats.submitRequests).toBe(names.length);
+    expect([...jobsPerKey(svc), ...jobsPerKey(other)]).toEqual(names.map(() => 1));
+    expect(svc.v2!.stats.assetUploads).toBe(1 + (names.length - onSecond));
+    expect(other.v2!.stats.assetUploads).toBe(1 + onSecond);
   });
 
   it("pairs each image with its mask by the folder's mask rule, composed into the image (no mask upload of its own)", async () => {

@@ -243,6 +243,7 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
         serverName: (baseUrl) => profiles.serverName(baseUrl),
         handOverToLibrary: (promptIds) => recording.handOver(promptIds),
         pools,
+        poolTempDir: join(paths.cache, 'pool-inputs'),
       });
       started = true;
       firstScreen.startClock();
