@@ -42,6 +42,20 @@ function inpaint(mask: string | null): Workflow {
   };
 }
 
+/** A folder running the inpaint sample on each file, with `mask` (an uploaded input's value) shared by all. */
+function sharedMaskFolder(c: DemoCore, mask: string, runOn: 'active' | 'pool'): Promise<HotFolderView> {
+  return ok(c.core, 'hotFolders.save', {
+    inputDir: inDir,
+    outputDir: outDir,
+    workflowJson: JSON.stringify(inpaint(mask)),
+    workflowName: 'inpaint.json',
+    bind: '1.image',
+    maskRule: null,
+    settleMs: 150,
+    runOn,
+  });
+}
+
 /** A started core whose active profile is a proxy profile (no key) for the v2-only demo `svc`. */
 async function coreOn(svc: DemoService): Promise<DemoCore> {
   const c = demoCoreInTemp('flowdeck-hot-v2-core-');
@@ -91,15 +105,7 @@ describe('hot folders in the app on a v2-only deployment', () => {
     expect(mask.inputValue).toMatch(/^core\/ASSET:/);
     expect(svc.v2!.stats.assetUploads).toBe(1);
 
-    const folder = await ok(c.core, 'hotFolders.save', {
-      inputDir: inDir,
-      outputDir: outDir,
-      workflowJson: JSON.stringify(inpaint(mask.inputValue)),
-      workflowName: 'inpaint.json',
-      bind: '1.image',
-      maskRule: null,
-      settleMs: 150,
-    });
+    const folder = await sharedMaskFolder(c, mask.inputValue, 'active');
     const names = ['a.png', 'b.png', 'c.png', 'd.png'];
     names.forEach((name, i) => writeFileSync(join(inDir, name), makePng(800 + i)));
     await until(() => drained(c, folder.id, names.length), 'the folder drained', 40_000);
@@ -131,16 +137,7 @@ describe('hot folders in the app on a v2-only deployment', () => {
     });
     // The mask goes up to the active server (the Run form's upload); the folder runs on the pool.
     const mask = (await ok(c.core, 'upload.image', { name: 'shared-mask.png', bytes: new Uint8Array(makeMask(8, 6)) }))!;
-    const folder = await ok(c.core, 'hotFolders.save', {
-      inputDir: inDir,
-      outputDir: outDir,
-      workflowJson: JSON.stringify(inpaint(mask.inputValue)),
-      workflowName: 'inpaint.json',
-      bind: '1.image',
-      maskRule: null,
-      settleMs: 150,
-      runOn: 'pool',
-    });
+    const folder = await sharedMaskFolder(c, mask.inputValue, 'pool');
     const names = ['a.png', 'b.png', 'c.png', 'd.png', 'e.png', 'f.png'];
     names.forEach((name, i) => writeFileSync(join(inDir, name), makePng(820 + i)));
     await until(() => drained(c, folder.id, names.length), 'the folder drained', 40_000);
