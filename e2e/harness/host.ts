@@ -19,7 +19,7 @@ import { KeytarSecretStore, SessionSecretStore } from '@main/config/secrets';
 import { DemoService } from '../../src/main/demo';
 import { startHarnessServer } from './server';
 
-const USAGE = 'harness [--port N] [--demo-time-scale X] [--renderer DIR] [--keychain] [--local-demo NAME ...] [--v2-demo NAME]';
+const USAGE = 'harness [--port N] [--demo-time-scale X] [--renderer DIR] [--keychain] [--local-demo NAME ...] [--v2-demo NAME] [--v2-token TOKEN]';
 
 function fail(message: string): never {
   process.stderr.write(`${message}\nUsage: ${USAGE}\n`);
@@ -49,6 +49,9 @@ async function main(): Promise<void> {
         // A v2-only demo deployment (Comfy API v2, no node definitions or queue), made the active
         // server under a self-hosted proxy profile NAME (the v2 app spec).
         'v2-demo': { type: 'string' },
+        // Another v2-only demo deployment that answers 401 without this bearer TOKEN, no profile
+        // made for it (the v2 app spec adds one as a user would; its address is in the log).
+        'v2-token': { type: 'string' },
       },
       strict: true,
       allowPositionals: false,
@@ -103,6 +106,22 @@ async function main(): Promise<void> {
     const saved = await core.invoke('profiles.save', { name: v2Name, kind: 'proxy', baseUrl: demo.url, select: true });
     if (!saved.ok) fail(`--v2-demo ${v2Name}: ${saved.error.message}`);
     log('info', `v2-only demo deployment "${v2Name}" listening on ${demo.url}`);
+  }
+  const v2Token = values['v2-token'];
+  if (v2Token !== undefined) {
+    if (v2Token.trim() === '') fail('--v2-token needs a token.');
+    const demo = new DemoService({
+      flavour: 'local',
+      v2: 'only',
+      v2Token,
+      host: '127.0.0.1',
+      port: 0,
+      cache: false,
+      ...(timeScale !== undefined ? { timeScale } : {}),
+    });
+    await demo.start();
+    localDemos.push(demo);
+    log('info', `v2-only demo deployment with a token listening on ${demo.url}`);
   }
   let server;
   try {

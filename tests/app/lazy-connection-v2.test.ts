@@ -2,11 +2,10 @@
 // discovery has answered it says what the profile says, then the client discovery chose answers;
 // a server that is not there yet is tried again by the started event stream, which says 'offline'
 // meanwhile and follows the real stream once the server is up.
-import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LazyConnection } from '@main/app/lazy-connection';
 import type { ConnectionState } from '@main/service/types';
-import { startDemo } from '../v2/support';
+import { freePort, startDemo } from '../v2/support';
 
 const open: LazyConnection[] = [];
 afterEach(async () => {
@@ -17,17 +16,6 @@ function lazy(baseUrl: string, hints: ConstructorParameters<typeof LazyConnectio
   const c = new LazyConnection({ kind: 'local', baseUrl }, { apiKey: () => null, hints });
   open.push(c);
   return c;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as { port: number }).port;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 describe('a lazily made connection', () => {

@@ -339,7 +339,7 @@ describe('flowdeck run --mask on a v2-only deployment', () => {
     );
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ contract: 'v2', status: 'succeeded' });
-    // The original, then the composed image: each uploaded once.
-    expect(svc.v2!.stats.assetUploads).toBe(2);
+    // Only the composed image goes up (the original alone would never be used), once.
+    expect(svc.v2!.stats.assetUploads).toBe(1);
   });
 });

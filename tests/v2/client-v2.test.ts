@@ -275,6 +275,21 @@ describe('an input the server lost', () => {
     expect(svc.v2!.stats.assetUploads).toBe(2);
     expect([...svc.v2!.stats.jobsByKey.values()]).toEqual([1]);
   });
+
+  it('is reported plainly when its file is gone too (nothing to send again), and no job is made', async () => {
+    const svc = await SURFACES['v2-only']();
+    const c = await connect(svc);
+    const image = pngFile(work(), 'gone.png', 4);
+    const uploaded = await c.api.uploadImage(image);
+    const id = uploaded.name.slice('core/ASSET:'.length);
+    expect((await fetch(`${svc.url}/api/v2/assets/${id}`, { method: 'DELETE' })).status).toBe(204);
+    rmSync(image);
+    const refused = await run(c, invert(uploaded.name)).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(WorkflowRejectedError);
+    expect((refused as WorkflowRejectedError).errorType).toBe('missing_asset');
+    expect(svc.v2!.stats.assetUploads).toBe(1);
+    expect(svc.v2!.stats.jobsByKey.size).toBe(0);
+  });
 });
 
 describe('an answer that is lost after the job was made', () => {

@@ -9,6 +9,7 @@ import type { JobStore } from '@main/jobs/job-store';
 import type { JobSnapshot } from '@main/jobs/types';
 import type { Library } from '../library';
 import type { ServiceApi } from '@main/service/ports';
+import type { ServerCapabilities } from '@main/service/capabilities';
 import type { ServerKind, ServerProfile } from '@main/service/types';
 import { ConnectionProblems } from './connection-problem';
 import { AppFailure } from './errors';
@@ -224,6 +225,7 @@ export class ActiveServer {
         jobEnded: (snapshot) => this.deps.jobEnded(snapshot, profile.id, server),
         queue: (queue) => this.deps.emit('queue.changed', queue),
         warn: (message) => this.deps.log('warn', message),
+        discovered: (capabilities) => void this.noteKeyNeed(next, profile, capabilities),
       },
     });
     this.session = next;
@@ -239,6 +241,24 @@ export class ActiveServer {
         .then(() => this.startWork(next))
         .catch((error: unknown) => this.deps.log('error', `starting the hot folders failed: ${describeError(error)}`));
     });
+  }
+
+  /**
+   * What a Comfy API v2 server's own answer says of the key (401 to a request, or not): "no key"
+   * when it wants one and none is set, "key rejected" when the one set was refused, and a key
+   * problem that answer disproves is cleared. So a self-hosted proxy without a token is never
+   * asked for a key, and one with a token is asked only once it answered 401.
+   */
+  private async noteKeyNeed(session: ProfileSession, profile: Profile, capabilities: ServerCapabilities): Promise<void> {
+    if (capabilities.contract !== 'v2') return; // v1's word on keys is its kind's, not the server's
+    const hasKey = await this.deps.profiles.hasKey(profile);
+    if (this.disposed || this.session !== session) return;
+    const before = this.problems.get(profile.id);
+    const keyProblem = before === 'no_key' || before === 'key_rejected';
+    const after = capabilities.needsApiKey ? (hasKey ? 'key_rejected' : 'no_key') : keyProblem ? null : before;
+    if (after === before) return;
+    this.problems.set(profile.id, after);
+    if (this.lastConnection.profileId === profile.id) this.emitConnection(this.lastConnection);
   }
 
   /** The session's hot folders and its library downloads to resume, unless it has been replaced since. */

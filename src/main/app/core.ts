@@ -42,7 +42,7 @@ import type { AppCore, AppCoreDeps, LogLevel } from './ports';
 import { PreviewGate } from './preview-gate';
 import { ProfileDirectory } from './profile-directory';
 import { createProfileHandlers } from './profile-handlers';
-import { queueView } from './session';
+import { readServerQueue } from './pool-queue';
 import { createTemplateHandlers } from './template-handlers';
 import { createUploadHandlers } from './upload-handlers';
 import { createWorkflowHandlers } from './workflow-handlers';
@@ -164,7 +164,7 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
       ...profiles.access(),
       pools,
       restartFolders: () => active.restartFolders(),
-      queueOf: (profile) => active.withApi(profile, async (api) => queueView(await api.getQueue())),
+      queueOf: (profile) => active.withApi(profile, (api) => readServerQueue(api, async () => (jobs ? jobs.listInFlight() : []))),
       labelOf: async (promptId) => (await jobs?.get(promptId))?.workflowName ?? null,
       emit,
     }),
@@ -243,6 +243,7 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
         serverName: (baseUrl) => profiles.serverName(baseUrl),
         handOverToLibrary: (promptIds) => recording.handOver(promptIds),
         pools,
+        poolTempDir: join(paths.cache, 'pool-inputs'),
       });
       started = true;
       firstScreen.startClock();

@@ -6,6 +6,8 @@
 // in the store, which the next service starts.
 import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { CallHandlers, EventName, EventPayload } from '@shared/ipc/contract';
 import type { HotFileView, HotFolderSaveInput, HotFolderView, hotFolderCalls } from '@shared/ipc/hot-folders-contract';
 import type { Store } from '@main/store/store';
@@ -35,6 +37,7 @@ import { countersOfStates, drainedText, entryRow, fileView, folderView, jobProgr
 import type { ProfileSession } from './session';
 import type { LivePool } from './live-pool';
 import type { PoolHost } from './pool-host';
+import { fixedInputsCopier } from './pool-inputs';
 import { describeError } from '@shared/describe-error';
 
 export type HotFolderCallName = keyof typeof hotFolderCalls;
@@ -60,6 +63,8 @@ export interface HotFoldersHostDeps {
    * (JobStore.handOverToLibrary), since the folder will not import them.
    */
   handOverToLibrary?: (promptIds: readonly string[]) => Promise<void>;
+  /** Where a pool folder's fixed images pass on their way to another pool server (default: the temp folder). */
+  poolTempDir?: string;
 }
 
 /** How long a save waits for the server's node definitions to check the bound input. */
@@ -115,6 +120,10 @@ export class HotFoldersHost {
       sink: this.sinkFor(() => live),
       now: this.deps.now,
       poolFor: (config) => this.poolFor(config),
+      prepareWorkflow: fixedInputsCopier(
+        () => ({ api: session.api, definitions: session.cachedDefinitions() }),
+        this.deps.poolTempDir ?? join(tmpdir(), 'flowdeck-pool-inputs'),
+      ),
     });
     const live: Live = { session, service, off: [] };
     const pools = this.deps.pools;

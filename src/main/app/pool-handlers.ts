@@ -5,6 +5,7 @@ import type { Profile, SettingsStore } from '@main/config/settings';
 import { AppFailure } from './errors';
 import { checkPoolEntries, poolSettingsView, type PoolProfiles } from './pool-settings';
 import type { PoolHost } from './pool-host';
+import { ownJobsNote, type ServerQueueRead } from './pool-queue';
 
 type PoolCallName = 'pool.get' | 'pool.save' | 'pool.queues' | 'pool.status';
 
@@ -13,8 +14,8 @@ export interface PoolHandlerDeps extends Omit<PoolProfiles, 'profiles'> {
   pools: PoolHost;
   /** Restarts the hot folders so a running pool takes the new settings. */
   restartFolders: () => Promise<void>;
-  /** A profile's queue, read from its server. */
-  queueOf: (profile: Profile) => Promise<QueueView>;
+  /** A profile's queue, read from its server (or the app's own jobs there, when it has none). */
+  queueOf: (profile: Profile) => Promise<ServerQueueRead>;
   /** What a job runs (its workflow's name), from the job journal; null when the app did not send it. */
   labelOf: (promptId: string) => Promise<string | null>;
   emit: <E extends EventName>(name: E, payload: EventPayload<E>) => void;
@@ -50,9 +51,23 @@ export function createPoolHandlers(deps: PoolHandlerDeps): Pick<CallHandlers, Po
             const queue = await deps.queueOf(profile);
             const labelled = (entries: QueueView['running']): Promise<PoolQueueView['running']> =>
               Promise.all(entries.map(async (e) => ({ ...e, label: await deps.labelOf(e.promptId).catch(() => null) })));
-            return { profileId: profile.id, name: profile.name, running: await labelled(queue.running), pending: await labelled(queue.pending), error: null };
+            return {
+              profileId: profile.id,
+              name: profile.name,
+              running: await labelled(queue.running),
+              pending: await labelled(queue.pending),
+              error: null,
+              note: queue.ownJobsOnly ? ownJobsNote(queue) : null,
+            };
           } catch (error) {
-            return { profileId: profile.id, name: profile.name, running: [], pending: [], error: error instanceof Error ? error.message : String(error) };
+            return {
+              profileId: profile.id,
+              name: profile.name,
+              running: [],
+              pending: [],
+              error: error instanceof Error ? error.message : String(error),
+              note: null,
+            };
           }
         }),
       );

@@ -16,6 +16,7 @@ import type { ServerCapabilities } from '@main/service/capabilities';
 import type { PreviewGate } from './preview-gate';
 import { JobUpdateGate } from './job-update-gate';
 import { describeError } from '@shared/describe-error';
+import { ServiceError } from '@main/service/errors';
 import type { ConnectionHints } from './lazy-connection';
 
 /**
@@ -31,6 +32,8 @@ export interface SessionOutputs {
   jobEnded?(snapshot: JobSnapshot): void;
   queue(queue: QueueView): void;
   warn(message: string): void;
+  /** Discovery answered: the server's capabilities (whether it asked for a key, on v2). */
+  discovered?(capabilities: ServerCapabilities): void;
 }
 
 export interface SessionOptions {
@@ -141,6 +144,11 @@ export class ProfileSession {
   private readonly expiries = new Map<string, number | null>();
   /** Unanswered v2 sends still to be sent again (the server could not be reached at start). */
   private resendPending = false;
+  /**
+   * The journal's jobs wait to be settled: discovery could not reach the server at start, so
+   * which contract it speaks (and so how its jobs are asked about) is not known yet.
+   */
+  private settlePending = false;
 
   constructor(private readonly options: SessionOptions) {
     this.profileId = options.profileId;
@@ -162,7 +170,9 @@ export class ProfileSession {
     this.off.push(
       events.onStateChange((state) => {
         out.connection(connectionView(this.profileId, state));
-        if (state === 'connected' && this.resendPending) void this.resendLeftUnanswered(true);
+        if (state !== 'connected') return;
+        if (this.settlePending) void this.discoverAndSettle();
+        else if (this.resendPending) void this.resendLeftUnanswered(true);
       }),
       this.tracker.onUpdate((snapshot) => {
         this.noteExpiry(snapshot.promptId);
@@ -191,16 +201,37 @@ export class ProfileSession {
     // Which contract the server speaks (the connection is made here), and its own limits
     // (max_upload_size, max_concurrent_jobs) refining its kind's defaults; without /api/features
     // (older or local servers) the defaults stay.
-    this.discovery = this.api.discover().catch(() => null);
-    // Then sends an earlier process left unanswered go again under their key, and the jobs the
-    // journal has in flight on this server are asked about and followed again.
-    void this.discovery
-      .then((found) => {
-        this.resendPending = found === null;
-        return found ? this.resendLeftUnanswered(false) : undefined;
-      })
-      .then(() => this.tracker.reconcile())
-      .catch((error: unknown) => this.options.outputs.warn(`Could not reconcile jobs: ${describeError(error)}`));
+    void this.discoverAndSettle();
+  }
+
+  /**
+   * Discovery, then sends an earlier process left unanswered go again under their key, and the
+   * jobs the journal has in flight on this server are asked about and followed again. A server
+   * that cannot be reached yet is settled once its connection is up, never with the profile's
+   * provisional capabilities (a plain local or cloud profile may point at a v2-only address).
+   */
+  private async discoverAndSettle(): Promise<void> {
+    this.settlePending = false;
+    let unreachable = false;
+    this.discovery = this.api.discover().catch((error: unknown) => {
+      unreachable = error instanceof ServiceError && error.kind === 'network';
+      return null;
+    });
+    const found = await this.discovery;
+    if (this.disposed) return;
+    if (unreachable && this.events.state !== 'connected') {
+      this.settlePending = true;
+      return;
+    }
+    if (found) this.options.outputs.discovered?.(found);
+    // A server that answered discovery badly is settled as before, its unanswered sends later.
+    this.resendPending = found === null;
+    try {
+      if (found) await this.resendLeftUnanswered(false);
+      await this.tracker.reconcile();
+    } catch (error) {
+      this.options.outputs.warn(`Could not reconcile jobs: ${describeError(error)}`);
+    }
   }
 
   /** Sends again what an earlier process sent without an answer (v2; nothing on v1). */
@@ -282,7 +313,7 @@ export class ProfileSession {
     // A server without v1 beside v2 (a serverless deployment, a bare proxy) has no queue to read:
     // the queue shown is this session's own unfinished jobs. Which it is, discovery says.
     await this.discovery;
-    const view = this.api.capabilities.nodeDefinitions ? queueView(await this.api.getQueue()) : ownQueue(this.tracker.list());
+    const view = this.api.capabilities.serverQueue ? queueView(await this.api.getQueue()) : ownQueue(this.tracker.list());
     if (!this.disposed) this.options.outputs.queue(view);
     return view;
   }
@@ -293,7 +324,7 @@ export class ProfileSession {
    */
   async clearPending(): Promise<void> {
     await this.discovery;
-    if (this.api.capabilities.nodeDefinitions) return this.api.clearPending();
+    if (this.api.capabilities.serverQueue) return this.api.clearPending();
     const pending = ownQueue(this.tracker.list()).pending.map((e) => e.promptId);
     if (pending.length === 0) return;
     await this.api.cancel(pending);

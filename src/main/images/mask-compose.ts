@@ -2,7 +2,8 @@
 // RGBA, replace its alpha with the ALPHA channel of the uploaded mask (the mask's RGB is ignored;
 // a mask without alpha counts as opaque), and save the result as PNG. Masks of another size are
 // scaled to the original's with nearest-neighbour sampling. Used by the demo's /upload/mask, and
-// by the v2 client, which composes locally because Comfy API v2 has no mask upload.
+// by the v2 client and the upload step, which compose locally because Comfy API v2 has no mask upload.
+import { readFile, writeFile } from 'node:fs/promises';
 import jpeg from 'jpeg-js';
 import { PNG } from 'pngjs';
 
@@ -57,4 +58,10 @@ export function composeMask(original: Rgba, mask: Rgba): Rgba {
     }
   }
   return { width, height, data: out };
+}
+
+/** Writes to `outPath` the PNG of the image at `originalPath` with the alpha of the mask at `maskPath`. */
+export async function composeMaskFile(originalPath: string, maskPath: string, outPath: string): Promise<void> {
+  const composed = composeMask(decodeImage(await readFile(originalPath)), decodeImage(await readFile(maskPath)));
+  await writeFile(outPath, encodePng(composed));
 }

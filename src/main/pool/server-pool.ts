@@ -358,7 +358,7 @@ export class ServerPool {
  * job id that cannot exist, whose "not found" is an answer.
  */
 export async function answersNow(api: PoolServer['api']): Promise<void> {
-  if (api.capabilities.nodeDefinitions) {
+  if (api.capabilities.serverQueue) {
     await api.getQueue();
     return;
   }

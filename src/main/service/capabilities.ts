@@ -30,6 +30,16 @@ export interface ServerCapabilities {
   /** Whether the server has the v1 API beside v2 (node definitions, queue, history); v2-only deployments do not. */
   readonly nodeDefinitions: boolean;
   /**
+   * Whether the server has a queue to read and clear (v1's /api/queue). A server that speaks only
+   * v2 (a serverless deployment, a bare proxy) has none: its jobs are the ones a client sent it.
+   */
+  readonly serverQueue: boolean;
+  /**
+   * Whether the server takes a mask by itself over an image it has (v1's /api/upload/mask). Comfy
+   * API v2 has none: the mask is composed into the image here and only the result is uploaded.
+   */
+  readonly maskUpload: boolean;
+  /**
    * How an uploaded file is named in a workflow input: the cloud stores uploads flat
    * ('name'); a local server keeps the subfolder, written in front ('subfolder/name').
    */
@@ -80,6 +90,8 @@ export function capabilitiesFor(kind: ServerKind, features: ServerFeatures | nul
   return {
     contract: 'v1',
     nodeDefinitions: true,
+    serverQueue: true,
+    maskUpload: true,
     uploadReference: cloud ? 'name' : 'subfolder/name',
     jobStatus: cloud ? 'status-endpoint' : 'queue-and-history',
     jobList: cloud ? 'jobs-endpoint' : 'history',
@@ -129,6 +141,8 @@ export function v2CapabilitiesFor(options: { v1Beside: boolean; needsApiKey: boo
   return {
     contract: 'v2',
     nodeDefinitions: options.v1Beside,
+    serverQueue: options.v1Beside,
+    maskUpload: false,
     uploadReference: 'name',
     jobStatus: 'status-endpoint',
     jobList: 'jobs-endpoint',

@@ -117,6 +117,7 @@ export class FolderRunner {
       emit: (event) => deps.emit(event),
       now,
       newPromptId: deps.newPromptId,
+      prepareWorkflow: deps.prepareWorkflow,
       book: this.book,
       host: {
         isStopping: () => this.stopping,

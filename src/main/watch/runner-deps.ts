@@ -1,7 +1,9 @@
 // What a folder runner is given (its journal, the job journal, the pool, where outputs go, the
 // clock) and how it runs; shared by the runner and the collaborators it hands parts of them to.
 import type { JobStore } from '@main/jobs/job-store';
-import type { ServerPool } from '@main/pool/server-pool';
+import type { PoolMember, ServerPool } from '@main/pool/server-pool';
+import type { Workflow } from '@main/service/types';
+import type { InputRef } from '@main/workflow/edit';
 import type { WatchJournal } from './journal';
 import type { HotFolderEvent, OutputSink } from './types';
 
@@ -17,6 +19,12 @@ export interface RunnerDeps {
   now(): number;
   newPromptId?: () => string;
   random?: () => number;
+  /**
+   * Makes a file's workflow ready for the pool server it goes to: the workflow's fixed inputs
+   * (a shared mask the app uploaded to the active server) put on that server too; `skip` is the
+   * input the file itself was uploaded for. Absent: the workflow goes as it is.
+   */
+  prepareWorkflow?: (member: PoolMember, workflow: Workflow, skip: InputRef) => Promise<void>;
 }
 
 export interface RunnerOptions {

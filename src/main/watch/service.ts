@@ -7,7 +7,7 @@ import type { Store } from '@main/store/store';
 import type { ServiceApi } from '@main/service/ports';
 import { resolveHotFolderConfig, type HotFolderConfig, type HotFolderInput } from './config';
 import { FolderRunner } from './folder-runner';
-import type { IdleReason } from './runner-deps';
+import type { IdleReason, RunnerDeps } from './runner-deps';
 import { heldUnconfirmedSends, WatchJournal } from './journal';
 import { JobStore } from '@main/jobs/job-store';
 import type { JobFollower } from '@main/jobs/job-follower';
@@ -24,6 +24,8 @@ export interface HotFolderServiceDeps {
   now?: () => number;
   newPromptId?: () => string;
   random?: () => number;
+  /** See RunnerDeps.prepareWorkflow (the app puts a pool folder's fixed inputs on each server). */
+  prepareWorkflow?: RunnerDeps['prepareWorkflow'];
   /** The settings profile of the server, recorded with each job in the job journal. */
   profileId?: string | null;
   /**
@@ -226,6 +228,7 @@ export class HotFolderService {
         now: () => this.now(),
         ...(this.deps.newPromptId ? { newPromptId: this.deps.newPromptId } : {}),
         ...(this.deps.random ? { random: this.deps.random } : {}),
+        ...(this.deps.prepareWorkflow ? { prepareWorkflow: this.deps.prepareWorkflow } : {}),
       },
       { watch: options.watch, paused: options.paused, ...(unusable !== null ? { poolUnusable: unusable } : {}) },
     );

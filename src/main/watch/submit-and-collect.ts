@@ -34,7 +34,7 @@ export interface SubmitAndCollectHost {
   warn(message: string): void;
 }
 
-export interface SubmitAndCollectDeps extends Pick<RunnerDeps, 'jobs' | 'profileId' | 'sink' | 'emit' | 'now' | 'newPromptId'> {
+export interface SubmitAndCollectDeps extends Pick<RunnerDeps, 'jobs' | 'profileId' | 'sink' | 'emit' | 'now' | 'newPromptId' | 'prepareWorkflow'> {
   config: HotFolderConfig;
   /** The workflow input the file's upload is bound to. */
   bindRef: InputRef;
@@ -84,6 +84,7 @@ export class SubmitAndCollect {
     r.uploadedAs = value;
     const workflow = cloneWorkflow(this.deps.config.workflow);
     setInput(workflow, this.deps.bindRef, value);
+    await this.deps.prepareWorkflow?.(member, workflow, this.deps.bindRef);
     entry.workflow = workflow;
     // The pipeline's one submit: where the client picks the id, it is recorded here (and in the
     // job journal, with origin 'hot-folder') BEFORE sending, so a crash between the send and the

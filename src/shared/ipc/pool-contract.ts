@@ -35,6 +35,8 @@ export const poolQueueSchema = z.object({
   pending: z.array(queueEntry),
   /** Why this server's queue could not be read; its lists are then empty. */
   error: z.string().nullable(),
+  /** Said of a server without a queue (Comfy API v2 only): its lists are the jobs this app sent it. */
+  note: z.string().nullable().optional(),
 });
 export type PoolQueueView = z.infer<typeof poolQueueSchema>;
 

@@ -4,7 +4,7 @@
 // Jobs and assets go through v2: inputs by hash then upload on a miss, submits with an
 // Idempotency-Key, the job resource as the truth, one job cancelled at a time, outputs through
 // their links. What v2 lacks comes from `v1` when there is one, and is refused plainly otherwise.
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { JsonObject } from '@shared/json';
@@ -36,7 +36,7 @@ import { v2ErrorFor } from './errors';
 import { ASSET_INPUT_PREFIX, assetIdOf, detailOf, historyOf, isTerminalStatus, readingOf } from './job-mapping';
 import { submitV2 } from './submit';
 import { assetReference, jobListSchema, jobSchema, workflowAnswerSchema, type V2Job } from './wire';
-import { composeMask, decodeImage, encodePng } from '@main/images/mask-compose';
+import { composeMaskFile } from '@main/images/mask-compose';
 import { randomUUID } from 'node:crypto';
 
 export interface V2ClientOptions extends ServiceClientOptions {
@@ -302,7 +302,16 @@ export class V2Client implements ServiceApi {
       for (const [name, value] of Object.entries(node.inputs)) {
         if (typeof value !== 'string' || !value.startsWith(ASSET_INPUT_PREFIX)) continue;
         const known = this.#assetPaths.get(value.slice(ASSET_INPUT_PREFIX.length));
-        if (!known) continue;
+        // A file gone since (a mask composed in a temporary folder, an input moved away) cannot
+        // go again: the missing asset is then reported plainly.
+        if (
+          !known ||
+          !(await stat(known.path).then(
+            (s) => s.isFile(),
+            () => false,
+          ))
+        )
+          continue;
         const fresh = await this.#assets.ensure(known.path, known.filePath, signal);
         this.#assetPaths.set(fresh.asset.id, known);
         node.inputs[name] = ASSET_INPUT_PREFIX + fresh.asset.id;
@@ -340,10 +349,9 @@ export class V2Client implements ServiceApi {
       });
     const work = await mkdtemp(path.join(tmpdir(), 'flowdeck-v2-mask-'));
     try {
-      const composed = composeMask(decodeImage(await readFile(original.path)), decodeImage(await readFile(filePath)));
       const name = options.filename ?? `${path.basename(original.filePath, path.extname(original.filePath))}-masked.png`;
       const out = path.join(work, path.basename(name));
-      await writeFile(out, encodePng(composed));
+      await composeMaskFile(original.path, filePath, out);
       const uploaded = await this.uploadImage(out, { filename: path.basename(name), ...(options.signal ? { signal: options.signal } : {}) });
       // The composed file goes with the temporary folder: it cannot be sent again on missing_asset.
       this.#assetPaths.delete(uploaded.name.slice(ASSET_INPUT_PREFIX.length));
