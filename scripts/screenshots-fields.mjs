@@ -72,10 +72,21 @@ async function startModelProxy(target) {
     up.on('error', close);
     socket.on('error', close);
   });
+  // Every socket, upgraded ones included: close() waits for open connections, and the core keeps
+  // its event socket (an upgrade, no longer the server's to close) open until it is told to stop.
+  const sockets = new Set();
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
   await new Promise((done) => server.listen(0, '127.0.0.1', done));
   return {
     url: `http://127.0.0.1:${server.address().port}`,
-    stop: () => new Promise((done) => server.close(done)).then(() => server.closeAllConnections?.()),
+    stop: () => {
+      const closed = new Promise((done) => server.close(done));
+      for (const socket of sockets) socket.destroy();
+      return closed;
+    },
   };
 }
 

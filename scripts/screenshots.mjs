@@ -62,6 +62,8 @@ function startHarness(args = ['--demo-time-scale', '0.05']) {
       fail(new Error(`The harness exited (${code}) before printing its address.\n${stderr}`));
     });
   });
+  // A harness stopped before it printed its address rejects `url`; nobody waits for it then.
+  url.catch(() => undefined);
   return { url, stop };
 }
 
