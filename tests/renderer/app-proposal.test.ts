@@ -2,31 +2,17 @@
 // by kind, and a model input is whatever the form shows with the model picker.
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '@shared/json';
-import type { NodeClassView, NodeInputView } from '@shared/ipc/contract';
+import type { NodeClassView } from '@shared/ipc/contract';
 import { buildForm } from '../../src/renderer/src/lib/workflow/form-model';
 import { proposeApp } from '../../src/renderer/src/lib/workflow/app-inputs';
-
-function nodeClass(name: string, inputs: NodeInputView[]): NodeClassView {
-  return {
-    name,
-    displayName: name,
-    category: 'test',
-    description: '',
-    outputNode: false,
-    apiNode: false,
-    deprecated: false,
-    experimental: false,
-    inputs,
-    outputs: [],
-  };
-}
+import { nodeClass } from './node-class';
 
 const classes: Record<string, NodeClassView> = {
-  Loader: nodeClass('Loader', [
+  Loader: nodeClass('Loader', 'Loader', [
     { name: 'weights', required: true, kind: 'combo', type: 'COMBO', options: ['SDXL/base.safetensors', 'sd15.ckpt', 'other.pt'] },
     { name: 'mode', required: true, kind: 'combo', type: 'COMBO', options: ['fast', 'slow'] },
   ]),
-  Sampler: nodeClass('Sampler', [
+  Sampler: nodeClass('Sampler', 'Sampler', [
     { name: 'model', required: true, kind: 'link', type: 'MODEL' },
     { name: 'seed', required: true, kind: 'int', type: 'INT', default: 0, min: 0, max: 100 },
     { name: 'steps', required: true, kind: 'int', type: 'INT', default: 8, min: 1, max: 100 },

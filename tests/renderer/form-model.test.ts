@@ -5,21 +5,7 @@ import { applyDrafts, checkDraft, fieldKey, initialDraft, type Draft } from '../
 import { fieldSpecOf } from '../../src/renderer/src/lib/workflow/input-spec';
 import type { NodeClassView, NodeInputView } from '@shared/ipc/contract';
 import { randomBigIntInRange } from '../../src/renderer/src/lib/workflow/exact';
-
-function nodeClass(name: string, displayName: string, inputs: NodeInputView[]): NodeClassView {
-  return {
-    name,
-    displayName,
-    category: 'demo',
-    description: '',
-    outputNode: false,
-    apiNode: false,
-    deprecated: false,
-    experimental: false,
-    inputs,
-    outputs: [],
-  };
-}
+import { nodeClass } from './node-class';
 
 const classes: Record<string, NodeClassView> = {
   DemoSampler: nodeClass('DemoSampler', 'Demo Sampler', [
