@@ -1,8 +1,9 @@
 // The app on a Comfy API v2-only server (the demo as a serverless deployment or a bare proxy: no
 // node definitions, no queue, previews and outputs through per-job event streams): the Run form
 // edits the workflow from its own values, a run shows its preview and then its output on the
-// Result stage, the job says how long the server keeps its outputs, and cancelling one of two
-// jobs stops that one only, without the "stop all running jobs?" question.
+// Result stage, the job says how long the server keeps its outputs, the Queue shows the jobs sent
+// from here (saying so), and cancelling one of two jobs stops that one only, without the "stop all
+// running jobs?" question.
 import type { Locator, Page } from '@playwright/test';
 import { expect, test } from './fixtures/index';
 import { field, newestJob, openWorkflow, previewFingerprint, runButton, textToImage, waitConnected } from './ui-helpers';
@@ -72,6 +73,15 @@ test('cancelling one job stops that one only, running or waiting, without asking
   const queued = jobs.filter({ hasText: 'Status: waiting in the queue' });
   await expect(queued).toHaveCount(2);
   const [waiting, last] = (await Promise.all((await queued.all()).map((c) => c.getAttribute('data-prompt-id')))).map(byJob) as [Locator, Locator];
+
+  // The Queue says what it shows here: no server queue, the jobs sent from this app.
+  await page.getByRole('link', { name: 'Queue' }).click();
+  const queueView = page.getByRole('region', { name: 'Queue' });
+  await expect(queueView.getByRole('note')).toHaveText(/no shared queue to read \(Comfy API v2\)/);
+  await expect(queueView.getByRole('group', { name: 'Running (1)' })).toBeVisible();
+  await expect(queueView.getByRole('group', { name: 'Pending (2)' })).toBeVisible();
+  await expect(queueView).not.toContainText('Nothing is running on the server');
+  await page.getByRole('link', { name: 'Run', exact: true }).click();
 
   // A waiting one is cancelled: the running one goes on.
   await waiting.getByRole('button', { name: 'Cancel job' }).click();

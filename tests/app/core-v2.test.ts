@@ -135,6 +135,7 @@ describe('the app on a v2-only deployment (no node definitions, no queue)', () =
     // No server queue here: the queue is the app's own unfinished jobs.
     const queue = await ok(c.core, 'queue.get');
     expect([...queue.running, ...queue.pending].map((e) => e.promptId).sort()).toEqual([a, b].sort());
+    expect(queue.ownJobsOnly).toBe(true);
 
     await cancelOneThenTheOther(c, a, b);
   });

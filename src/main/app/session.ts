@@ -108,6 +108,7 @@ function ownQueue(jobs: readonly JobSnapshot[]): QueueView {
   return {
     running: live.filter((j) => j.phase === 'running').map((j) => ({ promptId: j.promptId, number: null })),
     pending: live.filter((j) => j.phase !== 'running').map((j) => ({ promptId: j.promptId, number: null })),
+    ownJobsOnly: true,
   };
 }
 

@@ -304,7 +304,15 @@ export const jobSnapshotSchema = z.object({
 export type JobSnapshotView = z.infer<typeof jobSnapshotSchema>;
 
 export const queueEntrySchema = z.object({ promptId: z.string(), number: z.number().nullable() });
-export const queueSchema = z.object({ running: z.array(queueEntrySchema), pending: z.array(queueEntrySchema) });
+export const queueSchema = z.object({
+  running: z.array(queueEntrySchema),
+  pending: z.array(queueEntrySchema),
+  /**
+   * Set when the server has no queue to read (Comfy API v2 without v1 beside it): the lists are then
+   * the unfinished jobs this app sent, not everybody's.
+   */
+  ownJobsOnly: z.boolean().optional(),
+});
 export type QueueView = z.infer<typeof queueSchema>;
 
 export const previewSchema = z.object({
