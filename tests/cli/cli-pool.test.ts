@@ -177,6 +177,31 @@ describe('flowdeck watch on a pool', () => {
     expect(a.stats.promptRequests - before).toBe(3);
   });
 
+  it('run --repeat N --concurrency C on one server never has more than C of its runs there at once', async () => {
+    const c = freshCase(0, {
+      '1': { class_type: 'DemoSampler', inputs: { prompt: 'z', seed: 3, steps: 2, width: 16, height: 16, cfg: 7, sampler_name: 'euler', delay_ms: 600 } },
+      '2': { class_type: 'SaveImage', inputs: { images: ['1', 0], filename_prefix: 'capped' } },
+    });
+    // The server's queue, read while the runs go on: running + waiting is what the CLI has there.
+    let most = 0;
+    let polling = true;
+    const poll = (async () => {
+      while (polling) {
+        const queue = (await (await fetch(`${a.url}/queue`)).json()) as { queue_running: unknown[]; queue_pending: unknown[] };
+        most = Math.max(most, queue.queue_running.length + queue.queue_pending.length);
+        await new Promise((r) => setTimeout(r, 15));
+      }
+    })();
+    const run = await runCli(['run', c.workflowPath, '--repeat', '3', '--concurrency', '1', '--server', a.url, '--local', '--out', c.outDir, '--json'], {
+      env: { FLOWDECK_DATA_DIR: c.dataDir },
+    });
+    polling = false;
+    await poll;
+    expect(run.code, run.stderr).toBe(0);
+    expect(events(run.stdout).every((l) => l.status === 'succeeded')).toBe(true);
+    expect(most).toBe(1);
+  });
+
   it('run --repeat refuses a bad count (exit 2)', async () => {
     const c = freshCase(0);
     const run = await runCli(['run', c.workflowPath, '--repeat', '0', '--server', a.url, '--local'], { env: { FLOWDECK_DATA_DIR: c.dataDir } });

@@ -178,7 +178,9 @@ export class ServerPool {
     if (this.isSingle) {
       const only = this.members[0]!;
       const refused = avoid.get(only.baseUrl);
-      return refused ? { kind: 'none', reason: refused } : { kind: 'server', member: only };
+      if (refused) return { kind: 'none', reason: refused };
+      // Its cap holds as for any member (`run --repeat N --concurrency C` on one server).
+      return only.hasRoom() ? { kind: 'server', member: only } : { kind: 'busy' };
     }
     const able: PoolMember[] = [];
     const unknown: PoolMember[] = [];
