@@ -2,13 +2,16 @@
 // fresh app (a new core over the data folder, a new browser context) for an API file, whose app
 // Flowdeck keeps beside it in its own store, and for a UI file opened from disk, whose app "Save
 // app" writes into the file's extra.linearData (the rest of the file kept byte for byte), refused
-// with a plain message when the file changed on disk since it was opened.
+// with a plain message when the file changed on disk since it was opened. An app the version
+// before kept in the window's storage is carried over to Flowdeck's store on first open.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from '@playwright/test';
 import { ROOT, startHarness, type RunningHarness } from './fixtures/harness';
 import { expect, test, type PageErrorWatch } from './fixtures/index';
+import type { JsonObject } from '../src/shared/json';
+import { workflowShape } from '../src/renderer/src/lib/workflow/app-store';
 import { TEXT_TO_IMAGE, waitConnected } from './ui-helpers';
 
 test.use({ graphForm: false });
@@ -86,6 +89,38 @@ test.describe('a pinned input survives saving and opening again in a fresh app',
     await openFromDisk(page, file, 'portrait.json');
     await expect(page.getByText('Your app for this workflow, kept by Flowdeck.')).toBeVisible();
     await expect.poll(() => appLabels(page)).toEqual(['Prompt', 'Seed', 'Steps', 'CFG', 'Width', 'Height', 'Sampler', 'File name prefix']);
+    await page.context().close();
+  });
+
+  test('an app the earlier version kept in the window is carried over to Flowdeck once', async ({ browser, pageErrors }) => {
+    const dataDir = join(work, 'data');
+    const file = join(work, 'portrait.json');
+    writeFileSync(file, readFileSync(TEXT_TO_IMAGE));
+    const workflow = JSON.parse(readFileSync(TEXT_TO_IMAGE, 'utf8')) as JsonObject;
+    const legacyKey = `flowdeck.app.${workflowShape(workflow)}`;
+    harness = await startHarness({ dataDir });
+    let page = await freshPage(browser, harness, pageErrors);
+    // What the version before this one wrote when the user pinned two inputs.
+    await page.evaluate(([k, v]) => localStorage.setItem(k, v), [
+      legacyKey,
+      JSON.stringify([
+        { nodeId: '3', name: 'prompt' },
+        { nodeId: '9', name: 'filename_prefix' },
+      ]),
+    ] as const);
+    await openFromDisk(page, file, 'portrait.json');
+    await expect(page.getByText('Your app for this workflow, kept by Flowdeck.')).toBeVisible();
+    await expect.poll(() => appLabels(page)).toEqual(['Prompt', 'File name prefix']);
+    await expect.poll(() => readFileSync(join(dataDir, 'apps.json'), 'utf8')).toContain('filename_prefix');
+    await expect.poll(() => page.evaluate((k) => localStorage.getItem(k), legacyKey)).toBeNull();
+
+    // A fresh core and a browser that never had the old entry: the app is Flowdeck's now.
+    await page.context().close();
+    await harness.stop();
+    harness = await startHarness({ dataDir });
+    page = await freshPage(browser, harness, pageErrors);
+    await openFromDisk(page, file, 'portrait.json');
+    await expect.poll(() => appLabels(page)).toEqual(['Prompt', 'File name prefix']);
     await page.context().close();
   });
 

@@ -2,7 +2,7 @@
 // own, else one of the same file or graph, else proposed) and which outputs it shows (appOutputsOf).
 import { describe, expect, it } from 'vitest';
 import { appOutputsOf, linearDataInputs, linearDataOutputs } from '../../src/renderer/src/lib/workflow/app-inputs';
-import { chooseApp } from '../../src/renderer/src/lib/workflow/app-store';
+import { chooseApp, forgetLegacyApp, legacyApp } from '../../src/renderer/src/lib/workflow/app-store';
 
 const FILE = [{ nodeId: '3', name: 'steps' }];
 const KEPT = [
@@ -45,5 +45,27 @@ describe('the outputs an app shows', () => {
     expect(appOutputsOf(outputs, ['10'])).toEqual([outputs[1], outputs[2]]);
     expect(appOutputsOf(outputs, null)).toEqual(outputs);
     expect(appOutputsOf(outputs, ['42'])).toEqual(outputs);
+  });
+});
+
+describe('an app the earlier version kept in the window', () => {
+  const storage = (entries: Record<string, string>) => {
+    const map = new Map(Object.entries(entries));
+    return { map, getItem: (k: string) => map.get(k) ?? null, removeItem: (k: string) => void map.delete(k) };
+  };
+
+  it('is read by the workflow shape, checked, and forgotten on request', () => {
+    const s = storage({ 'flowdeck.app.abc-12': JSON.stringify(KEPT), 'flowdeck.app.other': JSON.stringify(FILE) });
+    expect(legacyApp('abc-12', s)).toEqual(KEPT);
+    forgetLegacyApp('abc-12', s);
+    expect(legacyApp('abc-12', s)).toBeNull();
+    expect([...s.map.keys()]).toEqual(['flowdeck.app.other']);
+  });
+
+  it('counts anything unreadable or empty as none', () => {
+    for (const bad of ['not json', '{}', '[]', JSON.stringify([{ nodeId: '', name: 'x' }]), JSON.stringify([{ nodeId: '1', name: 'x', extra: 1 }])]) {
+      expect(legacyApp('s', storage({ 'flowdeck.app.s': bad }))).toBeNull();
+    }
+    expect(legacyApp('s', undefined)).toBeNull();
   });
 });

@@ -4,12 +4,12 @@
 // itself (apps.saveToFile: extra.linearData, so the editor opens it as an app too); a UI workflow
 // from elsewhere (a sample, a template, history, an image) is saved as a new file: the save dialog
 // in the desktop app (apps.saveAs), a download in a browser.
-import type { AppLayoutKey } from '@shared/ipc/contract';
+import type { AppLayoutKey, CallResult } from '@shared/ipc/contract';
 import { parseJsonExact, stringifyJsonExact, type JsonObject } from '@shared/json';
 import { setLinearData } from '@shared/linear-data';
 import { messageOf, type Api } from '../api';
 import { linearDataInputs, linearDataOutputs, type AppInput } from '../workflow/app-inputs';
-import { appKeyOf, chooseApp, sameApp, workflowShape, type AppSource } from '../workflow/app-store';
+import { appKeyOf, chooseApp, forgetLegacyApp, legacyApp, sameApp, workflowShape, type AppSource } from '../workflow/app-store';
 import type { Notice, OpenDocument } from './workflow.svelte';
 
 /** The desktop app has a native save dialog; a browser downloads instead. */
@@ -57,13 +57,30 @@ export class AppArrangement {
     this.#key = key;
     void key
       .then((k) => this.#api.call('apps.get', k))
-      .then((kept) => {
+      .then((found) => {
         if (this.#doc !== doc || this.#generation !== generation) return;
+        const kept = found ?? this.#carryOver(doc.workflow);
         const chosen = chooseApp(kept, fromFile, doc.uiWorkflowJson !== null);
         this.pins = chosen.pins;
         this.source = chosen.source;
       })
       .catch((error: unknown) => console.warn('flowdeck: the kept app could not be read', error));
+  }
+
+  /**
+   * An app the version before kept in the window's storage, when the core has none: handed to the
+   * core (apps.keep) and then forgotten there, so it is carried over once. Shown as found by shape.
+   */
+  #carryOver(workflow: JsonObject): CallResult<'apps.get'> {
+    const shape = workflowShape(workflow);
+    const inputs = legacyApp(shape);
+    const key = this.#key;
+    if (!inputs || !key) return null;
+    void key
+      .then((k) => this.#api.call('apps.keep', { key: k, inputs }))
+      .then(() => forgetLegacyApp(shape))
+      .catch((error: unknown) => console.warn('flowdeck: the app kept by the earlier version could not be carried over', error));
+    return { inputs, match: 'shape', savedAt: 0 };
   }
 
   /** The nodes whose outputs a job of `workflow` shows on the stage: the app's, when it is this workflow; null: all. */

@@ -4,6 +4,8 @@
 // (extra.linearData, see ./app-inputs). Precedence: an arrangement made on exactly this content;
 // else the file's own app; else an arrangement of the same file or the same graph; else the
 // proposed app. Pure except for the hash (Web Crypto), so the choice is tested without a core.
+import { z } from 'zod';
+import { appInputSchema, MAX_APP_INPUTS } from '@shared/ipc/app-layout-contract';
 import type { AppLayoutKey, CallResult } from '@shared/ipc/contract';
 import { isJsonObject, stringifyJsonExact, type JsonObject } from '@shared/json';
 import type { Api } from '../api';
@@ -59,4 +61,39 @@ export function sameApp(a: readonly AppInput[], b: readonly AppInput[]): boolean
 export async function findApp(api: Api, workflow: JsonObject, uiWorkflowJson: string | null): Promise<{ pins: AppInput[] | null; source: AppSource }> {
   const kept = await api.call('apps.get', await appKeyOf(workflow, uiWorkflowJson, null));
   return chooseApp(kept, linearDataInputs(uiWorkflowJson), uiWorkflowJson !== null);
+}
+
+/** Where the version before the core kept apps stored one: the window's storage, under the workflow's shape. */
+const LEGACY_PREFIX = 'flowdeck.app.';
+const legacySchema = z.array(appInputSchema).max(MAX_APP_INPUTS);
+
+interface LegacyStorage {
+  getItem(key: string): string | null;
+  removeItem(key: string): void;
+}
+/** The window's storage where there is one (the page); none under Node (tests pass their own). */
+const windowStorage = (): LegacyStorage | undefined => (globalThis as { localStorage?: LegacyStorage }).localStorage;
+
+/**
+ * The app an earlier Flowdeck kept in the window's storage for a workflow of this shape, if any,
+ * so the first open after the update carries it over to the core (the caller keeps it there,
+ * then forgets the old entry with `forgetLegacyApp`). Anything unreadable counts as none.
+ */
+export function legacyApp(shape: string, storage: LegacyStorage | undefined = windowStorage()): AppInput[] | null {
+  try {
+    const text = storage?.getItem(LEGACY_PREFIX + shape);
+    if (!text) return null;
+    const parsed = legacySchema.safeParse(JSON.parse(text));
+    return parsed.success && parsed.data.length > 0 ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+export function forgetLegacyApp(shape: string, storage: LegacyStorage | undefined = windowStorage()): void {
+  try {
+    storage?.removeItem(LEGACY_PREFIX + shape);
+  } catch {
+    // A storage that refuses leaves the old entry; it is read again only while the core keeps nothing.
+  }
 }
