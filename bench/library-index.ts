@@ -194,7 +194,8 @@ async function measureImport(store: Store, dir: string): Promise<number> {
         path: file,
         promptId: `import-${run}-${i}`,
         server: { profileId: 'local-profile', kind: 'local', baseUrl: 'http://127.0.0.1:8188' },
-        file: { node: '9', key: 'images', filename: `Flowdeck_${i}_.png`, subfolder: '', type: 'output' },
+        // A name of this run's own: a library reused by later rounds would give the same names "(1)", "(2)"...
+        file: { node: '9', key: 'images', filename: `Flowdeck_${run}_${i}_.png`, subfolder: '', type: 'output' },
         workflow: null,
         workflowName: 'Import bench',
         sourceFile: null,
