@@ -4,30 +4,23 @@
 // is byte for byte the output, its sha256 is the output's, and nothing is left in the staging folder
 // (a published copy, a copy dropped for bytes the library already holds, a failed import).
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { Library } from '@main/library/library';
+import type { Library } from '@main/library/library';
 import type { ImportFileRequest } from '@main/library/import-file';
-import { Store } from '@main/store/store';
+import { openTempLibrary, type TempLibrary } from './support/helpers';
 
+let temp: TempLibrary;
 let dir: string;
-let store: Store;
 let library: Library;
 
 beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'flowdeck-import-copy-'));
-  store = await Store.open(join(dir, 'flowdeck.sqlite'));
-  library = await Library.open({ store, root: join(dir, 'library'), source: () => null });
-  await library.start();
+  temp = await openTempLibrary('flowdeck-import-copy-');
+  ({ dir, library } = temp);
 });
 
-afterEach(async () => {
-  await library.dispose();
-  await store.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterEach(() => temp.close());
 
 function request(path: string, promptId: string, filename: string): ImportFileRequest {
   return {

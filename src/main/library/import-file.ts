@@ -23,6 +23,7 @@ import { reflinkCopy } from '@main/files/reflink';
 import { digestFile, type FileDigest } from './file-digest';
 import type { LibraryIndex, NewItemRow } from './library-index';
 import { PROBE_BYTES, guessKind, probeMedia } from './media-info';
+import { readBytes } from './read-bytes';
 import { nodeClassOf, provenanceOf } from './provenance';
 import { libraryFileName, placeStagedFile, type StagingContext } from './publish-staged';
 import { toItem } from './rows';
@@ -113,14 +114,8 @@ async function readSmallFile(file: string): Promise<Buffer | null> {
     const info = await handle.stat();
     if (info.isDirectory()) throw Object.assign(new Error(`${file} is a folder`), { code: 'EISDIR' });
     if (info.size > IN_MEMORY_COPY_BYTES) return null;
-    const bytes = Buffer.allocUnsafe(info.size);
-    let filled = 0;
-    while (filled < bytes.length) {
-      const { bytesRead } = await handle.read(bytes, filled, bytes.length - filled, filled);
-      if (bytesRead === 0) break; // it shrank meanwhile: what was read is what is imported
-      filled += bytesRead;
-    }
-    return bytes.subarray(0, filled);
+    // A file that shrank meanwhile: what was read is what is imported.
+    return await readBytes(handle, info.size);
   } finally {
     await handle.close();
   }

@@ -10,6 +10,7 @@ import type SharpConstructor from 'sharp';
 import type { Sharp } from 'sharp';
 import { writeFileAtomically } from '@main/files/publish';
 import { imageDimensions, isGif, isJpeg, isPng, isWebp } from './media-images';
+import { readBytes } from './read-bytes';
 
 /** Larger sources are not decoded (memory): they get no thumbnail. */
 const MAX_SOURCE_PIXELS = 64 * 1024 * 1024;
@@ -79,23 +80,18 @@ export interface ThumbnailFile {
   height: number;
 }
 
-/** Reads `length` bytes from the start of an open file (fewer when it is shorter). */
-async function readStart(handle: fs.FileHandle, length: number): Promise<Buffer> {
-  const bytes = Buffer.allocUnsafe(length);
-  let filled = 0;
-  while (filled < length) {
-    const { bytesRead } = await handle.read(bytes, filled, length - filled, filled);
-    if (bytesRead === 0) break;
-    filled += bytesRead;
-  }
-  return bytes.subarray(0, filled);
+/** The first bytes of an open file, in one read: enough for a header (fewer when the file is shorter). */
+async function headOf(handle: fs.FileHandle): Promise<Buffer> {
+  const head = Buffer.alloc(HEAD_BYTES);
+  const { bytesRead } = await handle.read(head, 0, head.length, 0);
+  return head.subarray(0, bytesRead);
 }
 
 /** The first bytes of a file (fewer when it is shorter). */
 async function readHead(file: string): Promise<Buffer> {
   const handle = await fs.open(file, 'r');
   try {
-    return await readStart(handle, HEAD_BYTES);
+    return await headOf(handle);
   } finally {
     await handle.close();
   }
@@ -110,8 +106,8 @@ async function readSource(file: string): Promise<{ input: string | Buffer; head:
   try {
     const { size } = await handle.stat();
     if (size > MAX_SOURCE_BYTES) return null;
-    if (size > IN_MEMORY_SOURCE_BYTES) return { input: file, head: await readStart(handle, HEAD_BYTES) };
-    const bytes = await readStart(handle, size);
+    if (size > IN_MEMORY_SOURCE_BYTES) return { input: file, head: await headOf(handle) };
+    const bytes = await readBytes(handle, size);
     return { input: bytes, head: bytes };
   } finally {
     await handle.close();
