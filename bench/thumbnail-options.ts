@@ -4,7 +4,7 @@
 // worker and libuv's pool, where sharp runs), median over all images and rounds, with the ratio to
 // the pipeline the library used before this bench (`current`). Floors beside them: node's zlib
 // inflate of the PNG's pixel data, a raw decode, and the sha256 of the same bytes.
-// Run: npx tsx bench/thumbnail-options.ts [--images 8] [--rounds 7] [--only name,name]
+// Run: npx tsx bench/thumbnail-options.ts [--images 8] [--rounds 7] [--only name,name] [--grain 0.02]
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
@@ -17,9 +17,11 @@ import { buildScene, renderScene } from '@main/demo/nodes/procedural';
 import { encodePng } from '@main/demo/nodes/image-codec';
 import { partialPathFor, publishFile, writeFileAtomically } from '@main/files/publish';
 
-const { values } = parseArgs({ options: { images: { type: 'string' }, rounds: { type: 'string' }, only: { type: 'string' } } });
+const { values } = parseArgs({ options: { images: { type: 'string' }, rounds: { type: 'string' }, only: { type: 'string' }, grain: { type: 'string' } } });
 const IMAGES = Number(values.images ?? 8);
 const ROUNDS = Number(values.rounds ?? 7);
+/** The sampler's film grain: 0.02 as the import bench renders (~100 KB PNGs); ~0.15 gives the ~400 KB of a real model's output. */
+const GRAIN = Number(values.grain ?? 0.02);
 
 sharp.cache(false);
 sharp.concurrency(1);
@@ -158,7 +160,7 @@ const dir = mkdtempSync(join(tmpdir(), 'flowdeck-bench-thumb-'));
 try {
   const sources: Source[] = [];
   for (let i = 0; i < IMAGES; i += 1) {
-    const png = encodePng(renderScene(buildScene(`a lighthouse at dusk ${i}`, BigInt(i + 1), 7), 512, 512, 0.02));
+    const png = encodePng(renderScene(buildScene(`a lighthouse at dusk ${i}`, BigInt(i + 1), 7), 512, 512, GRAIN));
     const file = join(dir, `out-${i}.png`);
     writeFileSync(file, png);
     sources.push({ file, bytes: readFileSync(file) });
@@ -186,7 +188,7 @@ try {
   const median = (list: number[]): number => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]!;
   const base = samples.has('current') ? median(samples.get('current')!) : NaN;
   console.log(
-    `thumbnail of a 512x512 RGB PNG (${Math.min(...sizes)}-${Math.max(...sizes)} bytes) to ${EDGE} px, sharp ${sharp.versions.sharp} / libvips ${sharp.versions.vips}, concurrency ${sharp.concurrency()}, cache off; ${IMAGES} images x ${ROUNDS} rounds, load ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}`,
+    `thumbnail of a 512x512 RGB PNG (grain ${GRAIN}, ${Math.min(...sizes)}-${Math.max(...sizes)} bytes) to ${EDGE} px, sharp ${sharp.versions.sharp} / libvips ${sharp.versions.vips}, concurrency ${sharp.concurrency()}, cache off; ${IMAGES} images x ${ROUNDS} rounds, load ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}`,
   );
   console.log(`${'CPU per image, ms'.padEnd(52)} median    p25-p75       / current`);
   for (const name of names) {
