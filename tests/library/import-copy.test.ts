@@ -2,7 +2,8 @@
 // is read once into memory, hashed and probed there and written from those bytes; a file over the
 // in-memory bound (32 MiB) is copied and hashed in one streaming read. Either way the library's file
 // is byte for byte the output, its sha256 is the output's, and nothing is left in the staging folder
-// (a published copy, a copy dropped for bytes the library already holds, a failed import).
+// (a published copy, a copy dropped for bytes the library already holds, a failed import). A
+// download's digest that no longer fits the file is not trusted: the copy is hashed again.
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -80,5 +81,17 @@ it('says what is wrong with a folder given as the output, and leaves nothing in 
   await mkdir(folder);
   await expect(library.importFile(request(folder, 'job-f', 'a-folder.png'))).rejects.toThrow(`${folder} is a folder, not an output file.`);
   expect(await library.list()).toEqual([]);
+  expect(await stagedFiles()).toEqual([]);
+});
+
+it("hashes the copy again when the download's digest no longer fits the file (changed since, or no reflink here)", async () => {
+  const bytes = randomBytes(50_000);
+  const output = join(dir, 'changed.bin');
+  await writeFile(output, bytes);
+  // The digest the download took of an earlier, shorter version of the file.
+  const stale = { sha256: sha256(bytes.subarray(0, 1000)), size: 1000, head: bytes.subarray(0, 1000) };
+  const item = await library.importFile({ ...request(output, 'job-stale', 'changed.bin'), staged: { path: null, digest: stale } });
+  expect(item).toMatchObject({ status: 'done', size: bytes.length, sha256: sha256(bytes) });
+  expect((await readFile(item.path!)).equals(bytes)).toBe(true);
   expect(await stagedFiles()).toEqual([]);
 });

@@ -150,20 +150,21 @@ async function stageCopy(request: ImportFileRequest, ctx: ImportContext): Promis
   }
   const staged = partialPathFor(path.join(ctx.stagingDir, 'import'));
   try {
-    if (!known) {
-      const bytes = await readSmallFile(request.path);
-      if (bytes) {
-        await writeStaged(staged, bytes, ctx.stagingDir);
-        const sha256 = createHash('sha256').update(bytes).digest('hex');
-        return { staged, digest: { sha256, size: bytes.length, head: bytes.subarray(0, PROBE_BYTES) } };
+    if (known) {
+      await fs.mkdir(ctx.stagingDir, { recursive: true });
+      if (await reflinkCopy(request.path, staged)) {
+        const size = (await fs.stat(staged)).size;
+        if (size === known.digest.size) return { staged, digest: known.digest };
+        await fs.rm(staged, { force: true }); // changed since the download: copied and hashed again
       }
     }
-    await fs.mkdir(ctx.stagingDir, { recursive: true });
-    if (known && (await reflinkCopy(request.path, staged))) {
-      const size = (await fs.stat(staged)).size;
-      if (size === known.digest.size) return { staged, digest: known.digest };
+    const bytes = await readSmallFile(request.path);
+    if (bytes) {
+      await writeStaged(staged, bytes, ctx.stagingDir);
+      const sha256 = createHash('sha256').update(bytes).digest('hex');
+      return { staged, digest: { sha256, size: bytes.length, head: bytes.subarray(0, PROBE_BYTES) } };
     }
-    await fs.rm(staged, { force: true });
+    await fs.mkdir(ctx.stagingDir, { recursive: true });
     await fs.copyFile(request.path, staged);
     return { staged, digest: await digestFile(staged, PROBE_BYTES) };
   } catch (error) {
