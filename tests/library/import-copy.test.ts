@@ -1,6 +1,6 @@
 // How Library.importFile copies an output it was not handed a copy of (import-file.ts): a small file
 // is read once into memory, hashed and probed there and written from those bytes; a file over the
-// in-memory bound (32 MiB) is copied and hashed in one streaming read. Either way the library's file
+// in-memory bound (8 MiB) is copied and hashed in one streaming read. Either way the library's file
 // is byte for byte the output, its sha256 is the output's, and nothing is left in the staging folder
 // (a published copy, a copy dropped for bytes the library already holds, a failed import). A
 // download's digest that no longer fits the file is not trusted: the copy is hashed again.
@@ -66,8 +66,8 @@ it('copies a small output through memory: the same bytes and sha256, nothing lef
   expect(await stagedFiles()).toEqual([]);
 });
 
-it('copies an output over 32 MiB by a streaming hash of the copy, byte for byte', async () => {
-  const bytes = randomBytes(33 * 1024 * 1024 + 17);
+it('copies an output over 8 MiB by a streaming hash of the copy, byte for byte', async () => {
+  const bytes = randomBytes(8 * 1024 * 1024 + 17);
   const output = join(dir, 'clip.bin');
   await writeFile(output, bytes);
   const item = await library.importFile(request(output, 'job-big', 'clip.bin'));

@@ -212,15 +212,15 @@ describe("the library's thumbnail of an output", () => {
     }
   });
 
-  it('of a source over 32 MiB is decoded from the file: left red, right blue', async () => {
-    const width = 3400;
+  it('of a source over 1 MiB is decoded from the file: left red, right blue', async () => {
+    const width = 800;
     const pixels = Buffer.alloc(width * width * 3);
     for (let i = 0; i < width * width; i += 1) pixels.set(i % width < width / 2 ? [220, 20, 20] : [20, 20, 220], i * 3);
-    // Stored without compression: 34.7 MB on disk.
+    // Stored without compression: 1.9 MB on disk.
     const big = await sharp(pixels, { raw: { width, height: width, channels: 3 } })
       .png({ compressionLevel: 0 })
       .toBuffer();
-    expect(big.length).toBeGreaterThan(32 * 1024 * 1024);
+    expect(big.length).toBeGreaterThan(1024 * 1024);
     await writeFile(join(dir, 'big.png'), big);
     const made = await writeThumbnail(join(dir, 'big.png'), join(dir, 'big-256.jpg'), 256);
     expect(made).toMatchObject({ width: 256, height: 256 });

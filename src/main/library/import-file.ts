@@ -103,9 +103,10 @@ function inStaging(file: string, ctx: ImportContext): boolean {
 /**
  * Files up to this size are copied through memory (one read that also hashes and probes them, one
  * write): outputs are mostly images of a few MB. Larger ones (videos) are copied by the kernel and
- * hashed in one streaming read of the copy, never held whole in memory.
+ * hashed in one streaming read of the copy, never held whole in memory; the bound is what a hot
+ * folder's imports at once (8) may hold together.
  */
-const IN_MEMORY_COPY_BYTES = 32 * 1024 * 1024;
+const IN_MEMORY_COPY_BYTES = 8 * 1024 * 1024;
 
 /** The source's bytes when it is a file of at most IN_MEMORY_COPY_BYTES; null when it is larger. */
 async function readSmallFile(file: string): Promise<Buffer | null> {

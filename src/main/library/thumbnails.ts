@@ -19,11 +19,13 @@ const QUALITY = 82;
 /** Enough of the file to tell its format and read its size from the header. */
 const HEAD_BYTES = 64 * 1024;
 /**
- * Sources up to this size are read whole, in one read, and decoded from memory: given a path,
- * libvips opens and reads the file once per loader it asks "is this yours?" (10 opens and ~80 file
- * calls for one PNG) and again to decode it. Larger ones are decoded from the file (memory).
+ * Sources up to this size (a 512 or 768 px output) are read whole, in one read, and decoded from
+ * memory: given a path, libvips opens and reads the file once per loader it asks "is this yours?"
+ * (10 opens and ~80 file calls for one PNG) and again to decode it. Larger ones are decoded from
+ * the file, as the bound is what a grid asking for 60 thumbnails at once may hold (sharp's jobs
+ * wait for libuv's 4 threads with their source in memory).
  */
-const IN_MEMORY_SOURCE_BYTES = 32 * 1024 * 1024;
+const IN_MEMORY_SOURCE_BYTES = 1024 * 1024;
 
 export const MIN_THUMBNAIL_SIZE = 16;
 export const MAX_THUMBNAIL_SIZE = 2048;
