@@ -10,6 +10,8 @@ import { PNG } from 'pngjs';
 import sharp from 'sharp';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { thumbnailDataUrl } from '@main/app/thumbnail';
+import { encodePng } from '@main/demo/nodes/image-codec';
+import { buildScene, renderScene } from '@main/demo/nodes/procedural';
 import { Library } from '@main/library/library';
 import { writeThumbnail } from '@main/library/thumbnails';
 import { Store } from '@main/store/store';
@@ -137,6 +139,95 @@ describe("the library's thumbnails", () => {
       await library.dispose();
       await store.close();
     }
+  });
+});
+
+/** RGB pixels of `image` (RGBA) averaged over 2x2 blocks: what a 2x smaller picture should look like. */
+function halved(image: { width: number; height: number; data: Uint8Array }): Float64Array {
+  const w = image.width >> 1;
+  const h = image.height >> 1;
+  const out = new Float64Array(w * h * 3);
+  for (let y = 0; y < h; y += 1) {
+    for (let x = 0; x < w; x += 1) {
+      for (let c = 0; c < 3; c += 1) {
+        let sum = 0;
+        for (const [dx, dy] of [
+          [0, 0],
+          [1, 0],
+          [0, 1],
+          [1, 1],
+        ] as const)
+          sum += image.data[((2 * y + dy) * image.width + 2 * x + dx) * 4 + c]!;
+        out[(y * w + x) * 3 + c] = sum / 4;
+      }
+    }
+  }
+  return out;
+}
+
+/** Peak signal-to-noise ratio (dB) of an RGBA picture against RGB reference pixels of the same size. */
+function psnr(rgba: Uint8Array, reference: Float64Array): number {
+  let squares = 0;
+  for (let i = 0; i < reference.length / 3; i += 1) {
+    for (let c = 0; c < 3; c += 1) squares += (rgba[i * 4 + c]! - reference[i * 3 + c]!) ** 2;
+  }
+  return 10 * Math.log10(255 ** 2 / (squares / reference.length));
+}
+
+describe("the library's thumbnail of an output", () => {
+  it('is a 256 px JPEG that looks like the 512 px output (decoded from memory), and not like another output', async () => {
+    const store = await Store.open(join(dir, 'flowdeck.sqlite'));
+    const library = await Library.open({ store, root: join(dir, 'library'), source: () => null });
+    try {
+      const render = (prompt: string, seed: bigint): Uint8Array => renderScene(buildScene(prompt, seed, 7), 512, 512, 0.02).data;
+      const scenes = { lighthouse: render('a lighthouse at dusk', 1n), forest: render('a forest in the snow', 2n) };
+      const thumbs: Record<string, { width: number; height: number; data: Uint8Array }> = {};
+      for (const [name, data] of Object.entries(scenes)) {
+        await writeFile(join(dir, `${name}.png`), encodePng({ width: 512, height: 512, data }));
+        const item = await library.importFile({
+          path: join(dir, `${name}.png`),
+          promptId: `p-${name}`,
+          server: { profileId: 'local', kind: 'local', baseUrl: 'http://127.0.0.1:8188' },
+          file: { node: '9', key: 'images', filename: `${name}.png`, subfolder: '', type: 'output' },
+          workflow: null,
+          workflowName: 'thumbnails',
+          sourceFile: null,
+        });
+        const thumb = await library.thumbnail(item.id, 256);
+        expect(thumb).toMatchObject({ mime: 'image/jpeg', width: 256, height: 256 });
+        thumbs[name] = jpeg.decode(await readFile(thumb!.path), { useTArray: true, formatAsRGBA: true });
+        expect({ width: thumbs[name].width, height: thumbs[name].height }).toEqual({ width: 256, height: 256 });
+      }
+      const expected = {
+        lighthouse: halved({ width: 512, height: 512, data: scenes.lighthouse }),
+        forest: halved({ width: 512, height: 512, data: scenes.forest }),
+      };
+      // Each thumbnail is close to its own output halved (lanczos, then JPEG at quality 82) and far from the other one.
+      expect(psnr(thumbs['lighthouse']!.data, expected.lighthouse)).toBeGreaterThan(32);
+      expect(psnr(thumbs['forest']!.data, expected.forest)).toBeGreaterThan(32);
+      expect(psnr(thumbs['lighthouse']!.data, expected.forest)).toBeLessThan(20);
+    } finally {
+      await library.dispose();
+      await store.close();
+    }
+  });
+
+  it('of a source over 1 MiB is decoded from the file: left red, right blue', async () => {
+    const width = 800;
+    const pixels = Buffer.alloc(width * width * 3);
+    for (let i = 0; i < width * width; i += 1) pixels.set(i % width < width / 2 ? [220, 20, 20] : [20, 20, 220], i * 3);
+    // Stored without compression: 1.9 MB on disk.
+    const big = await sharp(pixels, { raw: { width, height: width, channels: 3 } })
+      .png({ compressionLevel: 0 })
+      .toBuffer();
+    expect(big.length).toBeGreaterThan(1024 * 1024);
+    await writeFile(join(dir, 'big.png'), big);
+    const made = await writeThumbnail(join(dir, 'big.png'), join(dir, 'big-256.jpg'), 256);
+    expect(made).toMatchObject({ width: 256, height: 256 });
+    const decoded = jpeg.decode(await readFile(made!.path), { useTArray: true, formatAsRGBA: true });
+    const at = (x: number, y: number): number[] => [...decoded.data.subarray((y * 256 + x) * 4, (y * 256 + x) * 4 + 3)];
+    expect(near(at(20, 128), [220, 20, 20])).toBe(true);
+    expect(near(at(236, 128), [20, 20, 220])).toBe(true);
   });
 });
 

@@ -4,22 +4,26 @@
 //      recorded and downloaded it first): only the input file is noted on the item;
 //   2. the library's own copy of the file is in its staging folder: written by the download from the
 //      same network read (`staged.path`, a tee), or made here, by reflink (no bytes written) when
-//      the download's digest is known, else by a plain copy that is then hashed and probed, so
-//      what is indexed is exactly what is published even if the original changes meanwhile;
+//      the download's digest is known, else by a copy: a file up to IN_MEMORY_COPY_BYTES (an image)
+//      is read once into memory, hashed and probed there and written from those bytes; a larger one
+//      is copied, then hashed and probed in one streaming read of the copy. Either way what is
+//      indexed is exactly what is published, even if the original changes meanwhile;
 //   3. alone (the library's exclusive step, shared with downloads): the same bytes already in the
 //      library are reused, otherwise the copy gets its final, safe name in the dated folder; the
 //      item (new, or pending because the app recorded it) is indexed as done with the job's
 //      provenance and `source_file`.
 // Idempotent by the library's unique key (base_url, prompt_id, file_type, file_subfolder, file_name).
-import { randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { stringifyJsonExact } from '@shared/json';
 import type { OutputFile, Workflow } from '@main/service/types';
+import { partialPathFor } from '@main/files/publish';
 import { reflinkCopy } from '@main/files/reflink';
 import { digestFile, type FileDigest } from './file-digest';
 import type { LibraryIndex, NewItemRow } from './library-index';
 import { PROBE_BYTES, guessKind, probeMedia } from './media-info';
+import { readBytes } from './read-bytes';
 import { nodeClassOf, provenanceOf } from './provenance';
 import { libraryFileName, placeStagedFile, type StagingContext } from './publish-staged';
 import { toItem } from './rows';
@@ -97,48 +101,101 @@ function inStaging(file: string, ctx: ImportContext): boolean {
 }
 
 /**
- * The library's copy of the output in staging, and its digest: the download's tee copy as it is;
- * else a reflink (trusting the download's digest when the size still matches); else a plain copy,
- * hashed.
+ * Files up to this size are copied through memory (one read that also hashes and probes them, one
+ * write): outputs are mostly images of a few MB. Larger ones (videos) are copied by the kernel and
+ * hashed in one streaming read of the copy, never held whole in memory; the bound is what a hot
+ * folder's imports at once (8) may hold together.
  */
-async function stageCopy(request: ImportFileRequest, work: string, ctx: ImportContext): Promise<{ staged: string; digest: FileDigest }> {
+const IN_MEMORY_COPY_BYTES = 8 * 1024 * 1024;
+
+/** The source's bytes when it is a file of at most IN_MEMORY_COPY_BYTES; null when it is larger. */
+async function readSmallFile(file: string): Promise<Buffer | null> {
+  const handle = await fs.open(file, 'r');
+  try {
+    const info = await handle.stat();
+    if (info.isDirectory()) throw Object.assign(new Error(`${file} is a folder`), { code: 'EISDIR' });
+    if (info.size > IN_MEMORY_COPY_BYTES) return null;
+    // A file that shrank meanwhile: what was read is what is imported.
+    return await readBytes(handle, info.size);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Writes `bytes` to the fresh path `staged` in the staging folder, made on first use. */
+async function writeStaged(staged: string, bytes: Uint8Array, stagingDir: string): Promise<void> {
+  const open = (): Promise<fs.FileHandle> => fs.open(staged, 'wx');
+  const handle = await open().catch(async (error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    await fs.mkdir(stagingDir, { recursive: true });
+    return open();
+  });
+  try {
+    await handle.writeFile(bytes);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * The library's copy of the output in staging, and its digest: the download's tee copy as it is;
+ * else a reflink (trusting the download's digest when the size still matches); else a copy, hashed
+ * and probed (through memory for a small file). The copy is a file of its own in the staging folder
+ * (no folder per import: a mkdir and a recursive removal less, on the path of every import).
+ */
+async function stageCopy(request: ImportFileRequest, ctx: ImportContext): Promise<{ staged: string; digest: FileDigest }> {
   const known = request.staged;
   if (known?.path) {
     if (!inStaging(known.path, ctx)) throw new Error(`The staged copy ${known.path} is not in the library's staging folder.`);
     return { staged: known.path, digest: known.digest };
   }
-  const staged = path.join(work, 'import');
-  await fs.mkdir(work, { recursive: true });
+  const staged = partialPathFor(path.join(ctx.stagingDir, 'import'));
   try {
-    if (known && (await reflinkCopy(request.path, staged))) {
-      const size = (await fs.stat(staged)).size;
-      if (size === known.digest.size) return { staged, digest: known.digest };
+    if (known) {
+      await fs.mkdir(ctx.stagingDir, { recursive: true });
+      if (await reflinkCopy(request.path, staged)) {
+        const size = (await fs.stat(staged)).size;
+        if (size === known.digest.size) return { staged, digest: known.digest };
+        await fs.rm(staged, { force: true }); // changed since the download: copied and hashed again
+      }
     }
-    await fs.rm(staged, { force: true });
+    const bytes = await readSmallFile(request.path);
+    if (bytes) {
+      await writeStaged(staged, bytes, ctx.stagingDir);
+      const sha256 = createHash('sha256').update(bytes).digest('hex');
+      return { staged, digest: { sha256, size: bytes.length, head: bytes.subarray(0, PROBE_BYTES) } };
+    }
+    await fs.mkdir(ctx.stagingDir, { recursive: true });
     await fs.copyFile(request.path, staged);
+    return { staged, digest: await digestFile(staged, PROBE_BYTES) };
   } catch (error) {
+    await fs.rm(staged, { force: true }).catch(() => {});
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') throw new ImportSourceMissingError(request.path);
     if (code === 'EISDIR') throw new Error(`${request.path} is a folder, not an output file.`);
     throw error;
   }
-  return { staged, digest: await digestFile(staged, PROBE_BYTES) };
 }
 
 export async function importFile(request: ImportFileRequest, ctx: ImportContext): Promise<LibraryItem> {
-  const staging = { published: false };
+  // The staged copy this import owns: the download's tee, or the copy stageCopy made.
+  const staging: Staging = { path: request.staged?.path ?? null, published: false };
   try {
     return await importStaged(request, ctx, staging);
   } finally {
-    // The tee copy is this import's to remove when it was not published (or was reused by hash);
-    // only ever inside staging: a path elsewhere was refused, and is nobody's to delete here.
-    // (Publishing moved it to its final name already.)
-    const tee = request.staged?.path;
-    if (tee && !staging.published && inStaging(tee, ctx)) await fs.rm(tee, { force: true }).catch(() => {});
+    // Removed when it was not published (or was reused by hash); only ever inside staging: a path
+    // elsewhere was refused, and is nobody's to delete here. (Publishing moved it to its final name already.)
+    const own = staging.path;
+    if (own && !staging.published && inStaging(own, ctx)) await fs.rm(own, { force: true }).catch(() => {});
   }
 }
 
-async function importStaged(request: ImportFileRequest, ctx: ImportContext, staging: { published: boolean }): Promise<LibraryItem> {
+interface Staging {
+  path: string | null;
+  published: boolean;
+}
+
+async function importStaged(request: ImportFileRequest, ctx: ImportContext, staging: Staging): Promise<LibraryItem> {
   const server = { ...request.server, baseUrl: request.server.baseUrl.replace(/\/+$/, '') };
   const { file } = request;
 
@@ -154,60 +211,54 @@ async function importStaged(request: ImportFileRequest, ctx: ImportContext, stag
     return itemOf(ctx, known.id);
   }
 
-  // A folder of this import's own, made only when it copies the file itself (not for a tee copy).
-  const work = path.join(ctx.stagingDir, `import-${randomBytes(6).toString('hex')}`);
-  try {
-    const { staged, digest } = await stageCopy(request, work, ctx);
-    const workflow = request.workflow;
-    const nodeClass = nodeClassOf(workflow, file.node);
-    const media = probeMedia(digest.head, digest.size, file.filename, null);
-    const name = libraryFileName(file.filename, nodeClass, media.mime);
-    const createdAt = request.createdAt ?? ctx.now();
-    const provenance = provenanceOf(workflow);
-    const row: NewItemRow = {
-      promptId: request.promptId,
-      profileId: server.profileId,
-      serverKind: server.kind,
-      baseUrl: server.baseUrl,
-      workflow,
-      workflowName: request.workflowName,
-      nodeId: file.node,
-      nodeClass,
-      outputKey: file.key,
-      fileName: file.filename,
-      fileSubfolder: file.subfolder,
-      fileType: file.type,
-      mediaKind: guessKind(file.key, file.filename),
-      inputs: stringifyJsonExact(provenance.inputs),
-      inputText: provenance.inputText,
-      promptText: provenance.promptText,
-      createdAt,
-      recordedAt: ctx.now(),
-      status: 'pending',
-    };
+  const { staged, digest } = await stageCopy(request, ctx);
+  staging.path = staged;
+  const workflow = request.workflow;
+  const nodeClass = nodeClassOf(workflow, file.node);
+  const media = probeMedia(digest.head, digest.size, file.filename, null);
+  const name = libraryFileName(file.filename, nodeClass, media.mime);
+  const createdAt = request.createdAt ?? ctx.now();
+  const provenance = provenanceOf(workflow);
+  const row: NewItemRow = {
+    promptId: request.promptId,
+    profileId: server.profileId,
+    serverKind: server.kind,
+    baseUrl: server.baseUrl,
+    workflow,
+    workflowName: request.workflowName,
+    nodeId: file.node,
+    nodeClass,
+    outputKey: file.key,
+    fileName: file.filename,
+    fileSubfolder: file.subfolder,
+    fileType: file.type,
+    mediaKind: guessKind(file.key, file.filename),
+    inputs: stringifyJsonExact(provenance.inputs),
+    inputText: provenance.inputText,
+    promptText: provenance.promptText,
+    createdAt,
+    recordedAt: ctx.now(),
+    status: 'pending',
+  };
 
-    const outcome = await ctx.exclusive(async (): Promise<{ id: number; change: 'added' | 'updated' | null }> => {
-      // Indexed (pending) first, so the row exists before its file is published under it.
-      const { id, inserted } = await ctx.index.insert(row);
-      // A row this step just inserted is the pending `row`; only an existing one needs reading.
-      const current = inserted ? null : await ctx.index.get(id);
-      if (current?.status === 'done') {
-        // A download finished meanwhile: its file stays, this copy is dropped.
-        return { id, change: (await noteSource(ctx, id, request.sourceFile)) ? 'updated' : null };
-      }
-      // The input file is noted while the row is still pending, so a row marked done always has it,
-      // without a transaction around the two statements.
-      if (request.sourceFile !== null) await ctx.index.single((q) => q.run('UPDATE library_items SET source_file = ? WHERE id = ?', [request.sourceFile, id]));
-      const { done, published } = await placeStagedFile({ path: staged, name, digest, media, createdAt: current?.created_at ?? createdAt }, ctx);
-      staging.published = published !== null;
-      await ctx.index.markDone(id, done);
-      return { id, change: inserted ? 'added' : 'updated' };
-    });
-    const item = await itemOf(ctx, outcome.id);
-    if (outcome.change) ctx.emit({ type: outcome.change, item });
-    return item;
-  } finally {
-    // stageCopy made the folder unless it took the download's tee copy as it is.
-    if (!request.staged?.path) await fs.rm(work, { recursive: true, force: true }).catch(() => {});
-  }
+  const outcome = await ctx.exclusive(async (): Promise<{ id: number; change: 'added' | 'updated' | null }> => {
+    // Indexed (pending) first, so the row exists before its file is published under it.
+    const { id, inserted } = await ctx.index.insert(row);
+    // A row this step just inserted is the pending `row`; only an existing one needs reading.
+    const current = inserted ? null : await ctx.index.get(id);
+    if (current?.status === 'done') {
+      // A download finished meanwhile: its file stays, this copy is dropped.
+      return { id, change: (await noteSource(ctx, id, request.sourceFile)) ? 'updated' : null };
+    }
+    // The input file is noted while the row is still pending, so a row marked done always has it,
+    // without a transaction around the two statements.
+    if (request.sourceFile !== null) await ctx.index.single((q) => q.run('UPDATE library_items SET source_file = ? WHERE id = ?', [request.sourceFile, id]));
+    const { done, published } = await placeStagedFile({ path: staged, name, digest, media, createdAt: current?.created_at ?? createdAt }, ctx);
+    staging.published = published !== null;
+    await ctx.index.markDone(id, done);
+    return { id, change: inserted ? 'added' : 'updated' };
+  });
+  const item = await itemOf(ctx, outcome.id);
+  if (outcome.change) ctx.emit({ type: outcome.change, item });
+  return item;
 }

@@ -1,6 +1,12 @@
 // Shared pieces of the library tests: a service client with quick retries, a file walker (the one
 // in tests/support), the expected date folder of a time (computed here independently of the
-// library's own code), and a done index row for tests that fill the index directly.
+// library's own code), a done index row for tests that fill the index directly, and a started
+// library in a temporary folder.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Library } from '@main/library/library';
+import { Store } from '@main/store/store';
 import { ServiceClient } from '@main/service/client';
 import type { NewItemRow } from '@main/library/library-index';
 import type { ServerKind } from '@main/service/types';
@@ -38,5 +44,31 @@ export function indexRow(fields: Pick<NewItemRow, 'promptId' | 'fileName' | 'pro
     recordedAt: fields.createdAt,
     status: 'done',
     ...fields,
+  };
+}
+
+export interface TempLibrary {
+  dir: string;
+  store: Store;
+  library: Library;
+  /** Disposes the library, closes the store and removes the folder. */
+  close(): Promise<void>;
+}
+
+/** A started library (no download source) over a fresh store, in a fresh temporary folder whose name starts with `prefix`. */
+export async function openTempLibrary(prefix: string): Promise<TempLibrary> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  const store = await Store.open(join(dir, 'flowdeck.sqlite'));
+  const library = await Library.open({ store, root: join(dir, 'library'), source: () => null });
+  await library.start();
+  return {
+    dir,
+    store,
+    library,
+    async close() {
+      await library.dispose();
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    },
   };
 }
