@@ -39,9 +39,20 @@ export async function publishFile(tempPath: string, dir: string, name: string, o
   const folder = path.resolve(dir);
   if (name === '' || name === '.' || name === '..' || path.dirname(path.join(folder, name)) !== folder)
     throw new Error(`Refusing to publish ${JSON.stringify(name)}: not a plain file name in ${folder}.`);
-  // A partial file beside its target proves the folder is there: only a file staged elsewhere (the
-  // library's) may need its folder made.
-  if (path.dirname(path.resolve(tempPath)) !== folder) await fs.mkdir(folder, { recursive: true });
+  // A partial file beside its target proves the folder is there; a file staged elsewhere (the
+  // library's) finds its folder there nearly always (a dated folder takes a day of files), so the
+  // folder is made only when the name cannot be given for want of it (ENOENT), then tried again.
+  const beside = path.dirname(path.resolve(tempPath)) === folder;
+  try {
+    return await placeName(tempPath, folder, name, options);
+  } catch (error) {
+    if (beside || (error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    await fs.mkdir(folder, { recursive: true });
+    return placeName(tempPath, folder, name, options);
+  }
+}
+
+async function placeName(tempPath: string, folder: string, name: string, options: PublishOptions): Promise<string> {
   if (options.replace) {
     const target = path.join(folder, name);
     await fs.rename(tempPath, target);
