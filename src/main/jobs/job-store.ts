@@ -370,10 +370,43 @@ export class JobStore {
       await update(this.store);
       return;
     }
+    if (end.outputs.length === 1) {
+      await this.recordEndWithOutput(promptId, end, end.outputs[0]!, now);
+      return;
+    }
     await this.store.transaction(async (tx) => {
       await this.appendOutputs(tx, promptId, end.outputs, now);
       await update(tx);
     });
+  }
+
+  /** recordEnd of a job with one output not recorded yet: one statement, the output appended as appendOutputs does. */
+  private async recordEndWithOutput(promptId: string, end: Parameters<JobStore['recordEnd']>[1], o: OutputFile, now: number): Promise<void> {
+    const entry = JSON.stringify({ filename: o.filename, subfolder: o.subfolder, type: o.type, node: o.node, key: o.key });
+    await this.store.run(
+      `UPDATE jobs SET phase = ?, raw_status = COALESCE(?, raw_status), updated_at = ?,
+         ended_at = CASE WHEN ? THEN COALESCE(ended_at, ?) ELSE NULL END,
+         progress = COALESCE(?, progress), error = ?,
+         outputs = CASE WHEN EXISTS (
+             SELECT 1 FROM json_each(${LIST_OR_EMPTY}) AS o
+             WHERE json_extract(o.value, '$.type') = ? AND json_extract(o.value, '$.subfolder') = ? AND json_extract(o.value, '$.filename') = ?)
+           THEN outputs ELSE json_insert(${LIST_OR_EMPTY}, '$[#]', json(?)) END
+       WHERE prompt_id = ?`,
+      [
+        end.phase,
+        end.rawStatus,
+        now,
+        isTerminalPhase(end.phase) ? 1 : 0,
+        now,
+        end.progress ? JSON.stringify(end.progress) : null,
+        end.error ? JSON.stringify(end.error) : null,
+        o.type,
+        o.subfolder,
+        o.filename,
+        entry,
+        promptId,
+      ],
+    );
   }
 
   async get(promptId: string): Promise<JobRecord | null> {
