@@ -142,7 +142,8 @@ export class StatementQueue {
       // No transaction left to commit (SQLite rolled it back on the failure) or a commit that
       // failed: nothing of the group was kept.
       await this.connection.rollback().catch(() => undefined);
-      const cause = failed?.error ?? commitError;
+      // "No transaction is active": the failed statement's error rolled it back; else the commit's own.
+      const cause = failed && /no transaction is active/i.test(String(commitError)) ? failed.error : commitError;
       for (const { task } of ran) task.reject(new GroupRolledBackError(cause));
       failed?.task.reject(failed.error);
       return;
