@@ -183,6 +183,39 @@ describe('JobStore', () => {
     expect((await jobs.get('r2'))?.phase).toBe('succeeded');
   });
 
+  it("the tracker's journal writes announced outputs with the end, in one statement, or a moment later without one", async () => {
+    store = await Store.open(':memory:');
+    const jobs = await JobStore.open(store, { now });
+    const journal = new JobJournal(jobs, (message) => {
+      throw new Error(message);
+    });
+    await jobs.recordSubmitted({ ...base, promptId: 'o1' });
+    await jobs.recordSubmitted({ ...base, promptId: 'o2' });
+    const out = { filename: 'o.png', subfolder: 'x', type: 'output', node: '9', key: 'images' };
+    const statements: string[] = [];
+    const run = store.run.bind(store);
+    store.run = (sql, params) => {
+      statements.push(sql.trim().split(/\s+/).slice(0, 3).join(' '));
+      return run(sql, params);
+    };
+    // Announced, then the end right after (an instant job): one UPDATE writes both.
+    const one = new JobState('o1', 1_000);
+    journal.writeOutputs('o1', [out]);
+    one.end('succeeded', 'success', 1_000);
+    journal.writeEnd(one, 'succeeded', 'success', [out], null);
+    await journal.settled('o1');
+    expect(statements).toEqual(['UPDATE jobs SET']);
+    expect(await jobs.get('o1')).toMatchObject({ phase: 'succeeded', outputs: [out] });
+    // Written again with the same output (a repeated end): the list keeps it once.
+    await jobs.recordEnd('o1', { phase: 'succeeded', rawStatus: 'success', progress: null, error: null, outputs: [out] });
+    expect((await jobs.get('o1'))!.outputs).toEqual([out]);
+    // Announced with no end coming: on disk a moment later all the same.
+    journal.writeOutputs('o2', [out]);
+    await new Promise((r) => setTimeout(r, 400));
+    expect((await jobs.get('o2'))!.outputs).toEqual([out]);
+    expect((await jobs.get('o2'))!.phase).toBe('pending');
+  });
+
   it('keeps errors, lists newest first and in-flight oldest first', async () => {
     store = await Store.open(':memory:');
     const jobs = await JobStore.open(store, { now });

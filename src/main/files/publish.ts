@@ -39,9 +39,20 @@ export async function publishFile(tempPath: string, dir: string, name: string, o
   const folder = path.resolve(dir);
   if (name === '' || name === '.' || name === '..' || path.dirname(path.join(folder, name)) !== folder)
     throw new Error(`Refusing to publish ${JSON.stringify(name)}: not a plain file name in ${folder}.`);
-  // A partial file beside its target proves the folder is there: only a file staged elsewhere (the
-  // library's) may need its folder made.
-  if (path.dirname(path.resolve(tempPath)) !== folder) await fs.mkdir(folder, { recursive: true });
+  // A partial file beside its target proves the folder is there; a file staged elsewhere (the
+  // library's) finds its folder there nearly always (a dated folder takes a day of files), so the
+  // folder is made only when the name cannot be given for want of it (ENOENT), then tried again.
+  const beside = path.dirname(path.resolve(tempPath)) === folder;
+  try {
+    return await placeName(tempPath, folder, name, options);
+  } catch (error) {
+    if (beside || (error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    await fs.mkdir(folder, { recursive: true });
+    return placeName(tempPath, folder, name, options);
+  }
+}
+
+async function placeName(tempPath: string, folder: string, name: string, options: PublishOptions): Promise<string> {
   if (options.replace) {
     const target = path.join(folder, name);
     await fs.rename(tempPath, target);
@@ -75,11 +86,27 @@ const waitingSyncs = new Map<string, Promise<void>>();
 /** Per folder: the last fsync queued; the next one begins after it. */
 const lastSyncs = new Map<string, Promise<void>>();
 
+/** A folder that cannot be opened for an fsync here: gone, or a platform without it (Windows). */
+const CANNOT_OPEN_FOLDER = new Set(['ENOENT', 'EISDIR', 'EPERM', 'EACCES']);
+/** A file system that does not fsync folders (some FUSE and network ones). */
+const CANNOT_SYNC_FOLDER = new Set(['EINVAL', 'ENOTSUP', 'EOPNOTSUPP', 'EBADF', 'EROFS']);
+
 async function fsyncDirectory(dir: string): Promise<void> {
-  const handle = await fs.open(dir, 'r').catch(() => null);
-  if (!handle) return;
-  await handle.sync().catch(() => {});
-  await handle.close().catch(() => {});
+  let handle: fs.FileHandle;
+  try {
+    handle = await fs.open(dir, 'r');
+  } catch (error) {
+    if (CANNOT_OPEN_FOLDER.has((error as NodeJS.ErrnoException).code ?? '')) return;
+    throw error;
+  }
+  try {
+    await handle.sync();
+  } catch (error) {
+    // An I/O error means the new names may not be on disk: every waiter hears of it.
+    if (!CANNOT_SYNC_FOLDER.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
+  } finally {
+    await handle.close().catch(() => {});
+  }
 }
 
 /**
@@ -87,20 +114,25 @@ async function fsyncDirectory(dir: string): Promise<void> {
  * skipped. Group sync: an fsync covers every name made before it begins, so callers share the one
  * not yet begun, and a caller that comes while one runs waits for the next (hot folders publish
  * many files into one folder at once: one fsync each was ~2 of the ~9 file-system calls per image).
+ * An fsync that fails (an I/O error) rejects every caller that shared it; a folder that is gone, or
+ * a file system that cannot fsync folders, answers at once.
  */
 export function syncDirectory(dir: string): Promise<void> {
   const key = path.resolve(dir);
   const waiting = waitingSyncs.get(key);
   if (waiting) return waiting;
-  const sync = (lastSyncs.get(key) ?? Promise.resolve()).then(() => {
+  const begin = (): Promise<void> => {
     waitingSyncs.delete(key); // it begins: later callers need the next one
     return fsyncDirectory(key);
-  });
+  };
+  // After the previous fsync, whatever its outcome (its callers have heard of it).
+  const sync = (lastSyncs.get(key) ?? Promise.resolve()).then(begin, begin);
   waitingSyncs.set(key, sync);
   lastSyncs.set(key, sync);
-  void sync.then(() => {
+  const forget = (): void => {
     if (lastSyncs.get(key) === sync) lastSyncs.delete(key);
-  });
+  };
+  void sync.then(forget, forget);
   return sync;
 }
 

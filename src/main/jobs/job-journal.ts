@@ -4,7 +4,8 @@
 // a stop. With no store, every write is a no-op.
 // The outputs each job's writes have recorded are remembered, so the end of a job whose outputs
 // are all on disk already (written when they were announced) is one statement, not a transaction
-// that reads the list back to merge nothing into it.
+// that reads the list back to merge nothing into it; outputs announced just before the end (the
+// usual case) are written with it (writeOutputs waits a moment for it).
 import type { OutputFile } from '@main/service/types';
 import type { JobStore } from './job-store';
 import type { JobState } from './job-state';
@@ -18,6 +19,8 @@ export class JobJournal {
   private readonly persistChains = new Map<string, Promise<void>>();
   /** Phase writes waiting to start (writePhaseSoon), per job. */
   private readonly soonPhases = new Map<string, { job: JobState; timer: ReturnType<typeof setTimeout> }>();
+  /** Output writes waiting to start (writeOutputs), per job. */
+  private readonly soonOutputs = new Map<string, { outputs: OutputFile[]; timer: ReturnType<typeof setTimeout> }>();
   /** Per job, the keys (outputKey) of the outputs its writes have recorded. */
   private readonly recordedOutputs = new Map<string, Set<string>>();
 
@@ -72,10 +75,31 @@ export class JobJournal {
     this.write(job.promptId, (store) => store.updatePhase(job.promptId, phase, raw, progress));
   }
 
-  /** Journals outputs of job `promptId` that this journal has not recorded yet. */
+  /**
+   * Journals outputs of job `promptId` that this journal has not recorded yet, a moment later
+   * (PHASE_DELAY_MS), like a phase: a job that ends meanwhile (most do: its outputs come with its
+   * last node) has them written with its end, in the same statement. A restart reads a job's
+   * outputs from the server's history anyway; nothing waits for them on disk before the end.
+   */
   writeOutputs(promptId: string, outputs: readonly OutputFile[]): void {
+    if (!this.store) return;
+    const soon = this.soonOutputs.get(promptId);
+    if (soon) {
+      soon.outputs.push(...outputs);
+      return;
+    }
+    const timer = setTimeout(() => this.startSoonOutputs(promptId), PHASE_DELAY_MS);
+    timer.unref();
+    this.soonOutputs.set(promptId, { outputs: [...outputs], timer });
+  }
+
+  private startSoonOutputs(promptId: string): void {
+    const soon = this.soonOutputs.get(promptId);
+    if (!soon) return;
+    clearTimeout(soon.timer);
+    this.soonOutputs.delete(promptId);
     this.write(promptId, async (store) => {
-      const fresh = this.unrecorded(promptId, outputs);
+      const fresh = this.unrecorded(promptId, soon.outputs);
       if (fresh.length === 0) return;
       await store.addOutputs(promptId, fresh);
       this.noteRecorded(promptId, fresh);
@@ -89,6 +113,10 @@ export class JobJournal {
     const soon = this.soonPhases.get(promptId);
     if (soon) clearTimeout(soon.timer);
     this.soonPhases.delete(promptId);
+    // Outputs still waiting are among `outputs` (the job's whole list): the end writes them.
+    const soonOutputs = this.soonOutputs.get(promptId);
+    if (soonOutputs) clearTimeout(soonOutputs.timer);
+    this.soonOutputs.delete(promptId);
     this.write(promptId, async (store) => {
       // Read when the write runs: the earlier writes of this job have finished by then.
       const fresh = this.unrecorded(promptId, outputs);
@@ -110,12 +138,14 @@ export class JobJournal {
 
   /** Resolves once every write queued so far for `promptId` (a phase write waiting too) is done. */
   settled(promptId: string): Promise<void> {
+    this.startSoonOutputs(promptId);
     this.startSoonPhase(promptId);
     return this.persistChains.get(promptId) ?? Promise.resolve();
   }
 
   /** Resolves once every write queued so far, for any job, is done. */
   async flush(): Promise<void> {
+    for (const promptId of [...this.soonOutputs.keys()]) this.startSoonOutputs(promptId);
     for (const promptId of [...this.soonPhases.keys()]) this.startSoonPhase(promptId);
     await Promise.all([...this.persistChains.values()]);
   }

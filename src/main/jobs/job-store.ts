@@ -81,6 +81,14 @@ const RECORDED_IDS_KEPT = 10_000;
 /** The row's outputs list when it is a JSON array, else an empty one (CASE: json_type fails on invalid JSON). */
 const LIST_OR_EMPTY = "CASE WHEN json_valid(jobs.outputs) THEN CASE json_type(jobs.outputs) WHEN 'array' THEN jobs.outputs ELSE '[]' END ELSE '[]' END";
 
+/** How a job's end is written (recordEnd): phase, the server's word, times, progress and error. */
+const END_SET = `UPDATE jobs SET phase = ?, raw_status = COALESCE(?, raw_status), updated_at = ?,
+   ended_at = CASE WHEN ? THEN COALESCE(ended_at, ?) ELSE NULL END,
+   progress = COALESCE(?, progress), error = ?`;
+
+/** An output as the jobs table lists it. */
+const outputEntry = (o: OutputFile): string => JSON.stringify({ filename: o.filename, subfolder: o.subfolder, type: o.type, node: o.node, key: o.key });
+
 const JOB_ORIGINS: readonly JobOrigin[] = ['window', 'cli', 'hot-folder', 'other'];
 
 const IN_FLIGHT: readonly StoredPhase[] = ['submitting', 'pending', 'running'];
@@ -323,7 +331,7 @@ export class JobStore {
   private async appendOutputs(q: Queryable, promptId: string, outputs: readonly OutputFile[], now: number): Promise<number> {
     let added = 0;
     for (const o of outputs) {
-      const entry = JSON.stringify({ filename: o.filename, subfolder: o.subfolder, type: o.type, node: o.node, key: o.key });
+      const entry = outputEntry(o);
       const result = await q.run(
         `UPDATE jobs SET outputs = json_insert(${LIST_OR_EMPTY}, '$[#]', json(?)), updated_at = ?
          WHERE prompt_id = ? AND NOT EXISTS (
@@ -349,25 +357,31 @@ export class JobStore {
     end: { phase: StoredPhase; rawStatus: string | null; progress: ProgressSummary | null; error: JobErrorInfo | null; outputs: readonly OutputFile[] },
   ): Promise<void> {
     const now = this.now();
-    const update = (q: Queryable) =>
-      q.run(
-        `UPDATE jobs SET phase = ?, raw_status = COALESCE(?, raw_status), updated_at = ?,
-           ended_at = CASE WHEN ? THEN COALESCE(ended_at, ?) ELSE NULL END,
-           progress = COALESCE(?, progress), error = ?
-         WHERE prompt_id = ?`,
-        [
-          end.phase,
-          end.rawStatus,
-          now,
-          isTerminalPhase(end.phase) ? 1 : 0,
-          now,
-          end.progress ? JSON.stringify(end.progress) : null,
-          end.error ? JSON.stringify(end.error) : null,
-          promptId,
-        ],
-      );
+    const endValues: SqlValue[] = [
+      end.phase,
+      end.rawStatus,
+      now,
+      isTerminalPhase(end.phase) ? 1 : 0,
+      now,
+      end.progress ? JSON.stringify(end.progress) : null,
+      end.error ? JSON.stringify(end.error) : null,
+    ];
+    const update = (q: Queryable) => q.run(`${END_SET} WHERE prompt_id = ?`, [...endValues, promptId]);
     if (end.outputs.length === 0) {
       await update(this.store);
+      return;
+    }
+    if (end.outputs.length === 1) {
+      // One output (the usual end): appended as appendOutputs does, in the same statement.
+      const o = end.outputs[0]!;
+      await this.store.run(
+        `${END_SET}, outputs = CASE WHEN EXISTS (
+             SELECT 1 FROM json_each(${LIST_OR_EMPTY}) AS o
+             WHERE json_extract(o.value, '$.type') = ? AND json_extract(o.value, '$.subfolder') = ? AND json_extract(o.value, '$.filename') = ?)
+           THEN outputs ELSE json_insert(${LIST_OR_EMPTY}, '$[#]', json(?)) END
+         WHERE prompt_id = ?`,
+        [...endValues, o.type, o.subfolder, o.filename, outputEntry(o), promptId],
+      );
       return;
     }
     await this.store.transaction(async (tx) => {

@@ -44,7 +44,10 @@ export async function submitJob(target: SubmitTarget, intent: JobIntent): Promis
     if (chosen) await jobs?.remove(chosen);
     throw error;
   }
-  await recordAccepted(target, intent, result);
+  // The intent's row moves on in one UPDATE, without serialising the workflow again; the whole
+  // record is written only when that row is gone (settled meanwhile) or there was none.
+  const moved = chosen !== null && result.promptId === chosen && jobs ? await jobs.acceptSubmitting(chosen, chosen, result.number) : false;
+  if (!moved) await recordAccepted(target, intent, result);
   return { promptId: result.promptId, number: result.number };
 }
 

@@ -46,7 +46,7 @@ export async function downloadAttempt(row: ItemRow, source: DownloadSource, ctx:
     const media = probeMedia(digest.head, digest.size, row.file_name, downloaded.contentType);
     const name = libraryFileName(row.file_name, row.node_class, media.mime);
 
-    return await ctx.exclusive(async () => {
+    return await ctx.exclusive(digest.sha256, async () => {
       signal.throwIfAborted();
       const { done, published } = await placeStagedFile({ path: downloaded.path, name, digest, media, createdAt: row.created_at }, ctx);
       const updated = await ctx.index.markDone(row.id, done);

@@ -26,7 +26,7 @@ import { PROBE_BYTES, guessKind, probeMedia } from './media-info';
 import { readBytes } from './read-bytes';
 import { nodeClassOf, provenanceOf } from './provenance';
 import { libraryFileName, placeStagedFile, type StagingContext } from './publish-staged';
-import { toItem } from './rows';
+import { toItem, type ItemRow } from './rows';
 import type { LibraryChange, LibraryItem, LibraryServer } from './types';
 
 /** One output file on disk and the job it came from. */
@@ -239,26 +239,32 @@ async function importStaged(request: ImportFileRequest, ctx: ImportContext, stag
     createdAt,
     recordedAt: ctx.now(),
     status: 'pending',
+    // Noted while the row is still pending, so a row marked done always has it.
+    sourceFile: request.sourceFile,
   };
 
-  const outcome = await ctx.exclusive(async (): Promise<{ id: number; change: 'added' | 'updated' | null }> => {
+  const outcome = await ctx.exclusive(digest.sha256, async (): Promise<{ id: number; change: 'added' | 'updated' | null; done: ItemRow | null }> => {
     // Indexed (pending) first, so the row exists before its file is published under it.
     const { id, inserted } = await ctx.index.insert(row);
     // A row this step just inserted is the pending `row`; only an existing one needs reading.
     const current = inserted ? null : await ctx.index.get(id);
     if (current?.status === 'done') {
       // A download finished meanwhile: its file stays, this copy is dropped.
-      return { id, change: (await noteSource(ctx, id, request.sourceFile)) ? 'updated' : null };
+      return { id, change: (await noteSource(ctx, id, request.sourceFile)) ? 'updated' : null, done: null };
     }
-    // The input file is noted while the row is still pending, so a row marked done always has it,
-    // without a transaction around the two statements.
-    if (request.sourceFile !== null) await ctx.index.single((q) => q.run('UPDATE library_items SET source_file = ? WHERE id = ?', [request.sourceFile, id]));
+    // A row recorded earlier (by the app, pending) takes the input file now, before it is done.
+    if (!inserted && request.sourceFile !== null)
+      await ctx.index.single((q) => q.run('UPDATE library_items SET source_file = ? WHERE id = ?', [request.sourceFile, id]));
     const { done, published } = await placeStagedFile({ path: staged, name, digest, media, createdAt: current?.created_at ?? createdAt }, ctx);
     staging.published = published !== null;
-    await ctx.index.markDone(id, done);
-    return { id, change: inserted ? 'added' : 'updated' };
+    // The row as it is now comes back from the same statement: no read after it.
+    const doneRow = await ctx.index.markDoneReturning(id, done);
+    // Removed meanwhile (the removal of a row without a file does not wait for its bytes' step):
+    // a file nobody points at must not stay behind; itemOf below reports the removal.
+    if (!doneRow && published) await fs.rm(published, { force: true });
+    return { id, change: inserted ? 'added' : 'updated', done: doneRow };
   });
-  const item = await itemOf(ctx, outcome.id);
+  const item = outcome.done ? toItem(outcome.done, ctx.root) : await itemOf(ctx, outcome.id);
   if (outcome.change) ctx.emit({ type: outcome.change, item });
   return item;
 }

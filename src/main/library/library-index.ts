@@ -11,7 +11,7 @@ import type { ItemStatus, ListFilter, MediaKind } from './types';
 
 export const MAX_LIMIT = 10_000;
 const DEFAULT_LIMIT = 100;
-/** Rows per INSERT statement: 19 parameters each, far below SQLite's limit of 32766. */
+/** Rows per INSERT statement: 20 parameters each, far below SQLite's limit of 32766. */
 const INSERT_CHUNK = 100;
 
 export interface NewItemRow {
@@ -34,6 +34,8 @@ export interface NewItemRow {
   createdAt: number;
   recordedAt: number;
   status: ItemStatus;
+  /** The input file the output was made from (a hot folder's); null or absent: none. */
+  sourceFile?: string | null;
 }
 
 /** What a finished download sets on its row. */
@@ -136,6 +138,13 @@ function rowsOf(raw: Record<string, unknown>[]): ItemRow[] {
   return raw.map(parseItemRow).filter((r): r is ItemRow => r !== null);
 }
 
+const MARK_DONE = `UPDATE library_items SET status = 'done', sha256 = ?, root = ?, path = ?, size = ?, mime = ?, media_kind = ?, width = ?, height = ?,
+   duration_ms = ?, completed_at = ?, last_error = NULL, retry_at = NULL`;
+
+function doneParams(f: DoneFields): SqlValue[] {
+  return [f.sha256, f.root, f.path, f.size, f.mime, f.mediaKind, f.width, f.height, f.durationMs, f.completedAt];
+}
+
 const SELECT_ITEMS = ITEM_COLUMNS.split(', ')
   .map((c) => `i.${c}`)
   .join(', ');
@@ -201,12 +210,14 @@ export class LibraryIndex {
           row.createdAt,
           row.recordedAt,
           row.status,
+          row.sourceFile ?? null,
         );
       }
-      const values = chunk.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
+      const values = chunk.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
       const inserted = await q.all(
         `INSERT INTO library_items (prompt_id, profile_id, server_kind, base_url, workflow, workflow_name, node_id, node_class,
-           output_key, file_name, file_subfolder, file_type, media_kind, inputs, input_text, prompt_text, created_at, recorded_at, status)
+           output_key, file_name, file_subfolder, file_type, media_kind, inputs, input_text, prompt_text, created_at, recorded_at, status,
+           source_file)
          VALUES ${values}
          ON CONFLICT (base_url, prompt_id, file_type, file_subfolder, file_name) DO NOTHING
          RETURNING id, base_url, prompt_id, file_type, file_subfolder, file_name`,
@@ -430,25 +441,14 @@ export class LibraryIndex {
   }
 
   async markDone(id: number, fields: DoneFields, q: Queryable = this.store): Promise<boolean> {
-    const result = await q.run(
-      `UPDATE library_items SET status = 'done', sha256 = ?, root = ?, path = ?, size = ?, mime = ?, media_kind = ?, width = ?, height = ?,
-         duration_ms = ?, completed_at = ?, last_error = NULL, retry_at = NULL
-       WHERE id = ?`,
-      [
-        fields.sha256,
-        fields.root,
-        fields.path,
-        fields.size,
-        fields.mime,
-        fields.mediaKind,
-        fields.width,
-        fields.height,
-        fields.durationMs,
-        fields.completedAt,
-        id,
-      ],
-    );
+    const result = await q.run(`${MARK_DONE} WHERE id = ?`, [...doneParams(fields), id]);
     return result.changes > 0;
+  }
+
+  /** markDone, answering the row as it is now (null: no such row) from the same statement. */
+  async markDoneReturning(id: number, fields: DoneFields, q: Queryable = this.store): Promise<ItemRow | null> {
+    const raw = await q.all(`${MARK_DONE} WHERE id = ? RETURNING ${ITEM_COLUMNS}`, [...doneParams(fields), id]);
+    return raw[0] ? parseItemRow(raw[0]) : null;
   }
 
   /** The relative path of a finished file with these bytes in the library folder `root`, if any. */

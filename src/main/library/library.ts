@@ -17,6 +17,7 @@ import { partialPathFor } from '@main/files/partial-files';
 import { downloadAttempt } from './download-attempt';
 import { importFile, type ImportFileRequest } from './import-file';
 import { classifyFailure } from './failures';
+import { KeyedExclusive } from './keyed-exclusive';
 import { INCOMING_DIR, removeStaleStaging } from './layout';
 import { LibraryIndex, type NewItemRow } from './library-index';
 import { DEFAULT_LIBRARY_RETRY, outputKey, type DeleteResult, type LibraryOptions } from './library-options';
@@ -63,7 +64,8 @@ export class Library {
   private readonly recordedKeys = new Set<string>();
   /** Tee copies asked for by record() (RecordContext.alsoWriteTo), by item id, for its first attempt. */
   private readonly tees = new Map<number, readonly string[]>();
-  private exclusiveTail: Promise<unknown> = Promise.resolve();
+  /** The dedupe-and-publish step, per content (keyed-exclusive.ts). */
+  private readonly exclusive = new KeyedExclusive();
   private disposed = false;
   /** The staging folder made (canReflinkTo), or being made. */
   private stagingMade: Promise<void> | null = null;
@@ -193,7 +195,7 @@ export class Library {
       stagingDir: this.stagingDir,
       index: this.index,
       now: this.now,
-      exclusive: <T>(task: () => Promise<T>) => this.exclusive(task),
+      exclusive: <T>(key: string, task: () => Promise<T>) => this.exclusive.run(key, task),
       emit: (change: LibraryChange) => this.emit(change),
     };
     return importFile(request, ctx);
@@ -306,9 +308,7 @@ export class Library {
       running.controller.abort();
       await running.done;
     }
-    const result = await this.exclusive(() =>
-      removeItem(id, { index: this.index, root: this.root, trash: this.trash, log: this.log, thumbnails: this.thumbnails }),
-    );
+    const result = await removeItem(id, { index: this.index, root: this.root, trash: this.trash, log: this.log, thumbnails: this.thumbnails }, this.exclusive);
     if (result.removed) this.emit({ type: 'removed', id });
     this.settles.wakeAll();
     return result;
@@ -362,7 +362,7 @@ export class Library {
     for (const r of running) r.controller.abort();
     await Promise.all(running.map((r) => r.done));
     await this.thumbnails.settled();
-    await this.exclusiveTail.catch(() => undefined);
+    await this.exclusive.idle();
     await fs.rm(this.stagingDir, { recursive: true, force: true }).catch(() => {});
     this.settles.wakeAll();
     this.changes.clear();
@@ -435,7 +435,7 @@ export class Library {
           stagingDir: this.stagingDir,
           index: this.index,
           now: this.now,
-          exclusive: (task) => this.exclusive(task),
+          exclusive: (key, task) => this.exclusive.run(key, task),
           ...(alsoWriteTo ? { alsoWriteTo } : {}),
         },
         signal,
@@ -473,12 +473,6 @@ export class Library {
   }
 
   // ---------------------------------------------------------------- helpers
-
-  private exclusive<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.exclusiveTail.then(task, task);
-    this.exclusiveTail = run.catch(() => undefined);
-    return run;
-  }
 
   private emit(change: LibraryChange): void {
     this.changes.emit(change);

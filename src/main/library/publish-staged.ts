@@ -2,7 +2,7 @@
 // folder: a complete, hashed and probed file in this library's staging folder either turns out to be
 // bytes the library already holds (the row then points at that file and the staged one is dropped
 // with its staging folder), or gets its final, safe name in the dated folder. Run it inside the
-// library's exclusive step, so two arrivals of the same bytes keep one file.
+// library's exclusive step for those bytes, so two arrivals of the same bytes keep one file.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { extensionForMime, mimeForFileName } from '@shared/media-types';
@@ -31,8 +31,11 @@ export interface StagingContext {
   stagingDir: string;
   index: LibraryIndex;
   now: () => number;
-  /** Runs the dedupe-and-publish step alone, so two arrivals of the same bytes keep one file. */
-  exclusive: <T>(task: () => Promise<T>) => Promise<T>;
+  /**
+   * Runs the dedupe-and-publish step alone among the steps of the same `key` (the bytes' sha256),
+   * so two arrivals of the same bytes keep one file (see keyed-exclusive.ts).
+   */
+  exclusive: <T>(key: string, task: () => Promise<T>) => Promise<T>;
 }
 
 export interface StagedFile {

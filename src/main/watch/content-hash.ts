@@ -2,7 +2,7 @@
 // names runs once) and, for inputs, whether it is a decodable image (image-check.ts).
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { ImageInspector, type ImageVerdict } from './image-check';
 
 export interface HashResult {
@@ -18,8 +18,19 @@ export async function hashFile(path: string, options: { inspect?: boolean; signa
   const hash = createHash('sha256');
   const inspector = options.inspect ? new ImageInspector() : null;
   if (options.sizeHint !== undefined && options.sizeHint <= WHOLE_READ_BYTES) {
-    // (Had it grown past the hint meanwhile, the stamp check after hashing would settle it again.)
-    const bytes = await readFile(path, options.signal ? { signal: options.signal } : {});
+    // One read of the size the caller has just seen, and one byte more: no fstat to learn the size
+    // (readFile's). A file that grew or shrank meanwhile hashes what was read; the caller's stamp
+    // check after hashing sees the new size and settles it again.
+    options.signal?.throwIfAborted();
+    const handle = await open(path, 'r');
+    let bytes: Buffer;
+    try {
+      const buffer = Buffer.allocUnsafe(options.sizeHint + 1);
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+      bytes = buffer.subarray(0, bytesRead);
+    } finally {
+      await handle.close();
+    }
     hash.update(bytes);
     inspector?.push(bytes);
     return { sha256: hash.digest('hex'), size: bytes.length, image: inspector ? inspector.finish() : null };

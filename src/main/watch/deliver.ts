@@ -90,6 +90,8 @@ export async function deliverOutputs(ctx: DeliverContext): Promise<FinishedOutpu
     // The sink's copy (the library's) is written from the same network read, never read back from ours.
     const prepared = ctx.sink?.prepare ? await ctx.sink.prepare(dirname(dest)).catch(() => null) : null;
     const teePath = prepared?.teePath ?? null;
+    /** Whether the sink took the tee copy: it has published or removed it then (Library.importFile). */
+    let teeHandedOver = false;
     try {
       const result = await ctx.api.download(file, dirname(dest), {
         destName: basename(dest),
@@ -123,14 +125,15 @@ export async function deliverOutputs(ctx: DeliverContext): Promise<FinishedOutpu
       if (ctx.sink) {
         try {
           await ctx.sink.add(output, result.digest ? { teePath, digest: result.digest } : undefined);
+          teeHandedOver = result.digest !== undefined;
         } catch (error) {
           ctx.warn(`The outputs library did not take ${result.path}: ${error instanceof Error ? error.message : String(error)}`);
         }
       }
     } finally {
       ctx.reserved.delete(dest);
-      // Published (or reused) by the sink already, or never complete: it must not stay behind.
-      if (teePath) await rm(teePath, { force: true }).catch(() => {});
+      // Not taken by the sink (a failed download, sidecar or import): it must not stay behind.
+      if (teePath && !teeHandedOver) await rm(teePath, { force: true }).catch(() => {});
     }
   }
   return delivered;

@@ -108,7 +108,10 @@ export interface FinishedOutput {
  * throws does not fail the file: the failure becomes a warning event.
  */
 export interface OutputSink {
-  /** `staged`: what the download already gave the sink (see prepare()). */
+  /**
+   * `staged`: what the download already gave the sink (see prepare()). Once add() resolves, the
+   * tee copy is the sink's: published, or removed (the caller removes it only when add() fails).
+   */
   add(output: FinishedOutput, staged?: StagedOutput): Promise<void>;
   /**
    * Asked before an output is downloaded into `outputDir`, so the sink's copy is written from the
