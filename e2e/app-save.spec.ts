@@ -101,7 +101,7 @@ test.describe('a pinned input survives saving and opening again in a fresh app',
     harness = await startHarness({ dataDir });
     let page = await freshPage(browser, harness, pageErrors);
     // What the version before this one wrote when the user pinned two inputs.
-    await page.evaluate(([k, v]) => localStorage.setItem(k, v), [
+    await page.evaluate(([k, v]) => (globalThis as unknown as { localStorage: { setItem(k: string, v: string): void } }).localStorage.setItem(k, v), [
       legacyKey,
       JSON.stringify([
         { nodeId: '3', name: 'prompt' },
@@ -112,7 +112,9 @@ test.describe('a pinned input survives saving and opening again in a fresh app',
     await expect(page.getByText('Your app for this workflow, kept by Flowdeck.')).toBeVisible();
     await expect.poll(() => appLabels(page)).toEqual(['Prompt', 'File name prefix']);
     await expect.poll(() => readFileSync(join(dataDir, 'apps.json'), 'utf8')).toContain('filename_prefix');
-    await expect.poll(() => page.evaluate((k) => localStorage.getItem(k), legacyKey)).toBeNull();
+    await expect
+      .poll(() => page.evaluate((k) => (globalThis as unknown as { localStorage: { getItem(k: string): string | null } }).localStorage.getItem(k), legacyKey))
+      .toBeNull();
 
     // A fresh core and a browser that never had the old entry: the app is Flowdeck's now.
     await page.context().close();
