@@ -8,7 +8,7 @@ import { DemoService } from '../../src/main/demo';
 import { runCli } from '../support/cli';
 import { startDemoProcess } from '../support/demo-process';
 import { makePng } from '../watch/helpers';
-import { closedPort } from '../support/closed-port';
+import { closedPorts } from '../support/closed-port';
 
 let work: string;
 let a: DemoService;
@@ -126,7 +126,7 @@ describe('flowdeck watch on a pool', () => {
 
   it('fails at once (exit 5) with every server named when none answers', async () => {
     const c = freshCase(2);
-    const ports = [await closedPort(), await closedPort()];
+    const ports = await closedPorts(2);
     const urls = ports.map((p) => `http://127.0.0.1:${p}`);
     const run = await runCli(watchArgs(c, urls, ['--local']), { env: { FLOWDECK_DATA_DIR: c.dataDir } });
     expect(run.code).toBe(5);
