@@ -4,13 +4,15 @@
 // forgotten, a frame counts as painted once a canvas drew it, and no bitmap is left open.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { PreviewView } from '@shared/ipc/contract';
-import { PreviewStore, type PreviewBitmap } from '../../src/renderer/src/lib/stores/previews.svelte';
+import type { PreviewBitmap } from '../../src/renderer/src/lib/stores/preview-decode';
+import { PreviewStore } from '../../src/renderer/src/lib/stores/previews.svelte';
 
 /** A fake ImageBitmap: its size goes to 0 when closed, as a real one's does. */
 class FakeBitmap implements PreviewBitmap {
   static open = new Set<FakeBitmap>();
   width = 512;
   height = 512;
+  image: unknown = {};
   constructor(readonly seq: number) {
     FakeBitmap.open.add(this);
   }
@@ -18,6 +20,7 @@ class FakeBitmap implements PreviewBitmap {
     if (!FakeBitmap.open.delete(this)) throw new Error(`closed twice: frame ${this.seq}`);
     this.width = 0;
     this.height = 0;
+    this.image = null;
   }
 }
 

@@ -1,15 +1,19 @@
-// Live previews: the latest frame of each job as a decoded ImageBitmap, drawn on a canvas by each
-// LivePreview that shows the job (the Result stage and the job's card draw the same bitmap). No
-// object URL and no <img>: measured in bench/preview-display.ts, decoding with createImageBitmap
-// and drawing on a canvas costs this Chromium about a third less than blob URLs in an <img> at 10
-// frames/s (issue 25). The job.preview listener's promise settles once the frame is decoded (or
+// Live previews: the latest frame of each job decoded (preview-decode.ts: a WebCodecs VideoFrame,
+// else an ImageBitmap), drawn on a canvas by each LivePreview that shows the job (the Result stage
+// and the job's card draw the same picture). No object URL and no <img>: measured in
+// bench/preview-display.ts, a decoded picture drawn on a canvas costs this Chromium a third to a
+// half less than blob URLs in an <img> at 10 frames/s (issue 25). The job.preview listener's promise settles once the frame is decoded (or
 // dropped), which releases main's next frame for that job (latest-wins back-pressure, see
 // src/shared/ipc/bridge.ts), so the next frame travels while this one is drawn.
 // Latest wins: a frame still decoding when a newer one of its job arrives is dropped and closed;
 // a shown bitmap is closed as soon as a newer one replaces it, and when its job is forgotten. A
-// frame counts as painted one animation frame after a canvas first drew it.
+// frame counts as painted one animation frame after a canvas first drew it. A frame going on screen
+// tells the PaintSync, which applies the changes it holds (progress, the clock) in the same task, so
+// the step and its numbers make one frame.
 import { SvelteMap } from 'svelte/reactivity';
 import type { PreviewView } from '@shared/ipc/contract';
+import { PaintSync } from './paint-sync';
+import { decodeBitmap, type BitmapDecoder, type PreviewBitmap } from './preview-decode';
 
 const MAX_PAINT_RECORDS = 20_000;
 
@@ -31,26 +35,7 @@ export interface PreviewStats {
   paints: PaintRecord[];
 }
 
-/** What the store needs of an ImageBitmap (declared structurally: the Node tests have no DOM library). */
-export interface PreviewBitmap {
-  readonly width: number;
-  readonly height: number;
-  close(): void;
-}
-
-/** Decodes a frame's bytes; null when they are not a picture. */
-export type BitmapDecoder = (frame: PreviewView) => Promise<PreviewBitmap | null>;
-
-const page = globalThis as unknown as {
-  createImageBitmap(blob: Blob): Promise<PreviewBitmap>;
-  requestAnimationFrame(callback: () => void): number;
-};
-
-export const decodeBitmap: BitmapDecoder = (frame) =>
-  page.createImageBitmap(new Blob([frame.bytes as Uint8Array<ArrayBuffer>], { type: frame.mime })).then(
-    (bitmap) => bitmap,
-    () => null,
-  );
+const page = globalThis as unknown as { requestAnimationFrame(callback: () => void): number };
 
 /** A decoded frame on screen (or about to be). */
 export interface ShownFrame {
@@ -68,6 +53,7 @@ export class PreviewStore {
   readonly stats: PreviewStats = { received: 0, painted: 0, unpainted: 0, liveBitmaps: 0, paints: [] };
   readonly #viewers = new Map<string, number>();
   readonly #decode: BitmapDecoder;
+  readonly #sync: PaintSync;
   /** Per job, the newest frame received: a decode that finishes behind it is dropped. */
   readonly #newest = new Map<string, number>();
   /** Per job, the latest frame that came while nobody watched, kept undecoded for when someone does (reactive: has()). */
@@ -76,8 +62,9 @@ export class PreviewStore {
   readonly #drawn = new WeakSet<ShownFrame>();
   #arrivals = 0;
 
-  constructor(decode: BitmapDecoder = decodeBitmap) {
+  constructor(decode: BitmapDecoder = decodeBitmap, sync: PaintSync = new PaintSync()) {
     this.#decode = decode;
+    this.#sync = sync;
   }
 
   /** Whether a job has a frame to show (decoded, or waiting for a viewer). */
@@ -140,6 +127,7 @@ export class PreviewStore {
       return;
     }
     const previous = this.frames.get(frame.promptId);
+    this.#sync.frame();
     this.frames.set(frame.promptId, { bitmap, seq: frame.seq });
     if (previous) this.#close(previous);
   }
