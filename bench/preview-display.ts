@@ -7,6 +7,8 @@
 //   bitmap-2d      createImageBitmap(blob) drawn on a '2d' canvas, then closed;
 //   decoder-2d     WebCodecs' ImageDecoder on the bytes (no Blob: nothing registered with the
 //                  browser process), its VideoFrame drawn on a '2d' canvas, then closed;
+//   decoder-bitmap-2d  decoder-2d, the (YUV) frame converted to RGB once on an OffscreenCanvas and
+//                  the canvases drawing that bitmap (with --canvases 2, as the app shows it twice);
 //   decoder-2d-ws-text    decoder-2d, the frames pushed over a WebSocket as the harness's wire sends
 //                  them (JSON text, the bytes as base64): what carrying them costs this page;
 //   decoder-2d-ws-binary  the same, each frame one binary WebSocket message;
@@ -15,7 +17,7 @@
 //   none           the page idle, for reference.
 // bench/app-cost.ts's figures while generating cannot go below the row that matches the app.
 //
-//   npx tsx bench/preview-display.ts [--fps 10] [--seconds 10] [--rounds 2] [--modes bitmap-2d,decoder-2d,...]
+//   npx tsx bench/preview-display.ts [--fps 10] [--seconds 10] [--rounds 2] [--modes bitmap-2d,decoder-2d,...] [--canvases 1]
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
@@ -31,7 +33,7 @@ type Mode =
 // Page code as text: the benchmarks are type-checked without the DOM library. `show(bytes)` puts
 // one frame on screen the mode's way; the frames come from a timer in the page, or for the -ws-
 // modes from the bench's WebSocket (pushed at the rate by the server, as the harness does).
-const SHOW_FRAMES = `function (mode, interval) {
+const SHOW_FRAMES = `function (mode, interval, canvases) {
   clearInterval(window.timer);
   if (window.socket) window.socket.close();
   window.socket = null;
@@ -40,34 +42,51 @@ const SHOW_FRAMES = `function (mode, interval) {
   if (mode === 'none') return;
   const img = document.createElement('img');
   img.style.maxWidth = '100%';
-  const canvas = document.createElement('canvas');
-  canvas.width = 512;
-  canvas.height = 512;
-  canvas.style.maxWidth = '100%';
-  const context = mode === 'bitmap-canvas' ? canvas.getContext('bitmaprenderer') : null;
   const canvasMode = mode !== 'img-predecode' && mode !== 'img-only';
-  const context2d = canvasMode && mode !== 'bitmap-canvas' ? canvas.getContext('2d') : null;
-  host.append(canvasMode ? canvas : img);
+  // The app shows a running job's frame twice (the stage and the job's card): --canvases 2.
+  const contexts = [];
+  for (let k = 0; k < (canvasMode ? canvases : 1); k += 1) {
+    const canvas = document.createElement('canvas');
+    canvas.width = 512;
+    canvas.height = 512;
+    canvas.style.maxWidth = k === 0 ? '100%' : '160px';
+    contexts.push(mode === 'bitmap-canvas' ? canvas.getContext('bitmaprenderer') : canvas.getContext('2d'));
+    host.append(canvas);
+  }
+  if (!canvasMode) host.replaceChildren(img);
+  const drawAll = (picture) => {
+    for (const context2d of contexts) context2d.drawImage(picture, 0, 0);
+  };
+  const converter = new OffscreenCanvas(512, 512).getContext('2d');
   let n = 0;
   let previous = null;
   const show = async (bytes) => {
     n += 1;
-    if (mode.startsWith('decoder-2d')) {
+    if (mode.startsWith('decoder')) {
       const decoder = new ImageDecoder({ data: bytes, type: 'image/jpeg' });
       const { image } = await decoder.decode();
-      context2d.drawImage(image, 0, 0);
-      image.close();
       decoder.close();
+      if (mode === 'decoder-bitmap-2d') {
+        // The frame is YUV: converted to RGB once, then every canvas copies the bitmap.
+        converter.drawImage(image, 0, 0);
+        image.close();
+        const bitmap = converter.canvas.transferToImageBitmap();
+        drawAll(bitmap);
+        bitmap.close();
+        return;
+      }
+      drawAll(image);
+      image.close();
       return;
     }
     const blob = new Blob([bytes], { type: 'image/jpeg' });
     if (mode === 'bitmap-canvas') {
-      context.transferFromImageBitmap(await createImageBitmap(blob));
+      for (const context of contexts) context.transferFromImageBitmap(await createImageBitmap(blob));
       return;
     }
     if (mode === 'bitmap-2d' || mode === 'bitmap-2d-title') {
       const bitmap = await createImageBitmap(blob);
-      context2d.drawImage(bitmap, 0, 0);
+      drawAll(bitmap);
       bitmap.close();
       if (mode === 'bitmap-2d-title') document.title = 'frame ' + n;
       return;
@@ -148,11 +167,13 @@ async function main(): Promise<void> {
       seconds: { type: 'string', default: '10' },
       rounds: { type: 'string', default: '2' },
       modes: { type: 'string' },
+      canvases: { type: 'string', default: '1' },
     },
   });
   const fps = Number(values.fps);
   const seconds = Number(values.seconds);
   const rounds = Number(values.rounds);
+  const canvases = Number(values.canvases);
   const jpegs = makeJpegs(4);
   const pictures = jpegs.map((j) => Buffer.from(j).toString('base64'));
   const frameServer = await startFrameServer(jpegs);
@@ -165,7 +186,7 @@ async function main(): Promise<void> {
       .filter((p) => /chrom/i.test(p.comm))
       .map((p) => p.pid);
     console.log(
-      `preview display floor: 512x512 JPEG (${Math.round((pictures[0]!.length * 3) / 4 / 1024)} KiB) at ${fps} frames/s, ${seconds} s per row, bare page; load ${loadAverage()}`,
+      `preview display floor: 512x512 JPEG (${Math.round((pictures[0]!.length * 3) / 4 / 1024)} KiB) at ${fps} frames/s on ${canvases} canvas(es), ${seconds} s per row, bare page; load ${loadAverage()}`,
     );
     const modes = (values.modes?.split(',') ?? [
       'img-predecode',
@@ -180,7 +201,7 @@ async function main(): Promise<void> {
     ]) as Mode[];
     for (let round = 1; round <= rounds; round += 1) {
       for (const mode of modes) {
-        await page.evaluate(`(${SHOW_FRAMES})(${JSON.stringify(mode)}, ${1000 / fps})`);
+        await page.evaluate(`(${SHOW_FRAMES})(${JSON.stringify(mode)}, ${1000 / fps}, ${canvases})`);
         await sleep(1500);
         const window = new CpuWindow(pids);
         await sleep(seconds * 1000);

@@ -100,10 +100,8 @@ describe('PaintSync', () => {
 class Picture implements PreviewBitmap {
   width = 512;
   height = 512;
-  image: unknown = {};
   close(): void {
     this.width = 0;
-    this.image = null;
   }
 }
 

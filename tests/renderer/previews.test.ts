@@ -12,7 +12,6 @@ class FakeBitmap implements PreviewBitmap {
   static open = new Set<FakeBitmap>();
   width = 512;
   height = 512;
-  image: unknown = {};
   constructor(readonly seq: number) {
     FakeBitmap.open.add(this);
   }
@@ -20,7 +19,6 @@ class FakeBitmap implements PreviewBitmap {
     if (!FakeBitmap.open.delete(this)) throw new Error(`closed twice: frame ${this.seq}`);
     this.width = 0;
     this.height = 0;
-    this.image = null;
   }
 }
 

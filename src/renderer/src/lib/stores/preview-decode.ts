@@ -1,82 +1,54 @@
-// Decoding a live-preview frame's bytes into something a canvas draws. WebCodecs' ImageDecoder
-// first: it decodes in the page from the bytes as they are, where createImageBitmap needs a Blob,
-// and every Blob the page makes is registered with the browser process (two IPC round trips and
-// a copy of the picture per frame). Measured in bench/preview-display.ts at 10 frames/s: decoder-2d
-// about 6% of a core against bitmap-2d's 7-9%, the browser process's share near 0. The VideoFrame
-// it gives is drawn as it is (making an ImageBitmap of it costs more than it saves). Where
-// ImageDecoder is missing (a page that is not a secure context) or refuses the type,
-// createImageBitmap of a Blob does it.
+// Decoding a live-preview frame's bytes into an ImageBitmap the canvases draw. WebCodecs'
+// ImageDecoder first: it decodes in the page from the bytes as they are, where createImageBitmap
+// needs a Blob, and every Blob the page makes is registered with the browser process (IPC and a
+// copy of the picture per frame). ImageDecoder gives a YUV VideoFrame, and drawing that converts it
+// to RGB on the main thread each time (about 1 ms a draw here), so it is converted once, on an
+// OffscreenCanvas, and the canvases (the stage and the job's card) copy the bitmap. Measured in
+// bench/preview-display.ts at 10 frames/s on two canvases: decoder-bitmap-2d 7.3-7.8% of a core,
+// createImageBitmap of a Blob (bitmap-2d) 8.8-9.9%, the VideoFrame drawn twice (decoder-2d)
+// 7.9-8.9%. Where ImageDecoder is missing (a page that is not a secure context) or refuses the
+// type, createImageBitmap of a Blob does it.
 import type { PreviewView } from '@shared/ipc/contract';
 
-/** A decoded frame as the preview store and the canvases use it (structural: the Node tests have no DOM library). */
+/** What the store needs of an ImageBitmap (declared structurally: the Node tests have no DOM library). */
 export interface PreviewBitmap {
-  /** 0 once closed, as an ImageBitmap's. */
+  /** 0 once closed. */
   readonly width: number;
   readonly height: number;
-  /** What a canvas draws (a VideoFrame or an ImageBitmap); null once closed. */
-  readonly image: unknown;
   close(): void;
 }
 
 /** Decodes a frame's bytes; null when they are not a picture. */
 export type BitmapDecoder = (frame: PreviewView) => Promise<PreviewBitmap | null>;
 
-interface Closable {
-  close(): void;
-}
-interface VideoFrameLike extends Closable {
+interface VideoFrameLike {
   readonly displayWidth: number;
   readonly displayHeight: number;
-}
-interface ImageDecoderLike extends Closable {
-  decode(): Promise<{ image: VideoFrameLike }>;
+  close(): void;
 }
 interface ImageDecoderClass {
-  new (init: { data: Uint8Array; type: string }): ImageDecoderLike;
+  new (init: { data: Uint8Array; type: string }): { decode(): Promise<{ image: VideoFrameLike }>; close(): void };
   isTypeSupported(type: string): Promise<boolean>;
+}
+interface ConverterContext {
+  readonly canvas: { width: number; height: number; transferToImageBitmap(): PreviewBitmap };
+  drawImage(image: VideoFrameLike, x: number, y: number): void;
 }
 
 const page = globalThis as unknown as {
   ImageDecoder?: ImageDecoderClass;
-  createImageBitmap(blob: Blob): Promise<Closable & { readonly width: number; readonly height: number }>;
+  OffscreenCanvas?: new (width: number, height: number) => { getContext(kind: '2d'): ConverterContext | null };
+  createImageBitmap(blob: Blob): Promise<PreviewBitmap>;
 };
-
-/** A decoded picture and its size; closing it releases the pixels. */
-class DecodedPicture implements PreviewBitmap {
-  #image: Closable | null;
-
-  constructor(
-    image: Closable,
-    private readonly naturalWidth: number,
-    private readonly naturalHeight: number,
-  ) {
-    this.#image = image;
-  }
-
-  get width(): number {
-    return this.#image ? this.naturalWidth : 0;
-  }
-
-  get height(): number {
-    return this.#image ? this.naturalHeight : 0;
-  }
-
-  get image(): unknown {
-    return this.#image;
-  }
-
-  close(): void {
-    this.#image?.close();
-    this.#image = null;
-  }
-}
 
 /** Whether ImageDecoder takes a type, asked once per type. */
 const decoderTakes = new Map<string, Promise<boolean>>();
+/** The one OffscreenCanvas frames are converted on (its bitmap is handed over each time). */
+let converter: ConverterContext | null | undefined;
 
 function imageDecoderFor(mime: string): Promise<ImageDecoderClass | null> {
   const Decoder = page.ImageDecoder;
-  if (typeof Decoder !== 'function') return Promise.resolve(null);
+  if (typeof Decoder !== 'function' || typeof page.OffscreenCanvas !== 'function') return Promise.resolve(null);
   let takes = decoderTakes.get(mime);
   if (!takes) {
     takes = Decoder.isTypeSupported(mime).catch(() => false);
@@ -85,21 +57,35 @@ function imageDecoderFor(mime: string): Promise<ImageDecoderClass | null> {
   return takes.then((yes) => (yes ? Decoder : null));
 }
 
+/** Draws the frame once on the converter and hands its pixels over as an ImageBitmap; null without a 2d context. */
+function toBitmap(image: VideoFrameLike): PreviewBitmap | null {
+  converter ??= page.OffscreenCanvas ? new page.OffscreenCanvas(image.displayWidth, image.displayHeight).getContext('2d') : null;
+  if (!converter) return null;
+  const { canvas } = converter;
+  if (canvas.width !== image.displayWidth || canvas.height !== image.displayHeight) {
+    canvas.width = image.displayWidth;
+    canvas.height = image.displayHeight;
+  }
+  converter.drawImage(image, 0, 0);
+  return canvas.transferToImageBitmap();
+}
+
 export const decodeBitmap: BitmapDecoder = async ({ bytes, mime }) => {
   try {
     const Decoder = await imageDecoderFor(mime);
     if (Decoder) {
       const decoder = new Decoder({ data: bytes, type: mime });
+      let image: VideoFrameLike | null = null;
       try {
-        const { image } = await decoder.decode();
-        return new DecodedPicture(image, image.displayWidth, image.displayHeight);
+        image = (await decoder.decode()).image;
+        const bitmap = toBitmap(image);
+        if (bitmap) return bitmap;
       } finally {
-        // The frame it gave stays valid: only the decoder's own resources go.
+        image?.close();
         decoder.close();
       }
     }
-    const bitmap = await page.createImageBitmap(new Blob([bytes as Uint8Array<ArrayBuffer>], { type: mime }));
-    return new DecodedPicture(bitmap, bitmap.width, bitmap.height);
+    return await page.createImageBitmap(new Blob([bytes as Uint8Array<ArrayBuffer>], { type: mime }));
   } catch {
     return null;
   }

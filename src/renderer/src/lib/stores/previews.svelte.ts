@@ -1,8 +1,8 @@
-// Live previews: the latest frame of each job decoded (preview-decode.ts: a WebCodecs VideoFrame,
-// else an ImageBitmap), drawn on a canvas by each LivePreview that shows the job (the Result stage
-// and the job's card draw the same picture). No object URL and no <img>: measured in
-// bench/preview-display.ts, a decoded picture drawn on a canvas costs this Chromium a third to a
-// half less than blob URLs in an <img> at 10 frames/s (issue 25). The job.preview listener's promise settles once the frame is decoded (or
+// Live previews: the latest frame of each job as a decoded ImageBitmap (preview-decode.ts), drawn on
+// a canvas by each LivePreview that shows the job (the Result stage and the job's card draw the same
+// bitmap). No object URL and no <img>: measured in bench/preview-display.ts, a decoded bitmap drawn
+// on a canvas costs this Chromium a third to a half less than blob URLs in an <img> at 10 frames/s
+// (issue 25). The job.preview listener's promise settles once the frame is decoded (or
 // dropped), which releases main's next frame for that job (latest-wins back-pressure, see
 // src/shared/ipc/bridge.ts), so the next frame travels while this one is drawn.
 // Latest wins: a frame still decoding when a newer one of its job arrives is dropped and closed;
