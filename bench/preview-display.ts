@@ -9,9 +9,9 @@
 //                  browser process), its VideoFrame drawn on a '2d' canvas, then closed;
 //   decoder-bitmap-2d  decoder-2d, the (YUV) frame converted to RGB once on an OffscreenCanvas and
 //                  the canvases drawing that bitmap (with --canvases 2, as the app shows it twice);
-//   decoder-2d-ws-text    decoder-2d, the frames pushed over a WebSocket as the harness's wire sends
+//   MODE-ws-text   any of these, the frames pushed over a WebSocket as the harness's wire sends
 //                  them (JSON text, the bytes as base64): what carrying them costs this page;
-//   decoder-2d-ws-binary  the same, each frame one binary WebSocket message;
+//   MODE-ws-binary the same, each frame one binary WebSocket message;
 //   bitmap-2d-title  bitmap-2d, and document.title changed with each frame (the window title's
 //                  progress: in this Chromium each change repaints the browser's own UI);
 //   none           the page idle, for reference.
@@ -27,13 +27,15 @@ import { launchBenchBrowser, newBenchPage } from './support/browser';
 import { makeJpegs } from './preview-fake-server';
 import { chromiumKind, CpuWindow, descendantsOf, loadAverage } from './support/proc-cpu';
 
-type Mode =
-  'img-predecode' | 'img-only' | 'bitmap-canvas' | 'bitmap-2d' | 'decoder-2d' | 'decoder-2d-ws-text' | 'decoder-2d-ws-binary' | 'bitmap-2d-title' | 'none';
+type Shown = 'img-predecode' | 'img-only' | 'bitmap-canvas' | 'bitmap-2d' | 'decoder-2d' | 'decoder-bitmap-2d' | 'bitmap-2d-title' | 'none';
+/** How a frame is shown, and where it comes from: a timer in the page, or the bench's WebSocket (-ws-text, -ws-binary). */
+type Mode = Shown | `${Shown}-ws-text` | `${Shown}-ws-binary`;
 
 // Page code as text: the benchmarks are type-checked without the DOM library. `show(bytes)` puts
 // one frame on screen the mode's way; the frames come from a timer in the page, or for the -ws-
 // modes from the bench's WebSocket (pushed at the rate by the server, as the harness does).
-const SHOW_FRAMES = `function (mode, interval, canvases) {
+const SHOW_FRAMES = `function (source, interval, canvases) {
+  const mode = source.replace(/-ws-(text|binary)$/, '');
   clearInterval(window.timer);
   if (window.socket) window.socket.close();
   window.socket = null;
@@ -103,8 +105,8 @@ const SHOW_FRAMES = `function (mode, interval, canvases) {
     };
     img.src = url;
   };
-  if (mode.includes('-ws-')) {
-    const socket = new WebSocket(location.origin.replace('http', 'ws') + '/frames?' + mode + '&' + interval);
+  if (source !== mode) {
+    const socket = new WebSocket(location.origin.replace('http', 'ws') + '/frames?' + source + '&' + interval);
     socket.binaryType = 'arraybuffer';
     socket.onmessage = (event) => {
       if (typeof event.data !== 'string') return void show(new Uint8Array(event.data));
