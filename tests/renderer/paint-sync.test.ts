@@ -7,8 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { JobSnapshotView, PreviewView } from '@shared/ipc/contract';
 import { routeJobUpdate } from '../../src/renderer/src/lib/jobs/job-update-route';
 import { PaintSync, type SyncTimers } from '../../src/renderer/src/lib/stores/paint-sync';
-import type { PreviewBitmap } from '../../src/renderer/src/lib/stores/preview-decode';
-import { PreviewStore } from '../../src/renderer/src/lib/stores/previews.svelte';
+import { PreviewStore, type PreviewBitmap } from '../../src/renderer/src/lib/stores/previews.svelte';
 import { WindowTitleWriter } from '../../src/renderer/src/lib/ui/title';
 import { jobView } from '../support/job-view';
 

@@ -4,8 +4,7 @@
 // forgotten, a frame counts as painted once a canvas drew it, and no bitmap is left open.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { PreviewView } from '@shared/ipc/contract';
-import type { PreviewBitmap } from '../../src/renderer/src/lib/stores/preview-decode';
-import { PreviewStore } from '../../src/renderer/src/lib/stores/previews.svelte';
+import { PreviewStore, type PreviewBitmap } from '../../src/renderer/src/lib/stores/previews.svelte';
 
 /** A fake ImageBitmap: its size goes to 0 when closed, as a real one's does. */
 class FakeBitmap implements PreviewBitmap {

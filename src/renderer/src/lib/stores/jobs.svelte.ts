@@ -16,8 +16,7 @@ import type { JobOrigin } from '../jobs/job-words';
 import { Clock } from './clock.svelte';
 import { OutputStore } from './outputs.svelte';
 import { PaintSync } from './paint-sync';
-import { decodeBitmap } from './preview-decode';
-import { PreviewStore } from './previews.svelte';
+import { PreviewStore, decodeBitmap } from './previews.svelte';
 
 export interface JobMeta {
   /** node id -> display name (from the form the job was submitted from). */

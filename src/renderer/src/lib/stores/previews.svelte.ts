@@ -1,8 +1,8 @@
-// Live previews: the latest frame of each job as a decoded ImageBitmap (preview-decode.ts), drawn on
-// a canvas by each LivePreview that shows the job (the Result stage and the job's card draw the same
-// bitmap). No object URL and no <img>: measured in bench/preview-display.ts, a decoded bitmap drawn
-// on a canvas costs this Chromium a third to a half less than blob URLs in an <img> at 10 frames/s
-// (issue 25). The job.preview listener's promise settles once the frame is decoded (or
+// Live previews: the latest frame of each job as a decoded ImageBitmap, drawn on a canvas by each
+// LivePreview that shows the job (the Result stage and the job's card draw the same bitmap). No
+// object URL and no <img>: measured in bench/preview-display.ts, decoding with createImageBitmap
+// and drawing on a canvas costs this Chromium about a third less than blob URLs in an <img> at 10
+// frames/s (issue 25). The job.preview listener's promise settles once the frame is decoded (or
 // dropped), which releases main's next frame for that job (latest-wins back-pressure, see
 // src/shared/ipc/bridge.ts), so the next frame travels while this one is drawn.
 // Latest wins: a frame still decoding when a newer one of its job arrives is dropped and closed;
@@ -13,7 +13,6 @@
 import { SvelteMap } from 'svelte/reactivity';
 import type { PreviewView } from '@shared/ipc/contract';
 import { PaintSync } from './paint-sync';
-import { decodeBitmap, type BitmapDecoder, type PreviewBitmap } from './preview-decode';
 
 const MAX_PAINT_RECORDS = 20_000;
 
@@ -35,7 +34,30 @@ export interface PreviewStats {
   paints: PaintRecord[];
 }
 
-const page = globalThis as unknown as { requestAnimationFrame(callback: () => void): number };
+/** What the store needs of an ImageBitmap (declared structurally: the Node tests have no DOM library). */
+export interface PreviewBitmap {
+  readonly width: number;
+  readonly height: number;
+  close(): void;
+}
+
+/** Decodes a frame's bytes; null when they are not a picture. */
+export type BitmapDecoder = (frame: PreviewView) => Promise<PreviewBitmap | null>;
+
+const page = globalThis as unknown as {
+  createImageBitmap(blob: Blob): Promise<PreviewBitmap>;
+  requestAnimationFrame(callback: () => void): number;
+};
+
+// createImageBitmap of a Blob decodes off the main thread, straight to RGB. WebCodecs' ImageDecoder
+// (no Blob registered with the browser process) was measured against it in the app and came out
+// even (bench/app-cost.ts 10 + 20/s, in turns: 19.4 vs 19.5% of a core): its YUV frame must be
+// converted on the main thread (about 1 ms a frame), which eats what the Blob's IPC costs.
+export const decodeBitmap: BitmapDecoder = (frame) =>
+  page.createImageBitmap(new Blob([frame.bytes as Uint8Array<ArrayBuffer>], { type: frame.mime })).then(
+    (bitmap) => bitmap,
+    () => null,
+  );
 
 /** A decoded frame on screen (or about to be). */
 export interface ShownFrame {
