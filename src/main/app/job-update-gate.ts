@@ -4,12 +4,13 @@
 // it a re-render, so this gate, between the session and the event hub:
 // - drops an update whose view equals the last one sent but for `updatedAt`;
 // - sends at once any update that changes more than the running progress (phase, status, outputs,
-//   error, reachability): those are never delayed or merged away;
+//   error, reachability; @shared/job-view-change says which): those are never delayed or merged away;
 // - holds progress-only changes so that a job sends at most one every `intervalMs`: the latest
 //   held view goes out when the interval has passed (the shared LatestWins; nothing is queued).
 // A job that ends sends its last view at once and leaves no state or timer behind.
 import type { JobSnapshotView } from '@shared/ipc/contract';
 import { isTerminalPhase } from '@main/jobs/types';
+import { compareViews } from '@shared/job-view-change';
 import { LatestWins, type ThrottleTimers } from '@shared/latest-wins';
 
 /** A job's step counter moves at most this often on screen (4 times a second). */
@@ -17,34 +18,6 @@ export const JOB_PROGRESS_INTERVAL_MS = 250;
 
 /** The gate's clock: the throttle's timers (tests move them by hand). */
 export type GateTimers = ThrottleTimers;
-
-/** The fields a progress-only change may touch; any other difference is sent at once. */
-const PROGRESS_FIELDS = new Set<keyof JobSnapshotView>(['updatedAt', 'currentNode', 'progress', 'overall', 'nodesDone', 'progressText']);
-
-/** Compares two views field by field, ignoring updatedAt: 'same', 'progress' (only progress fields differ) or 'other'. */
-export function compareViews(previous: JobSnapshotView, next: JobSnapshotView): 'same' | 'progress' | 'other' {
-  let result: 'same' | 'progress' = 'same';
-  for (const key of Object.keys(next) as (keyof JobSnapshotView)[]) {
-    if (key === 'updatedAt') continue;
-    if (sameValue(previous[key], next[key])) continue;
-    if (!PROGRESS_FIELDS.has(key)) return 'other';
-    result = 'progress';
-  }
-  // A field the previous view had and the next one lacks (origin is optional).
-  for (const key of Object.keys(previous) as (keyof JobSnapshotView)[]) if (!(key in next)) return 'other';
-  return result;
-}
-
-/** Structural equality of the JSON-like values a view holds. */
-function sameValue(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  if (ka.length !== kb.length) return false;
-  return ka.every((k) => sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
-}
 
 export class JobUpdateGate {
   /** The last view of each job let through to the throttle, to compare the next one with. */

@@ -3,15 +3,20 @@
 // by its prompt and seed, and "Reuse parameters" puts its values back), and the repeated run it
 // belongs to. Jobs started elsewhere (a hot folder, the CLI, an earlier session) get their workflow
 // from the app's job journal (history.list), looked up in one call for many jobs.
+// A job.update that only moves a running job's progress is applied through the PaintSync: while
+// live previews are on screen it goes out with the next preview frame (one frame per step).
 import { SvelteMap, SvelteSet } from 'svelte/reactivity';
 import type { JobSnapshotView } from '@shared/ipc/contract';
 import { isJsonObject, parseJsonExact, type JsonObject } from '@shared/json';
 import { messageOf, type Api } from '../api';
 import { jobName, jobParams, type JobParams } from '../jobs/job-params';
+import { routeJobUpdate, syncKeyOf } from '../jobs/job-update-route';
 import { isFinishedJob, jobsToLoad } from '../jobs/jobs-to-load';
 import type { JobOrigin } from '../jobs/job-words';
+import { Clock } from './clock.svelte';
 import { OutputStore } from './outputs.svelte';
-import { PreviewStore } from './previews.svelte';
+import { PaintSync } from './paint-sync';
+import { PreviewStore, decodeBitmap } from './previews.svelte';
 
 export interface JobMeta {
   /** node id -> display name (from the form the job was submitted from). */
@@ -55,7 +60,11 @@ export const isFinished = isFinishedJob;
 export class JobsStore {
   readonly jobs = new SvelteMap<string, JobSnapshotView>();
   readonly meta = new SvelteMap<string, JobMeta>();
-  readonly previews = new PreviewStore();
+  /** Holds number-only changes for the next live-preview frame (see paint-sync.ts). */
+  readonly sync = new PaintSync();
+  readonly previews = new PreviewStore(decodeBitmap, this.sync);
+  /** The time running durations are counted to, one clock for every view. */
+  readonly clock = new Clock(this.sync);
   readonly outputs: OutputStore;
   /** Per-job message of a failed cancel. */
   readonly cancelErrors = new SvelteMap<string, string>();
@@ -79,7 +88,7 @@ export class JobsStore {
   }
 
   attach(): () => void {
-    const offUpdate = this.#api.on('job.update', (job) => this.#apply(job));
+    const offUpdate = this.#api.on('job.update', (job) => this.#receive(job));
     const offPreview = this.#api.on('job.preview', (frame) => {
       // A frame that arrives after its job ended is not shown (and holds no object URL).
       const job = this.jobs.get(frame.promptId);
@@ -171,10 +180,24 @@ export class JobsStore {
     return this.meta.get(job.promptId)?.nodeNames[nodeId] ?? `node ${nodeId}`;
   }
 
+  /** A job.update from main: a progress-only change waits for the next preview frame (job-update-route.ts). */
+  #receive(update: JobSnapshotView): void {
+    const job = this.#withOrigin(update);
+    routeJobUpdate(this.sync, this.jobs.get(job.promptId), job, (view) => this.#store(view));
+  }
+
   #apply(update: JobSnapshotView): void {
-    // Live updates of a job may not repeat where it came from; what was known stays.
+    this.sync.drop(syncKeyOf(update.promptId));
+    this.#store(this.#withOrigin(update));
+  }
+
+  /** Live updates of a job may not repeat where it came from; what was known stays. */
+  #withOrigin(update: JobSnapshotView): JobSnapshotView {
     const origin = update.origin ?? this.jobs.get(update.promptId)?.origin ?? null;
-    const job = origin === (update.origin ?? null) ? update : { ...update, origin };
+    return origin === (update.origin ?? null) ? update : { ...update, origin };
+  }
+
+  #store(job: JobSnapshotView): void {
     this.jobs.set(job.promptId, job);
     if (!this.meta.get(job.promptId)?.workflow) this.#lookUpSoon(job.promptId);
     if (isFinished(job)) {
@@ -229,6 +252,7 @@ export class JobsStore {
   }
 
   #forget(promptId: string): void {
+    this.sync.drop(syncKeyOf(promptId));
     this.jobs.delete(promptId);
     this.meta.delete(promptId);
     this.#journaled.delete(promptId);

@@ -7,9 +7,12 @@
 // src/shared/ipc/bridge.ts), so the next frame travels while this one is drawn.
 // Latest wins: a frame still decoding when a newer one of its job arrives is dropped and closed;
 // a shown bitmap is closed as soon as a newer one replaces it, and when its job is forgotten. A
-// frame counts as painted one animation frame after a canvas first drew it.
+// frame counts as painted one animation frame after a canvas first drew it. A frame going on screen
+// tells the PaintSync, which applies the changes it holds (progress, the clock) in the same task, so
+// the step and its numbers make one frame.
 import { SvelteMap } from 'svelte/reactivity';
 import type { PreviewView } from '@shared/ipc/contract';
+import { PaintSync } from './paint-sync';
 
 const MAX_PAINT_RECORDS = 20_000;
 
@@ -46,6 +49,10 @@ const page = globalThis as unknown as {
   requestAnimationFrame(callback: () => void): number;
 };
 
+// createImageBitmap of a Blob decodes off the main thread, straight to RGB. WebCodecs' ImageDecoder
+// (no Blob registered with the browser process) was measured against it in the app and came out
+// even (bench/app-cost.ts 10 + 20/s, in turns: 19.4 vs 19.5% of a core): its YUV frame must be
+// converted on the main thread (about 1 ms a frame), which eats what the Blob's IPC costs.
 export const decodeBitmap: BitmapDecoder = (frame) =>
   page.createImageBitmap(new Blob([frame.bytes as Uint8Array<ArrayBuffer>], { type: frame.mime })).then(
     (bitmap) => bitmap,
@@ -68,6 +75,7 @@ export class PreviewStore {
   readonly stats: PreviewStats = { received: 0, painted: 0, unpainted: 0, liveBitmaps: 0, paints: [] };
   readonly #viewers = new Map<string, number>();
   readonly #decode: BitmapDecoder;
+  readonly #sync: PaintSync;
   /** Per job, the newest frame received: a decode that finishes behind it is dropped. */
   readonly #newest = new Map<string, number>();
   /** Per job, the latest frame that came while nobody watched, kept undecoded for when someone does (reactive: has()). */
@@ -76,8 +84,9 @@ export class PreviewStore {
   readonly #drawn = new WeakSet<ShownFrame>();
   #arrivals = 0;
 
-  constructor(decode: BitmapDecoder = decodeBitmap) {
+  constructor(decode: BitmapDecoder = decodeBitmap, sync: PaintSync = new PaintSync()) {
     this.#decode = decode;
+    this.#sync = sync;
   }
 
   /** Whether a job has a frame to show (decoded, or waiting for a viewer). */
@@ -140,6 +149,7 @@ export class PreviewStore {
       return;
     }
     const previous = this.frames.get(frame.promptId);
+    this.#sync.frame();
     this.frames.set(frame.promptId, { bitmap, seq: frame.seq });
     if (previous) this.#close(previous);
   }
