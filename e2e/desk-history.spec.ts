@@ -21,6 +21,9 @@ test('past jobs are listed with outputs, paged, and open in Run exactly as they 
   const cards = page.getByRole('region', { name: 'Jobs' }).getByRole('article');
   await expect(cards.filter({ hasText: 'Status: done' })).toHaveCount(20, { timeout: 90_000 });
   await openWorkflow(page, textToImage({ steps: 1, delay_ms: 0, seed: 1, prompt: 'the newest one' }));
+  // The file is read asynchronously: until it is, the form still shows the workflow before (same
+  // node names), and a value typed there would be replaced by the new file's.
+  await expect(field(page, '3 DemoSampler', 'prompt')).toHaveValue('the newest one');
   await field(page, '3 DemoSampler', 'seed').fill(MAX_SEED);
   await page.getByLabel('Repeat', { exact: true }).fill('1');
   await runOpenWorkflow(page);
