@@ -10,7 +10,7 @@
 //   FLOWDECK_BENCH_CPU_PROF=DIR ...                every CLI run under node --cpu-prof
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BASELINE_CLI, bundleClient, CLI, cpuProfileArgs, inWorkDir, loadAverage, median, requireBuiltCli } from './support/cli-bench';
+import { BASELINE_CLI, bundleClient, CLI, cpuProfileArgs, inWorkDir, loadAverage, median, requireBuiltCli, watchOnceArgs } from './support/cli-bench';
 import { measureCommand, startDemoChild } from './support/processes';
 
 const RUNS = Math.max(1, Number(process.argv[2] ?? 10));
@@ -42,23 +42,10 @@ await inWorkDir('flowdeck-bench-cli-start-', async (work) => {
     const watchOnce = (cli: string, name: string) => async (index: number) => {
       const dataDir = join(work, `data-${name}-${index}`);
       try {
-        return await cpu(
-          [
-            ...cpuProfileArgs(`start-watch-${name}-${index}`),
-            cli,
-            'watch',
-            empty,
-            '--workflow',
-            workflowPath,
-            '--bind',
-            '1.image',
-            '--server',
-            demo.url,
-            '--local',
-            '--once',
-          ],
-          { ...process.env, FLOWDECK_DATA_DIR: dataDir },
-        );
+        return await cpu([...cpuProfileArgs(`start-watch-${name}-${index}`), ...watchOnceArgs(cli, empty, workflowPath, demo.url)], {
+          ...process.env,
+          FLOWDECK_DATA_DIR: dataDir,
+        });
       } finally {
         rmSync(dataDir, { recursive: true, force: true });
         rmSync(join(empty, 'output'), { recursive: true, force: true });

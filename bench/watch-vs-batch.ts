@@ -12,7 +12,18 @@
 //   FLOWDECK_BENCH_CPU_PROF=DIR ...                        runs both sides under node --cpu-prof
 import { cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { alternateRounds, BASELINE_CLI, bundleClient, CLI, cpuProfileArgs, inWorkDir, loadAverage, median, requireBuiltCli } from './support/cli-bench';
+import {
+  alternateRounds,
+  BASELINE_CLI,
+  bundleClient,
+  CLI,
+  cpuProfileArgs,
+  inWorkDir,
+  loadAverage,
+  median,
+  requireBuiltCli,
+  watchOnceArgs,
+} from './support/cli-bench';
 import { distinctPng } from './support/images';
 import { measureCommand, startDemoChild, type MeasuredRun } from './support/processes';
 
@@ -45,22 +56,7 @@ async function flowdeckSide(work: string, images: string, round: number, cli = C
   try {
     const args = [
       ...cpuProfileArgs(`watch-${round}`),
-      cli,
-      'watch',
-      inDir,
-      '--workflow',
-      workflowPath,
-      '--bind',
-      '1.image',
-      '--server',
-      demo.url,
-      '--local',
-      '--out',
-      outDir,
-      '--concurrency',
-      String(CONCURRENCY),
-      '--once',
-      '--json',
+      ...watchOnceArgs(cli, inDir, workflowPath, demo.url, ['--out', outDir, '--concurrency', String(CONCURRENCY), '--json']),
     ];
     const measured = await measureCommand(process.execPath, args, { env: { ...process.env, FLOWDECK_DATA_DIR: dataDir }, quiet: true });
     const pngs = countOutputs(outDir, /\.png$/);

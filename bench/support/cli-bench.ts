@@ -81,3 +81,8 @@ export async function bundleClient(work: string, name: 'batch-client' | 'lean-cl
   });
   return outfile;
 }
+
+/** `flowdeck watch DIR --once` on a local server with the benches' workflow bound at 1.image, plus `extra` flags. */
+export function watchOnceArgs(cli: string, dir: string, workflowPath: string, serverUrl: string, extra: string[] = []): string[] {
+  return [cli, 'watch', dir, '--workflow', workflowPath, '--bind', '1.image', '--server', serverUrl, '--local', '--once', ...extra];
+}
