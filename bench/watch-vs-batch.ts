@@ -12,8 +12,18 @@
 //   FLOWDECK_BENCH_CPU_PROF=DIR ...                        runs both sides under node --cpu-prof
 import { cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { build } from 'esbuild';
-import { alternateRounds, BASELINE_CLI, CLI, cpuProfileArgs, inWorkDir, loadAverage, median, requireBuiltCli } from './support/cli-bench';
+import {
+  alternateRounds,
+  BASELINE_CLI,
+  bundleClient,
+  CLI,
+  cpuProfileArgs,
+  inWorkDir,
+  loadAverage,
+  median,
+  requireBuiltCli,
+  watchOnceArgs,
+} from './support/cli-bench';
 import { distinctPng } from './support/images';
 import { measureCommand, startDemoChild, type MeasuredRun } from './support/processes';
 
@@ -27,25 +37,6 @@ function workflow(prefix: string): object {
     '2': { class_type: 'ImageInvert', inputs: { image: ['1', 0] } },
     '3': { class_type: 'SaveImage', inputs: { images: ['2', 0], filename_prefix: prefix } },
   };
-}
-
-/** A plain client (`name`.ts beside this file) as one plain-JS file, so it starts as the built CLI does (no tsx in its time). */
-async function bundleClient(work: string, name: 'batch-client' | 'lean-client' | 'sdk-batch-client'): Promise<string> {
-  const outfile = join(work, `${name}.mjs`);
-  await build({
-    entryPoints: [join(import.meta.dirname, `${name}.ts`)],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    // ws loads these native speed-ups when installed; it works without them.
-    external: ['bufferutil', 'utf-8-validate'],
-    logLevel: 'warning',
-    // ws is CommonJS and requires node's built-ins: give the ES module bundle a require.
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-  });
-  return outfile;
 }
 
 function countOutputs(dir: string, pattern: RegExp): number {
@@ -65,22 +56,7 @@ async function flowdeckSide(work: string, images: string, round: number, cli = C
   try {
     const args = [
       ...cpuProfileArgs(`watch-${round}`),
-      cli,
-      'watch',
-      inDir,
-      '--workflow',
-      workflowPath,
-      '--bind',
-      '1.image',
-      '--server',
-      demo.url,
-      '--local',
-      '--out',
-      outDir,
-      '--concurrency',
-      String(CONCURRENCY),
-      '--once',
-      '--json',
+      ...watchOnceArgs(cli, inDir, workflowPath, demo.url, ['--out', outDir, '--concurrency', String(CONCURRENCY), '--json']),
     ];
     const measured = await measureCommand(process.execPath, args, { env: { ...process.env, FLOWDECK_DATA_DIR: dataDir }, quiet: true });
     const pngs = countOutputs(outDir, /\.png$/);

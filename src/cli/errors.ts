@@ -1,8 +1,6 @@
-// Exit codes of the CLI and how failures map to them. Every message says what happened and what to do.
-import { ServiceError } from '@main/service/errors';
-import { SecretStoreUnavailableError } from '@main/config/secrets';
-import { WorkflowEditError } from '@main/workflow/edit';
-import { StoreError } from '@main/store/store';
+// Exit codes of the CLI and its own errors. Every message says what happened and what to do.
+// No imports: every command loads this, and how any error maps to an exit code is failure.ts's,
+// loaded only when a command fails.
 
 export const ExitCode = {
   ok: 0,
@@ -37,31 +35,4 @@ export class JobFailedError extends Error {
     super(message);
     this.name = 'JobFailedError';
   }
-}
-
-export function exitCodeFor(error: unknown): ExitCodeValue {
-  if (error instanceof UsageError || error instanceof WorkflowEditError) return ExitCode.usage;
-  if (error instanceof MissingKeyError) return ExitCode.auth;
-  if (error instanceof JobFailedError) return ExitCode.jobFailed;
-  if (error instanceof SecretStoreUnavailableError) return ExitCode.auth;
-  if (error instanceof StoreError) return ExitCode.store;
-  if (error instanceof ServiceError) {
-    switch (error.kind) {
-      case 'unauthorized':
-        return ExitCode.auth;
-      case 'insufficient_credits':
-      case 'subscription_inactive':
-        return ExitCode.account;
-      case 'invalid_workflow':
-        return ExitCode.jobFailed;
-      default:
-        return ExitCode.server;
-    }
-  }
-  return ExitCode.server;
-}
-
-export function messageFor(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return String(error);
 }

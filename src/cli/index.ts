@@ -1,47 +1,12 @@
 #!/usr/bin/env node
 // The flowdeck command: the same core as the app, headless.
-import { StoreError } from '@main/store/store';
-import { redactSecret } from '@main/service/errors';
-import { defaultEnvironment } from './connection';
-import { exitCodeFor, ExitCode, messageFor, UsageError } from './errors';
-import { convertCommand, CONVERT_USAGE } from './commands/convert';
-import { demoCommand, DEMO_USAGE } from './commands/demo';
-import { loginCommand, logoutCommand } from './commands/login';
-import { cancelCommand, interruptCommand, queueCommand } from './commands/queue';
-import { libraryCommand, LIBRARY_USAGE } from './commands/library';
-import { runCommand, RUN_USAGE } from './commands/run';
-import { watchCommand, WATCH_USAGE } from './commands/watch';
-
-const HELP = `flowdeck: run node-graph workflows on the cloud service, a local server or the built-in demo.
-
-Usage:
-  ${RUN_USAGE}
-  ${CONVERT_USAGE}
-  ${DEMO_USAGE}
-  ${WATCH_USAGE}
-  flowdeck login [--server URL] [--no-verify]     store the API key in the OS keychain (read from stdin)
-  flowdeck logout [--server URL]                  remove it
-  flowdeck queue [--server URL] [--local] [--json]
-  flowdeck cancel ID... [--server URL] [--local]
-  flowdeck interrupt [ID] [--all] [--server URL] [--local]
-                                                  local: stops job ID; cloud: stops ALL running jobs
-                                                  of the account (--all needed when more than one runs)
-  ${LIBRARY_USAGE}
-
-WORKFLOW may be API-format JSON, a UI-format workflow (the editor's graph; converted with the
-server's node definitions) or an output image that carries its workflow. flowdeck convert prints
-the API prompt such a file becomes; it exits 2, listing them, when the server lacks node classes.
-
-Every output of flowdeck run is also kept in the outputs library: <data folder>/library, or
-FLOWDECK_LIBRARY_DIR (in dated folders, each file once).
-
-The API key is read from FLOWDECK_API_KEY first, then from the OS keychain.
-All state lives in one data folder: FLOWDECK_DATA_DIR, or the OS's per-user app data folder.
-Exit codes: 0 success; 1 the job failed, was cancelled or rejected; 2 usage error or unreadable
-input file; 3 key missing or rejected; 4 credits or subscription; 5 server or network failure;
-6 the local data store cannot be used (a damaged store is moved aside to
-flowdeck.sqlite.corrupt-<time> and a fresh one started, with a warning; 6 only when even that fails).
-`;
+// Each command's code is loaded (a dynamic import, its own chunks in the build) only when that
+// command runs: evaluating every command's modules at each start (the demo service, the UI
+// converter, the library's search, their schemas) was most of `flowdeck help`'s 0.19 s of CPU and
+// a third of an empty `watch --once`'s start. Keep static imports here to what every run needs.
+import type { CliEnvironment } from './connection';
+import { ExitCode, UsageError } from './errors';
+import { HELP } from './usage';
 
 function waitForSignal(): Promise<void> {
   return new Promise((resolveWait) => {
@@ -55,6 +20,11 @@ function waitForSignal(): Promise<void> {
   });
 }
 
+/** The settings, keychain and data folder: loaded only by the commands that use them (not help, not demo). */
+async function environment(): Promise<CliEnvironment> {
+  return (await import('./connection')).defaultEnvironment();
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   const io = { stdout: process.stdout, stderr: process.stderr };
@@ -66,25 +36,25 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(HELP);
       return command === undefined ? ExitCode.usage : ExitCode.ok;
     case 'run':
-      return runCommand(rest, io, defaultEnvironment());
+      return (await import('./commands/run')).runCommand(rest, io, await environment());
     case 'convert':
-      return convertCommand(rest, io, defaultEnvironment());
+      return (await import('./commands/convert')).convertCommand(rest, io, await environment());
     case 'demo':
-      return demoCommand(rest, io, waitForSignal);
+      return (await import('./commands/demo')).demoCommand(rest, io, waitForSignal);
     case 'watch':
-      return watchCommand(rest, io, defaultEnvironment(), waitForSignal);
+      return (await import('./commands/watch')).watchCommand(rest, io, await environment(), waitForSignal);
     case 'login':
-      return loginCommand(rest, io, defaultEnvironment(), process.stdin);
+      return (await import('./commands/login')).loginCommand(rest, io, await environment(), process.stdin);
     case 'logout':
-      return logoutCommand(rest, io, defaultEnvironment());
+      return (await import('./commands/login')).logoutCommand(rest, io, await environment());
     case 'queue':
-      return queueCommand(rest, io, defaultEnvironment());
+      return (await import('./commands/queue')).queueCommand(rest, io, await environment());
     case 'cancel':
-      return cancelCommand(rest, io, defaultEnvironment());
+      return (await import('./commands/queue')).cancelCommand(rest, io, await environment());
     case 'interrupt':
-      return interruptCommand(rest, io, defaultEnvironment());
+      return (await import('./commands/queue')).interruptCommand(rest, io, await environment());
     case 'library':
-      return libraryCommand(rest, io, defaultEnvironment());
+      return (await import('./commands/library')).libraryCommand(rest, io, await environment());
     default:
       throw new UsageError(`Unknown command "${command}". Run "flowdeck help" for the list of commands.`);
   }
@@ -108,12 +78,8 @@ main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
   },
-  (error: unknown) => {
-    const message = redactSecret(messageFor(error), process.env.FLOWDECK_API_KEY);
-    process.stderr.write(`flowdeck: ${message}\n`);
-    process.exitCode = exitCodeFor(error);
-    // Failures before a command's own --json reporting begins (the store) still give a JSON object.
-    if (error instanceof StoreError && process.argv.includes('--json'))
-      process.stdout.write(`${JSON.stringify({ status: 'error', error: message, exit_code: process.exitCode })}\n`);
+  async (error: unknown) => {
+    const { reportFailure } = await import('./failure');
+    process.exitCode = reportFailure(error, process.argv, process.env);
   },
 );

@@ -2,7 +2,8 @@
 // is accepted; malformed frames are rejected with a counted reason, never thrown.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { MessageDecoder, parseServerMessage } from '@main/service/messages';
+import { MessageDecoder, parseServerMessage, parseWithSchemas } from '@main/service/messages';
+import { fastServerEvent } from '@main/service/message-fast-path';
 
 const TRACES = new URL('../demo/traces', import.meta.url).pathname;
 
@@ -175,5 +176,99 @@ describe('rejections', () => {
     expect(decoder.decode('{"type":"progress","data":{}}')).toBeNull();
     expect(decoder.rejectedCount).toBe(3);
     expect(decoder.rejectedByReason()).toEqual({ invalid_json: 2, bad_progress: 1 });
+  });
+});
+
+describe('the hand-checked fast path answers what the schemas answer', () => {
+  const traceFrames = (): unknown[] => {
+    const simple = readFileSync(`${TRACES}/simple_prompt_ws.jsonl`, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l) as unknown);
+    const error = JSON.parse(readFileSync(`${TRACES}/execution_error.json`, 'utf8')) as { ws: unknown[] };
+    const queue = JSON.parse(readFileSync(`${TRACES}/queue_interrupt.json`, 'utf8')) as { ws_filtered: unknown[] };
+    const previews = JSON.parse(readFileSync(`${TRACES}/previews.json`, 'utf8')) as { with_flags_ws: unknown[]; no_flags_ws: unknown[] };
+    return [
+      ...simple,
+      ...jsonFramesOf(error.ws),
+      ...jsonFramesOf(queue.ws_filtered),
+      ...jsonFramesOf(previews.with_flags_ws),
+      ...jsonFramesOf(previews.no_flags_ws),
+    ];
+  };
+  const node = { value: 1, max: 3, state: 'running', node_id: '5', display_node_id: '5', parent_node_id: null, real_node_id: '5' };
+  // Every hot type in its plain shape and in the variants and faults the fast path must leave to the schemas.
+  const variants: Array<[string, unknown]> = [
+    ['progress_state', { prompt_id: 'p', nodes: { '5': node, '10': { ...node, display_node_id: null }, '2': { value: 0, max: 1, state: 'pending' } } }],
+    ['progress_state', { prompt_id: 'p', nodes: {} }],
+    ['progress_state', { prompt_id: 'p', nodes: { '5': { ...node, display_node_id: 5 } } }],
+    ['progress_state', { prompt_id: 'p', nodes: { '5': { ...node, value: '1' } } }],
+    ['progress_state', { prompt_id: 'p', nodes: { '5': { ...node, state: null } } }],
+    ['progress_state', { prompt_id: 'p', nodes: { '5': null } }],
+    ['progress_state', { prompt_id: 'p', nodes: [] }],
+    ['progress_state', { prompt_id: 7, nodes: {} }],
+    ['progress_state', { nodes: {} }],
+    ['executing', { node: '4', display_node: '9', prompt_id: 'p' }],
+    ['executing', { node: null, prompt_id: 'p' }],
+    ['executing', { node: 4, display_node: 9, prompt_id: 'p' }],
+    ['executing', { node: '4', display_node: null, prompt_id: null }],
+    ['executing', {}],
+    ['executing', null],
+    ['executing', { node: true }],
+    ['executing', { node: '4', prompt_id: 3 }],
+    ['status', { status: { exec_info: { queue_remaining: 3 } }, sid: 's' }],
+    ['status', { status: { exec_info: { queue_remaining: 0 } } }],
+    ['status', { status: { exec_info: {} }, exec_info: { queue_remaining: 1 } }],
+    ['status', { status: { exec_info: { queue_remaining: 2 } }, queue_remaining: 5 }],
+    ['status', { status: null, queue_remaining: 2 }],
+    ['status', { status: { exec_info: { queue_remaining: '2' } } }],
+    ['status', { status: { exec_info: { queue_remaining: 2 } }, sid: null }],
+    ['status', { status: {} }],
+    ['execution_start', { prompt_id: 'p', timestamp: 1 }],
+    ['execution_start', { prompt_id: null }],
+    ['execution_success', { prompt_id: 'p' }],
+    ['execution_success', {}],
+    ['execution_cached', { nodes: [], prompt_id: 'p', timestamp: 1 }],
+    ['execution_cached', { nodes: ['1', '2'], prompt_id: 'p' }],
+    ['execution_cached', { nodes: [1, '2'], prompt_id: 'p' }],
+    ['execution_cached', { nodes: [null], prompt_id: 'p' }],
+    ['execution_cached', { nodes: 'x', prompt_id: 'p' }],
+    ['executed', { node: '3', display_node: '3', output: { images: [{ filename: 'a.png', subfolder: '', type: 'output' }] }, prompt_id: 'p' }],
+    ['executed', { node: '3', output: null, prompt_id: 'p' }],
+    ['executed', { node: '3', prompt_id: 'p' }],
+    ['executed', { node: 3, output: {}, prompt_id: 'p' }],
+    ['executed', { node: '3', output: [], prompt_id: 'p' }],
+    ['executed', { node: '3', output: 'x', prompt_id: 'p' }],
+    ['executed', { node: '1', output: {} }],
+    ['progress', { value: 1, max: 4, node: '7', prompt_id: 'p' }],
+    ['progress', { value: 1, max: 4 }],
+    ['progress', { value: 1, max: 4, node: 7, prompt_id: 'p' }],
+    ['progress', { value: '1', max: 3 }],
+    ['progress', { value: 1, max: 3, prompt_id: 5 }],
+  ];
+
+  it('on every recorded frame and every variant, and it takes the plain shapes itself', () => {
+    const frames = [...traceFrames(), ...variants.map(([type, data]) => ({ type, data }))];
+    let fast = 0;
+    for (const frame of frames) {
+      // Through JSON, as frames arrive: a copy each side, so neither path can see the other's work.
+      const text = JSON.stringify(frame);
+      expect(parseServerMessage(text), text).toEqual(parseWithSchemas(JSON.parse(text)));
+      if (fastServerEvent(JSON.parse(text)) !== undefined) fast += 1;
+    }
+    // The recorded job's progress_state, executing, status, start/success, cached and executed frames.
+    const plain = traceFrames().filter((f) => fastServerEvent(f) !== undefined);
+    expect(new Set(plain.map((f) => (f as { type: string }).type))).toEqual(
+      new Set(['status', 'execution_start', 'execution_cached', 'executing', 'progress_state', 'executed', 'execution_success', 'progress']),
+    );
+    expect(fast).toBeGreaterThan(20);
+  });
+
+  it('leaves a __proto__ key to the schemas', () => {
+    const text = '{"type":"progress_state","data":{"prompt_id":"p","nodes":{"__proto__":{"value":1,"max":1,"state":"running"}}}}';
+    expect(fastServerEvent(JSON.parse(text))).toBeUndefined();
+    expect(parseServerMessage(text)).toEqual(parseWithSchemas(JSON.parse(text)));
+    const executed = '{"type":"executed","data":{"node":"1","prompt_id":"p","output":{"__proto__":{"images":[]}}}}';
+    expect(fastServerEvent(JSON.parse(executed))).toBeUndefined();
   });
 });

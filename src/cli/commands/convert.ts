@@ -10,11 +10,10 @@ import { stringifyJsonExact } from '@shared/json';
 import { parseCommandArgs } from '../args';
 import { fetchNodeDefinitions, resolveServer, type CliEnvironment } from '../connection';
 import { ExitCode, UsageError } from '../errors';
+import { CONVERT_USAGE } from '../usage';
 import { readWorkflowFile } from '../workflow-file';
 import type { CliIo } from './run';
 import type { WorkflowSource } from '@main/workflow/workflow-reading';
-
-export const CONVERT_USAGE = `flowdeck convert FILE [--server URL | --object-info FILE] [--local] [--json] [--out FILE]`;
 
 async function definitionsFromFile(path: string): Promise<NodeDefinitions> {
   let text: string;

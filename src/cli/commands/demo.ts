@@ -5,8 +5,6 @@ import { parseCommandArgs } from '../args';
 import { UsageError } from '../errors';
 import type { CliIo } from './run';
 
-export const DEMO_USAGE = 'flowdeck demo [--port N] [--key KEY] [--local] [--time-scale X] [--v2 | --v2-only [--token T]]';
-
 export async function demoCommand(argv: string[], io: CliIo, waitForExit: () => Promise<void>): Promise<number> {
   const { values } = parseCommandArgs(
     'demo',

@@ -6,11 +6,8 @@ import { parseCommandArgs } from '../args';
 import { openCliStore } from '../open-store';
 import type { CliEnvironment } from '../connection';
 import { ExitCode, UsageError } from '../errors';
+import { LIBRARY_USAGE } from '../usage';
 import type { CliIo } from './run';
-
-export const LIBRARY_USAGE = `flowdeck library list [--type image|video|audio|model|other] [--since DATE] [--until DATE]
-                       [--workflow NAME] [--server URL|PROFILE_ID] [--all] [--limit N] [--offset N] [--json]
-  flowdeck library search QUERY [the same options]`;
 
 const FILTER_OPTIONS = {
   type: { type: 'string' },

@@ -3,7 +3,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, extname, join, resolve } from 'node:path';
 import { checkUploadFile, LocalFileError } from '@main/files/local-input';
-import { sweepStalePartials } from '@main/files/partial-files';
 import { MaskFileError } from '@main/images/mask-file';
 import { uploadInput } from '@main/jobs/upload-input';
 import type { ServiceApi } from '@main/service/ports';
@@ -16,26 +15,16 @@ import { editorGraphForRun } from '@main/workflow/values-that-ran';
 import { parseCommandArgs, parsePositiveNumber, parseWholeNumber } from '../args';
 import { fetchNodeDefinitions, lookupKey, missingKeyError, resolveServer, type CliEnvironment } from '../connection';
 import { ExitCode, JobFailedError, UsageError } from '../errors';
+import { RUN_USAGE } from '../usage';
 import { createProgressReporter } from '../progress';
 import { openSession, type JobOutcome } from '../session';
 import { readWorkflowFile } from '../workflow-file';
+import { removeStalePartials } from '../stale-partials';
 import { resolvePoolServers } from '../pool-connections';
 import { runRepeated } from './run-repeat';
 import { downloadOutputs, type CliIo, type RunResultJson } from './run-outputs';
 
 export type { CliIo } from './run-outputs';
-
-export const RUN_USAGE = `flowdeck run WORKFLOW.json [--server URL]... [--local] [--set NODE.INPUT=VALUE]...
-             [--upload NODE.INPUT=FILE]... [--mask NODE.INPUT=IMAGE,MASK]... [--out DIR]
-             [--json] [--timeout SECONDS] [--save-previews] [--repeat N] [--concurrency N]
-  --repeat N runs it N times; repeating --server spreads the runs over a pool of servers
-  (--concurrency: runs per server at once, default 1; the cloud: the account's limit).`;
-
-/** Leftovers of a run killed while writing into `dir` (see partial-files.ts), removed and counted. */
-export async function removeStalePartials(dir: string, log: (m: string) => void): Promise<void> {
-  const removed = await sweepStalePartials(dir);
-  if (removed.length > 0) log(`removed ${removed.length} partial file${removed.length === 1 ? '' : 's'} left by an interrupted run in ${dir}`);
-}
 
 /** A regular, non-empty, readable file (its absolute path); anything else is a usage problem, exit 2. */
 function requireReadableFile(path: string, what: string): string {

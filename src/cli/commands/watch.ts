@@ -36,17 +36,13 @@ import { answersNow } from '@main/pool/server-pool';
 import { openPool, resolvePoolServers, type PoolConnections } from '../pool-connections';
 import type { NodeDefinitions } from '@main/service/object-info';
 import { ExitCode, UsageError } from '../errors';
-import { removeStalePartials, type CliIo } from './run';
+import { WATCH_USAGE } from '../usage';
+import type { CliIo } from './run-outputs';
+import { removeStalePartials } from '../stale-partials';
 import { readWorkflowFile } from '../workflow-file';
 import { stringifyJsonExact } from '@shared/json';
 import type { Workflow } from '@main/service/types';
 import { parseInputRef, unknownInputProblem } from '@main/workflow/edit';
-
-export const WATCH_USAGE = `flowdeck watch DIR --workflow WF.json --bind NODE.INPUT [--server URL]... [--local] [--out DIR]
-             [--concurrency N] [--once] [--json] [--recursive] [--move] [--name RULE]
-             [--settle MS] [--retry-failed]
-  Repeating --server makes a pool: each file goes to the least-loaded server that can run the
-  workflow, and --concurrency is then per server (default 1; the cloud: the account's limit).`;
 
 /** Waits for Ctrl+C or SIGTERM; injectable so tests and the entry point decide. */
 export type SignalWaiter = () => Promise<void>;

@@ -4,7 +4,7 @@
 // `prompt` (exactly what ran), else its embedded `workflow` (converted when it is an editor graph;
 // some tools store the API format there). Each caller words the outcome its own way (an IPC view,
 // a CLI error with an exit code); the reading itself is done once, here.
-import { MAX_WORKFLOW_FILE_BYTES } from '@shared/ipc/contract';
+import { MAX_WORKFLOW_FILE_BYTES } from '@shared/workflow-file-limit';
 import { parseJsonExact, type JsonObject, type JsonValue } from '@shared/json';
 import type { NodeDefinitions } from '@main/service/object-info';
 import type { Workflow } from '@main/service/types';

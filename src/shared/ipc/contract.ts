@@ -22,6 +22,9 @@ import { historyCalls } from './history-contract';
 import { poolCalls, poolEvents } from './pool-contract';
 import { appLayoutCalls } from './app-layout-contract';
 import { templateListSchema, templateOpenInput, templateThumbnailInput, templateThumbnailSchema } from './templates-contract';
+import { MAX_WORKFLOW_FILE_BYTES } from '../workflow-file-limit';
+
+export { MAX_WORKFLOW_FILE_BYTES };
 
 // ---------------------------------------------------------------------------------------------
 // Shared pieces
@@ -74,8 +77,6 @@ export type ExactNumber = z.infer<typeof exactNumberSchema>;
 
 const bytesSchema = z.custom<Uint8Array>((value) => value instanceof Uint8Array, 'expected bytes (a Uint8Array)');
 const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
-/** Largest workflow file (JSON or image) workflow.open reads. */
-export const MAX_WORKFLOW_FILE_BYTES = 50 * 1024 * 1024;
 const id = z.string().min(1).max(200);
 /** Calls that act on "the active profile" unless told otherwise. */
 const profileTarget = z.object({ profileId: id.optional() }).strict().optional();
