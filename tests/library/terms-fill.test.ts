@@ -135,7 +135,7 @@ describe('the search terms of a library made before the list', () => {
   it('lets other queries run between its chunks', async () => {
     const index = await LibraryIndex.open(store);
     const all = await indexTerms();
-    const filling = new TermsFill(store, { termsPerChunk: 1 }).run();
+    const filling = new TermsFill(store, { maxTerms: 1 }).run();
     // Once the fill is under way (its mark has moved), a search is answered long before it ends.
     while ((await mark()) === '');
     const during = await index.search('lighth');
@@ -183,7 +183,7 @@ describe('the search terms of a library made before the list', () => {
     expect(await listedTerms()).toEqual(expect.arrayContaining(['zucchini', 'quixotically']));
     expect((await index.search('zucch')).map((r) => r.prompt_id)).toEqual(['new-1']);
     expect((await index.search('quixot')).map((r) => r.prompt_id)).toEqual(['old-7']);
-    await new TermsFill(store, { termsPerChunk: 3 }).run();
+    await new TermsFill(store, { maxTerms: 3 }).run();
     expect(await listedTerms()).toEqual(await indexTerms());
     expect(await expandedMatch(store, ['zucch'])).toBe('("zucchini")');
     expect((await index.search('zucch')).map((r) => r.prompt_id)).toEqual(['new-1']);

@@ -4,16 +4,25 @@
 // makes the list and its triggers (new and changed rows add their own terms from then on) and
 // this runs after the first screen (issue 25: nothing that can wait is done before it).
 //
-// Each chunk reads at most `termsPerChunk` index terms after the mark, then adds them and moves the
+// Each chunk reads a bounded number of index terms after the mark, then adds them and moves the
 // mark in one transaction: the store's one connection is never held for long, and other queries
 // run between chunks. The mark (library_terms_fill) makes it resumable after a crash or a quit, a
 // repeated chunk only re-adds terms (INSERT OR IGNORE), and once the index has no term after the
 // mark the row goes: the list is complete and searches take their fast path for every word.
 // Until then a word whose terms lie past the mark is searched as a plain prefix (search-match.ts).
+//
+// What a term costs to read is its doclist (fts5vocab counts the rows of each): a seed number is
+// in one row, a common prompt word in most of them. So the number of terms per chunk follows the
+// time the last read took, aiming at TARGET_CHUNK_MS: thousands of rare terms at once, a few
+// common words. One term is the floor (~25 ms for a word in every row of a million).
 import type { Store } from '@main/store/store';
 
-/** Index terms read per chunk: a few milliseconds of the store's time at a million items. */
+/** Most index terms read per chunk. */
 export const TERMS_PER_CHUNK = 2_000;
+/** Terms in the first chunk, before a read has been timed. */
+const FIRST_CHUNK = 256;
+/** The time a chunk's read aims at. */
+const TARGET_CHUNK_MS = 10;
 
 // The index's terms in order (one row per term); a temp table of this connection, made when the
 // fill starts. fts5vocab seeks to `term > ?` and delivers terms in order, so a chunk reads only
@@ -26,6 +35,8 @@ export interface TermsChunk {
   terms: number;
   /** True once the list is complete (no mark left). */
   done: boolean;
+  /** Wall time of the read from the index (the chunk's cost, and any wait for the store). */
+  readMs: number;
 }
 
 /** Whether terms of older rows may still be missing from library_terms. */
@@ -36,7 +47,9 @@ export async function termsFillPending(store: Store): Promise<boolean> {
 /** One chunk of the fill: at most `limit` more index terms listed, and the mark moved past them. */
 export async function fillTermsChunk(store: Store, limit: number = TERMS_PER_CHUNK): Promise<TermsChunk> {
   await store.exec(VOCAB);
+  const started = performance.now();
   const terms = (await store.all(NEXT_TERMS, [limit])).map((r) => String(r['term']));
+  const readMs = performance.now() - started;
   const last = terms.at(-1);
   await store.transaction(async (tx) => {
     if (last !== undefined) await tx.run('INSERT OR IGNORE INTO library_terms (term) SELECT value FROM json_each(?)', [JSON.stringify(terms)]);
@@ -45,7 +58,7 @@ export async function fillTermsChunk(store: Store, limit: number = TERMS_PER_CHU
     if (terms.length < limit) await tx.run('DELETE FROM library_terms_fill');
     else await tx.run('UPDATE library_terms_fill SET after = ?1 WHERE id = 1 AND after < ?1', [last ?? '']);
   });
-  return { terms: terms.length, done: terms.length < limit };
+  return { terms: terms.length, done: terms.length < limit, readMs };
 }
 
 /**
@@ -54,13 +67,18 @@ export async function fillTermsChunk(store: Store, limit: number = TERMS_PER_CHU
  */
 export class TermsFill {
   readonly #store: Store;
-  readonly #termsPerChunk: number;
+  readonly #maxTerms: number;
+  readonly #onChunk: (chunk: TermsChunk) => void;
+  #limit: number;
   #running: Promise<void> | null = null;
   #stopped = false;
 
-  constructor(store: Store, options: { termsPerChunk?: number } = {}) {
+  /** `maxTerms` caps the terms per chunk; `onChunk` sees each chunk (for benchmarks). */
+  constructor(store: Store, options: { maxTerms?: number; onChunk?: (chunk: TermsChunk) => void } = {}) {
     this.#store = store;
-    this.#termsPerChunk = Math.max(1, Math.floor(options.termsPerChunk ?? TERMS_PER_CHUNK));
+    this.#maxTerms = Math.max(1, Math.floor(options.maxTerms ?? TERMS_PER_CHUNK));
+    this.#onChunk = options.onChunk ?? (() => undefined);
+    this.#limit = Math.min(FIRST_CHUNK, this.#maxTerms);
   }
 
   /** Fills what is missing; resolves when the list is complete or the fill was stopped. */
@@ -78,7 +96,12 @@ export class TermsFill {
   async #loop(): Promise<void> {
     if (!(await termsFillPending(this.#store))) return;
     while (!this.#stopped) {
-      if ((await fillTermsChunk(this.#store, this.#termsPerChunk)).done) return;
+      const chunk = await fillTermsChunk(this.#store, this.#limit);
+      this.#onChunk(chunk);
+      if (chunk.done) return;
+      // Toward the target: at most twice as many terms next time, and as few as one.
+      const scale = Math.min(2, TARGET_CHUNK_MS / Math.max(chunk.readMs, 0.1));
+      this.#limit = Math.max(1, Math.min(this.#maxTerms, Math.floor(this.#limit * scale)));
     }
   }
 }
