@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { LIBRARY_MIGRATIONS } from '@main/library/schema';
 import { LibraryIndex } from '@main/library/library-index';
-import { TermsFill, type TermsChunk } from '@main/library/terms-fill';
+import { TERMS_PER_CHUNK, TermsFill, type TermsChunk } from '@main/library/terms-fill';
 import { Store } from '@main/store/store';
 import { loadAverage } from './support/proc-cpu';
 import { seedDataDir } from './support/seed-store';
@@ -33,10 +33,13 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '2' },
     db: { type: 'string' },
     library: { type: 'string' },
+    'max-terms': { type: 'string' },
   },
 });
 const ITEMS = Number(values.items);
 const ROUNDS = Number(values.rounds);
+/** --max-terms caps the terms per chunk (default: the app's, TERMS_PER_CHUNK). */
+const FILL_OPTIONS = values['max-terms'] !== undefined ? { maxTerms: Number(values['max-terms']) } : {};
 
 /** The migrations before the list of terms (the last two came with it). */
 const BEFORE_TERMS = LIBRARY_MIGRATIONS.slice(0, -2);
@@ -124,7 +127,7 @@ async function fillAlone(store: Store): Promise<{ wall: number; cpu: number; chu
   const chunks: TermsChunk[] = [];
   const c0 = process.cpuUsage();
   const t0 = performance.now();
-  await new TermsFill(store, { onChunk: (chunk) => chunks.push(chunk) }).run();
+  await new TermsFill(store, { ...FILL_OPTIONS, onChunk: (chunk) => chunks.push(chunk) }).run();
   return { wall: performance.now() - t0, cpu: cpuMs(c0), chunks };
 }
 
@@ -143,7 +146,7 @@ async function fillWithSearches(store: Store, index: LibraryIndex, words: readon
       await new Promise((r) => setTimeout(r, 100));
     }
   })();
-  await new TermsFill(store).run();
+  await new TermsFill(store, FILL_OPTIONS).run();
   filling = false;
   await searches;
   const after: number[] = [];
@@ -160,7 +163,9 @@ async function main(): Promise<void> {
   const dataDir = keep ? values.db! : mkdtempSync(join(tmpdir(), 'flowdeck-bench-terms-'));
   mkdirSync(dataDir, { recursive: true });
   const work = mkdtempSync(join(tmpdir(), 'flowdeck-bench-terms-round-'));
-  console.log(`terms fill benchmark: ${ROUNDS} rounds (Node ${process.version}, ${load()})`);
+  console.log(
+    `terms fill benchmark: ${ROUNDS} rounds, at most ${FILL_OPTIONS.maxTerms ?? TERMS_PER_CHUNK} terms per chunk (Node ${process.version}, ${load()})`,
+  );
   try {
     const base = await makeOlderLibrary(dataDir);
     for (let round = 1; round <= ROUNDS; round += 1) {
@@ -179,9 +184,10 @@ async function main(): Promise<void> {
           const f = await fillAlone(store);
           const reads = f.chunks.map((c) => c.readMs).sort((a, b) => a - b);
           const terms = f.chunks.reduce((sum, c) => sum + c.terms, 0);
+          const longest = f.chunks.reduce((a, b) => (b.readMs > a.readMs ? b : a));
           console.log(
             `round ${round}:   the fill after it, alone: ${terms.toLocaleString('en')} terms in ${f.chunks.length} chunks, ${ms(f.wall)} wall, ${ms(f.cpu)} CPU; ` +
-              `a chunk's read p50 ${ms(percentile(reads, 50))}, p95 ${ms(percentile(reads, 95))}, longest ${ms(reads.at(-1) ?? NaN)} (${load()})`,
+              `a chunk's read p50 ${ms(percentile(reads, 50))}, p95 ${ms(percentile(reads, 95))}, longest ${ms(longest.readMs)} (${longest.terms} terms) (${load()})`,
           );
         } finally {
           await store.close();

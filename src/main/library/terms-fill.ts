@@ -9,7 +9,10 @@
 // run between chunks. The mark (library_terms_fill) makes it resumable after a crash or a quit, a
 // repeated chunk only re-adds terms (INSERT OR IGNORE), and once the index has no term after the
 // mark the row goes: the list is complete and searches take their fast path for every word.
-// Until then a word whose terms lie past the mark is searched as a plain prefix (search-match.ts).
+// Until then a word whose terms lie past the mark is searched as a plain prefix (search-match.ts):
+// as fast as it was before the list existed, and never wrong. So the CLI does not fill: a command
+// is short-lived (a fill cut off at exit would only be resumed), its searches are right without
+// it, and the app fills the list after its next first screen.
 //
 // What a term costs to read is its doclist (fts5vocab counts the rows of each): a seed number is
 // in one row, a common prompt word in most of them. So the number of terms per chunk follows the
@@ -39,6 +42,9 @@ export interface TermsChunk {
   readMs: number;
 }
 
+/** The stores (connections) whose temp vocabulary table is made. */
+const vocabMade = new WeakSet<Store>();
+
 /** Whether terms of older rows may still be missing from library_terms. */
 export async function termsFillPending(store: Store): Promise<boolean> {
   return (await store.get('SELECT 1 AS pending FROM library_terms_fill WHERE id = 1')) !== undefined;
@@ -46,7 +52,10 @@ export async function termsFillPending(store: Store): Promise<boolean> {
 
 /** One chunk of the fill: at most `limit` more index terms listed, and the mark moved past them. */
 export async function fillTermsChunk(store: Store, limit: number = TERMS_PER_CHUNK): Promise<TermsChunk> {
-  await store.exec(VOCAB);
+  if (!vocabMade.has(store)) {
+    await store.exec(VOCAB);
+    vocabMade.add(store);
+  }
   const started = performance.now();
   const terms = (await store.all(NEXT_TERMS, [limit])).map((r) => String(r['term']));
   const readMs = performance.now() - started;
