@@ -2,8 +2,8 @@
 // this version: opening only makes the list, the terms of the older rows are filled later in
 // chunks (terms-fill.ts), and search stays right all along: before the fill, midway with searches
 // between the chunks, after a fill stopped midway and resumed over a reopened store, and for rows
-// added or changed while it runs. A library whose terms the first version of the migration
-// filled at once has nothing left to fill.
+// added or changed while it runs; a chunk never reads past its first character's terms. A
+// library whose terms the first version of the migration filled at once has nothing to fill.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +12,7 @@ import { Store } from '@main/store/store';
 import { LibraryIndex } from '@main/library/library-index';
 import { Library } from '@main/library/library';
 import { expandedMatch } from '@main/library/search-match';
-import { fillTermsChunk, termsFillPending, TermsFill } from '@main/library/terms-fill';
+import { fillTermsChunk, termsFillPending, TermsFill, type TermsChunk } from '@main/library/terms-fill';
 import { LIBRARY_MIGRATIONS } from '../../src/main/library';
 
 /** The migrations of a library made before library_terms (the last two came with it). */
@@ -146,6 +146,21 @@ describe('the search terms of a library made before the list', () => {
     expect(listedThen).toBeLessThan(all.length / 2);
     expect(await termsFillPending(store)).toBe(false);
     expect(await listedTerms()).toEqual(all);
+  });
+
+  it('keeps each chunk within one first character, and reads the first term of the next alone', async () => {
+    await LibraryIndex.open(store);
+    const all = await indexTerms();
+    const chunks: TermsChunk[] = [];
+    await new TermsFill(store, { onChunk: (chunk) => chunks.push(chunk) }).run();
+    expect(await listedTerms()).toEqual(all);
+    const initial = (term: string): string => String.fromCodePoint(term.codePointAt(0)!);
+    for (const chunk of chunks)
+      if (chunk.span !== null && chunk.terms > 1) expect(initial(chunk.span[0]), chunk.span.join(' .. ')).toBe(initial(chunk.span[1]));
+    // Every first character began with a chunk of its first term alone.
+    const initials = [...new Set(all.map(initial))];
+    const alone = chunks.filter((c) => c.terms === 1).map((c) => c.span![0]);
+    for (const i of initials) expect(alone, i).toContain(all.find((t) => initial(t) === i));
   });
 
   it('resumes a fill stopped midway from its mark over a reopened store, and completes it', async () => {
