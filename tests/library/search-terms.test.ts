@@ -2,8 +2,8 @@
 // the FTS3 tokenizer that fills library_terms splits and folds text exactly as the FTS5 index
 // does (compared over every code point of the first three planes), searches give what the plain
 // prefix query gives (spelled-out terms, too many terms, a prefix no term has, a phrase, the
-// workflow filter), new and updated rows add their terms, and a library made before the
-// migration gets its terms from its index.
+// workflow filter), and new and updated rows add their terms. A library made before the list
+// gets its terms from its index later: tests/library/terms-fill.test.ts.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +11,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Store } from '@main/store/store';
 import { LibraryIndex, type NewItemRow } from '@main/library/library-index';
 import { expandedMatch } from '@main/library/search-match';
-import { LIBRARY_MIGRATIONS } from '../../src/main/library';
 import { indexRow } from './support/helpers';
 
 let dir: string;
@@ -112,17 +111,5 @@ describe('the terms list', () => {
     expect((await index.search('harbour', { workflow: 'night "harbour" V2' })).map((r) => r.id)).toEqual([id]);
     expect(await index.searchCount('harb', { workflow: 'Night Harbour v2 extra' })).toBe(1);
     expect(await index.search('harbour', { workflow: '"' })).toEqual([]);
-  });
-
-  it('takes the terms of a library made before the migration from its index', async () => {
-    await store.migrate('library', LIBRARY_MIGRATIONS.slice(0, -1));
-    await store.run(
-      `INSERT INTO library_items (prompt_id, server_kind, base_url, node_id, output_key, file_name, file_subfolder, file_type, media_kind, prompt_text, created_at, recorded_at, status)
-       VALUES ('old-job', 'local', 'http://x', '9', 'images', 'old.png', '', 'output', 'image', 'an old harbourmaster', 1, 1, 'done')`,
-    );
-    const index = await LibraryIndex.open(store);
-    expect(await store.version('library')).toBe(LIBRARY_MIGRATIONS.length);
-    expect((await store.all("SELECT term FROM library_terms WHERE term LIKE 'harb%'")).map((r) => r['term'])).toEqual(['harbourmaster']);
-    expect((await index.search('harbourm')).map((r) => r.prompt_id)).toEqual(['old-job']);
   });
 });

@@ -232,6 +232,12 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
       });
       await library.start();
       stopLibraryEvents = forwardLibraryChanges(library, (payload) => hub.emit('library.changed', payload));
+      // An older library's search terms are listed after the first screen (terms-fill.ts).
+      const filling = library;
+      void firstScreen
+        .shown()
+        .then(() => (disposed ? undefined : filling.fillSearchTerms()))
+        .catch((error: unknown) => log('warn', `library: listing the search terms failed: ${describeError(error)}`));
       hotFolders = new HotFoldersHost({
         store,
         library: () => library,

@@ -27,6 +27,7 @@ import { nodeClassOf, provenanceOf } from './provenance';
 import { rowFilePath, toItem, type ItemRow } from './rows';
 import { removeItem } from './item-remove';
 import { ThumbnailCache } from './thumbnail-cache';
+import { TermsFill } from './terms-fill';
 import { osTrash, type TrashFunction } from './trash';
 import {
   SourceUnavailableError,
@@ -66,6 +67,7 @@ export class Library {
   private readonly tees = new Map<number, readonly string[]>();
   /** The dedupe-and-publish step, per content (keyed-exclusive.ts). */
   private readonly exclusive = new KeyedExclusive();
+  private readonly termsFill: TermsFill;
   private disposed = false;
   /** The staging folder made (canReflinkTo), or being made. */
   private stagingMade: Promise<void> | null = null;
@@ -74,6 +76,7 @@ export class Library {
     this.index = index;
     this.root = path.resolve(options.root);
     this.thumbnails = new ThumbnailCache(this.root);
+    this.termsFill = new TermsFill(options.store);
     this.source = options.source;
     this.now = options.now ?? Date.now;
     this.concurrency = Math.max(1, Math.floor(options.concurrency ?? 2));
@@ -89,6 +92,11 @@ export class Library {
   /** Applies the library's migrations to `store` and returns a library over it (not yet started). */
   static async open(options: LibraryOptions): Promise<Library> {
     return new Library(await LibraryIndex.open(options.store), options);
+  }
+
+  /** Lists the search terms an older library lacks, in chunks (terms-fill.ts): work for after the first screen. */
+  fillSearchTerms(): Promise<void> {
+    return this.termsFill.run();
   }
 
   /** Creates the folder and removes what crashed processes left in staging. Downloads are not resumed: see resumePending(). */
@@ -355,6 +363,7 @@ export class Library {
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
+    await this.termsFill.stop();
     this.timers.cancelAll();
     this.queue.length = 0;
     this.queued.clear();

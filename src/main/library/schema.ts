@@ -162,12 +162,18 @@ export const LIBRARY_MIGRATIONS: readonly string[] = [
   // which FTS5 walks lazily, newest first, and stops at the page's end. New rows add their terms
   // through the FTS3 tokenizer table, which splits and folds text exactly as FTS5's unicode61
   // does (tests/library/search-terms.test.ts compares the two over every code point); terms are
-  // never removed (a term no row has any more only matches nothing). Existing libraries take
-  // their terms from the index itself.
+  // never removed (a term no row has any more only matches nothing). The rows that were there
+  // before take their terms from the index itself, in the background after the first screen
+  // (terms-fill.ts, the next migration): at a million items that read takes seconds.
   `CREATE VIRTUAL TABLE library_tokenizer USING fts3tokenize('unicode61', 'remove_diacritics=2');
    CREATE TABLE library_terms (term TEXT PRIMARY KEY) WITHOUT ROWID;
-   ${termTriggers(SOURCE_COLUMNS)}
-   CREATE VIRTUAL TABLE temp.library_fts_terms USING fts5vocab(main, library_fts, row);
-   INSERT OR IGNORE INTO library_terms (term) SELECT term FROM temp.library_fts_terms;
-   DROP TABLE temp.library_fts_terms;`,
+   ${termTriggers(SOURCE_COLUMNS)}`,
+  // How far the background fill of library_terms from the index has got (terms-fill.ts): a row
+  // while terms of older rows may be missing, holding the last index term listed ('' at first); no
+  // row once every term is listed. A library with no rows has nothing to fill. Nor has one whose
+  // terms are already listed: the first version of the migration above filled them at once, and
+  // otherwise nothing can insert between that migration and this one (they run in one open).
+  `CREATE TABLE library_terms_fill (id INTEGER PRIMARY KEY CHECK (id = 1), after TEXT NOT NULL);
+   INSERT INTO library_terms_fill (id, after) SELECT 1, ''
+     WHERE EXISTS (SELECT 1 FROM library_items) AND NOT EXISTS (SELECT 1 FROM library_terms);`,
 ];

@@ -4,6 +4,8 @@
 // make FTS5 merge the doclists of every term it covers before yielding a single row (~25 ms for a
 // common word in a million items, whatever the LIMIT), so it becomes the OR of those terms, read
 // from library_terms (schema.ts): FTS5 walks an OR lazily, newest first, and stops at the page's end.
+// While the terms of a library made before that list are still being filled (terms-fill.ts), a
+// word whose range of terms the fill has not passed yet stays a prefix query: slower, never wrong.
 import type { Queryable } from '@main/store/store';
 
 /** More search words than this are ignored: a query is a few words, not a paragraph. */
@@ -37,15 +39,17 @@ export function ftsQuery(text: string): string | null {
 
 /**
  * Each word as the index has it (folded, diacritics removed: the tokenizer is FTS5's own rules),
- * how many tokens it makes, and the first MAX_EXPANDED_TERMS + 1 terms its token starts: one
- * statement for all the words, so a search stays two round trips to the store's thread however
- * many words it has (on a busy machine each round trip can wait for a core).
+ * how many tokens it makes, whether library_terms lists every term its token starts (the fill's
+ * mark is past them all, or there is no mark: terms-fill.ts), and the first MAX_EXPANDED_TERMS + 1
+ * of those terms: one statement for all the words, so a search stays two round trips to the
+ * store's thread however many words it has (on a busy machine each round trip can wait for a core).
  */
 const WORD_TERMS_SQL = `
-  WITH tokens AS (SELECT w.key AS i, t.token AS token FROM json_each(?) w, library_tokenizer t WHERE t.input = w.value),
+  WITH tokens AS (SELECT w.key AS i, t.token AS token FROM json_each(?1) w, library_tokenizer t WHERE t.input = w.value),
        words AS (SELECT i, COUNT(*) AS n, MIN(token) AS token FROM tokens GROUP BY i)
   SELECT i, n, token,
-         (SELECT json_group_array(term) FROM (SELECT term FROM library_terms WHERE term >= words.token AND term < words.token || ? ORDER BY term LIMIT ?)) AS terms
+         NOT EXISTS (SELECT 1 FROM library_terms_fill WHERE after < words.token || ?2) AS listed,
+         (SELECT json_group_array(term) FROM (SELECT term FROM library_terms WHERE term >= words.token AND term < words.token || ?2 ORDER BY term LIMIT ?3)) AS terms
   FROM words`;
 
 /**
@@ -60,7 +64,8 @@ export async function expandedMatch(q: Queryable, words: readonly string[]): Pro
     const row = byWord.get(i);
     const token = row?.['n'] === 1 ? row['token'] : null;
     // No token, or several ("foo_bar" makes a phrase): FTS5 matches the word as it did before.
-    if (typeof token !== 'string' || PREFIX_INDEX_LENGTHS.has([...token].length)) {
+    // Nor can a list that may still miss some of the word's terms stand for the prefix.
+    if (typeof token !== 'string' || PREFIX_INDEX_LENGTHS.has([...token].length) || row?.['listed'] !== 1) {
       parts.push(prefixTerm(word));
       continue;
     }
