@@ -2,6 +2,7 @@
 // stderr (the API key redacted), plus a JSON object for --json when the command failed before its
 // own --json reporting began. Loaded by index.ts only when a command fails, so that the error
 // classes of every layer are not evaluated at each start.
+import { describeError } from '@shared/describe-error';
 import { ServiceError, redactSecret } from '@main/service/errors';
 import { SecretStoreUnavailableError } from '@main/config/secrets';
 import { WorkflowEditError } from '@main/workflow/edit';
@@ -30,14 +31,9 @@ export function exitCodeFor(error: unknown): ExitCodeValue {
   return ExitCode.server;
 }
 
-function messageFor(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return String(error);
-}
-
 /** Writes the failure to stderr (and stdout for --json when the store failed) and returns its exit code. */
 export function reportFailure(error: unknown, argv: readonly string[], env: NodeJS.ProcessEnv): ExitCodeValue {
-  const message = redactSecret(messageFor(error), env.FLOWDECK_API_KEY);
+  const message = redactSecret(describeError(error), env.FLOWDECK_API_KEY);
   process.stderr.write(`flowdeck: ${message}\n`);
   const code = exitCodeFor(error);
   // Failures before a command's own --json reporting begins (the store) still give a JSON object.

@@ -7,12 +7,11 @@
 // them together and Chromium paints once. Nothing waits longer than `maxWaitMs`: with no frame by
 // then, what is held is applied on its own. With no preview shown for `flowMs`, nothing is held.
 // Anything else (a job's phase, its outputs, an error) never comes here and shows at once.
+import type { ThrottleTimers } from '@shared/latest-wins';
 
-/** The clock PaintSync runs on: the page's timers, or a hand-moved one in tests. */
-export interface SyncTimers {
+/** The clock PaintSync runs on: the page's timers, or a hand-moved one in tests (the throttles' timers, and the time). */
+export interface SyncTimers extends ThrottleTimers {
   now(): number;
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
 }
 
 const pageTimers: SyncTimers = {
