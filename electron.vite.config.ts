@@ -13,9 +13,9 @@ export default defineConfig({
       // Plain-JS packages are bundled in: resolving and loading ~150 files of node_modules at every
       // start was ~40% of a CLI command's start-up (`flowdeck help` 0.28 -> 0.16 s of CPU bundled).
       // Native ones stay outside (sqlite3, keytar), and so do packages that find files of their own
-      // beside them (trash: its macOS/Windows helpers) or need Electron (electron-store), and chokidar.
+      // beside them (trash: its macOS/Windows helpers), and chokidar.
       externalizeDeps: {
-        exclude: ['zod', 'conf', 'ws', 'lossless-json', 'pngjs', 'jpeg-js', 'busboy', 'fast-png', 'fflate', 'form-data-encoder', '@noble/hashes'],
+        exclude: ['zod', 'atomically', 'ws', 'lossless-json', 'pngjs', 'jpeg-js', 'busboy', 'fast-png', 'fflate', 'form-data-encoder', '@noble/hashes'],
       },
       rollupOptions: {
         // One build for every plain-Node entry point too: the CLI and the browser harness share

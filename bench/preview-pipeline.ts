@@ -18,7 +18,7 @@ import type { Page } from '@playwright/test';
 import { launchBenchBrowser, newBenchPage } from './support/browser';
 import { startHarnessServer } from '../e2e/harness/server';
 import { createAppCore, type AppCore } from '@main/app/core';
-import { ConfSettingsStore } from '@main/config/conf-settings';
+import { JsonSettingsStore } from '@main/config/json-settings';
 import { SessionSecretStore } from '@main/config/secrets';
 import { FakePreviewServer, frameNumber, makeJpegs, tagFrame } from './preview-fake-server';
 
@@ -148,7 +148,7 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'flowdeck-bench-previews-'));
   const server = new FakePreviewServer('http://127.0.0.1:9');
   const core = createAppCore({
-    settings: new ConfSettingsStore(dataDir),
+    settings: new JsonSettingsStore(dataDir),
     secrets: new SessionSecretStore(),
     dataDir,
     // The first start creates the demo profile; here it connects to the stand-in server.

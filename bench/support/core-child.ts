@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { createInterface } from 'node:readline';
 import { createConnectFactory } from '@main/app/connect';
 import { createAppCore } from '@main/app/core';
-import { ConfSettingsStore } from '@main/config/conf-settings';
+import { JsonSettingsStore } from '@main/config/json-settings';
 import { SessionSecretStore } from '@main/config/secrets';
 import { startHarnessServer } from '../../e2e/harness/server';
 
@@ -23,7 +23,7 @@ const demoTimeScale = process.argv[3] ?? '1';
 const demo: { child: ChildProcess | null } = { child: null };
 
 const core = createAppCore({
-  settings: new ConfSettingsStore(dataDir),
+  settings: new JsonSettingsStore(dataDir),
   secrets: new SessionSecretStore(),
   dataDir,
   startDemo: ({ apiKey }) =>

@@ -4,7 +4,7 @@
 //   http://127.0.0.1:PORT/?token=TOKEN
 // Everything else goes to stderr.
 //
-// Settings: the conf-based store in the data folder (FLOWDECK_DATA_DIR, else the usual one).
+// Settings: settings.json in the data folder (FLOWDECK_DATA_DIR, else the usual one).
 // Keys: kept in this process's memory (SessionSecretStore), so the harness never touches the
 // user's keychain; with --keychain, the OS keychain (keytar) is used instead.
 import { readFileSync } from 'node:fs';
@@ -13,8 +13,8 @@ import { parseArgs } from 'node:util';
 import { createConnectFactory } from '@main/app/connect';
 import { createAppCore } from '@main/app/core';
 import { createDemoStarter } from '@main/app/demo';
-import { ConfSettingsStore } from '@main/config/conf-settings';
 import { resolveDataDir } from '@main/config/data-dir';
+import { JsonSettingsStore } from '@main/config/json-settings';
 import { KeytarSecretStore, SessionSecretStore } from '@main/config/secrets';
 import { DemoService } from '../../src/main/demo';
 import { startHarnessServer } from './server';
@@ -70,7 +70,7 @@ async function main(): Promise<void> {
   };
   const dataDir = resolveDataDir();
   const core = createAppCore({
-    settings: new ConfSettingsStore(dataDir),
+    settings: new JsonSettingsStore(dataDir),
     secrets: values.keychain ? new KeytarSecretStore() : new SessionSecretStore(),
     dataDir,
     startDemo: createDemoStarter(timeScale !== undefined ? { timeScale } : {}),

@@ -2,11 +2,11 @@
 // of the shared settings, else the cloud service. The key comes from FLOWDECK_API_KEY first,
 // then from the OS keychain entry of the matching profile.
 import { randomUUID } from 'node:crypto';
-import { ConfSettingsStore } from '@main/config/conf-settings';
 import { resolveDataDir } from '@main/config/data-dir';
+import { JsonSettingsStore } from '@main/config/json-settings';
 import { KeytarSecretStore, SecretStoreUnavailableError, type SecretStore } from '@main/config/secrets';
 import { profileConnection, type ProfileConnection } from '@main/service/profile-server';
-import { DEFAULT_CLOUD_URL, DEFAULT_LOCAL_URL, normaliseBaseUrl, type Profile, type SettingsStore } from '@main/config/settings';
+import { DEFAULT_CLOUD_URL, DEFAULT_LOCAL_URL, normaliseBaseUrl, settingsSetAsideNotice, type Profile, type SettingsStore } from '@main/config/settings';
 import { ServiceClient } from '@main/service/client';
 import type { NodeDefinitions } from '@main/service/object-info';
 import type { ServerProfile } from '@main/service/types';
@@ -27,7 +27,10 @@ export interface CliEnvironment {
 
 export function defaultEnvironment(env: NodeJS.ProcessEnv = process.env): CliEnvironment {
   const dataDir = resolveDataDir(env);
-  return { env, dataDir, settings: new ConfSettingsStore(dataDir), secrets: new KeytarSecretStore() };
+  const settings = new JsonSettingsStore(dataDir);
+  // A command has no notification centre: the user hears of a settings file set aside on stderr.
+  settings.onSetAside((event) => process.stderr.write(`flowdeck: ${settingsSetAsideNotice(event)}\n`));
+  return { env, dataDir, settings, secrets: new KeytarSecretStore() };
 }
 
 export interface ResolvedServer {

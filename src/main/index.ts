@@ -1,5 +1,5 @@
 // Electron composition root: the one place that wires the plain-Node app core to Electron
-// (keychain secrets, electron-store settings, the app:// protocol, IPC, dialogs, notifications).
+// (keychain secrets, settings.json, the app:// protocol, IPC, dialogs, notifications).
 // Everything with logic lives in src/main/app and is tested without Electron.
 import { app, type BrowserWindow, Menu } from 'electron';
 import { existsSync } from 'node:fs';
@@ -8,6 +8,7 @@ import { createAppCore, type AppCore, type LogLevel } from '@main/app/core';
 import { createConnectFactory } from '@main/app/connect';
 import { createDemoStarter } from '@main/app/demo';
 import { resolveDataDir } from '@main/config/data-dir';
+import { JsonSettingsStore } from '@main/config/json-settings';
 import { KeytarSecretStore } from '@main/config/secrets';
 import { createDesktopActions } from '@main/electron/desktop';
 import { createFileDialogs } from '@main/electron/dialogs';
@@ -15,7 +16,6 @@ import { installIpcTransport } from '@main/electron/ipc-transport';
 import { attachJobIndicators } from '@main/electron/job-indicators';
 import { serveLibraryMediaScheme } from '@main/electron/media-protocol';
 import { APP_ORIGIN, applyDevServerCsp, registerAppScheme, serveRenderer } from '@main/electron/protocol';
-import { ElectronStoreSettings } from '@main/electron/settings-store';
 import { createMainWindow } from '@main/electron/window';
 import { ELECTRON_MEDIA_BASE } from '@shared/library-media';
 
@@ -46,7 +46,7 @@ async function launch(): Promise<void> {
   serveRenderer(rendererDir);
   if (devUrl) applyDevServerCsp(devUrl);
   if (process.platform !== 'darwin') Menu.setApplicationMenu(null);
-  const settings = new ElectronStoreSettings(dataDir);
+  const settings = new JsonSettingsStore(dataDir);
   const icon = join(app.getAppPath(), 'resources', 'icon.png');
   const win = createMainWindow({ preload, settings, ...(existsSync(icon) ? { icon } : {}) });
   mainWindow = win;

@@ -11,7 +11,7 @@ import { createConnectFactory } from '@main/app/connect';
 import { createAppCore, type AppCore, type StartDemo } from '@main/app/core';
 import { createDemoStarter } from '@main/app/demo';
 import type { AppEvent } from '@main/app/event-hub';
-import { ConfSettingsStore } from '@main/config/conf-settings';
+import { JsonSettingsStore } from '@main/config/json-settings';
 import { SecretStoreUnavailableError, SessionSecretStore, type SecretStore } from '@main/config/secrets';
 import { DemoService } from '../../src/main/demo';
 
@@ -45,7 +45,7 @@ class Recorder {
       return starter(options);
     };
     this.core = createAppCore({
-      settings: new ConfSettingsStore(this.dataDir),
+      settings: new JsonSettingsStore(this.dataDir),
       secrets,
       dataDir: this.dataDir,
       startDemo,

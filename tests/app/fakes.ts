@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfSettingsStore } from '@main/config/conf-settings';
+import { JsonSettingsStore } from '@main/config/json-settings';
 import { SessionSecretStore } from '@main/config/secrets';
 import { createAppCore, type AppCore, type AppCoreDeps } from '@main/app/core';
 import type { ConnectFactory } from '@main/app/session';
@@ -66,7 +66,7 @@ export interface TempCore {
 export function tempCore(overrides: Partial<AppCoreDeps> = {}): TempCore {
   const dataDir = mkdtempSync(join(tmpdir(), 'flowdeck-app-'));
   const core = createAppCore({
-    settings: new ConfSettingsStore(dataDir),
+    settings: new JsonSettingsStore(dataDir),
     secrets: new SessionSecretStore(),
     dataDir,
     startDemo: async () => ({ url: 'http://127.0.0.1:9', stop: async () => undefined }),

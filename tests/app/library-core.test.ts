@@ -13,7 +13,7 @@ import { parseJsonExact } from '@shared/json';
 import { createConnectFactory } from '@main/app/connect';
 import { createAppCore, type AppCore } from '@main/app/core';
 import type { MediaResponse } from '@main/app/library-media-server';
-import { ConfSettingsStore } from '@main/config/conf-settings';
+import { JsonSettingsStore } from '@main/config/json-settings';
 import { SessionSecretStore } from '@main/config/secrets';
 import { DemoService } from '../../src/main/demo';
 
@@ -72,7 +72,7 @@ beforeAll(async () => {
   trashDir = join(dataDir, 'fake-trash');
   mkdirSync(trashDir);
   core = createAppCore({
-    settings: new ConfSettingsStore(dataDir),
+    settings: new JsonSettingsStore(dataDir),
     secrets: new SessionSecretStore(),
     dataDir,
     startDemo: async ({ apiKey }) => {

@@ -16,7 +16,7 @@ import type { DesktopActions } from '@main/app/desktop';
 import { forwardLibraryChanges } from '@main/app/library-events';
 import { createLibraryHandlers } from '@main/app/library-handlers';
 import { serveLibraryMedia } from '@main/app/library-media-server';
-import { ConfSettingsStore } from '@main/config/conf-settings';
+import { JsonSettingsStore } from '@main/config/json-settings';
 import { Store } from '@main/store/store';
 import { Library, type LibraryItem, type LibraryServer } from '../../src/main/library';
 import { QUICK_RETRY, quickClient } from '../library/support/helpers';
@@ -64,13 +64,13 @@ function handlers(desktop: DesktopActions | null = null, env: NodeJS.ProcessEnv 
     desktop,
     mediaBase: 'flowdeck-media://library',
     profileName: (id) => (id === 'p1' ? 'My server' : null),
-    folder: { dataDir: dir, settings: new ConfSettingsStore(dir), env },
+    folder: { dataDir: dir, settings: new JsonSettingsStore(dir), env },
   });
 }
 
 function tempCoreAt(dataDir: string): AppCore {
   return createAppCore({
-    settings: new ConfSettingsStore(dataDir),
+    settings: new JsonSettingsStore(dataDir),
     secrets: new SessionSecretStore(),
     dataDir,
     startDemo: async () => ({ url: 'http://127.0.0.1:9', stop: async () => undefined }),
@@ -215,7 +215,7 @@ describe('the library folder setting', () => {
       message: `New outputs go to ${chosen} from the next start of Flowdeck. Until then they go to ${join(dir, 'library')}; outputs already in the library stay where they are.`,
     });
     expect((await stat(chosen)).isDirectory()).toBe(true);
-    expect(new ConfSettingsStore(dir).read().libraryDir).toBe(chosen);
+    expect(new JsonSettingsStore(dir).read().libraryDir).toBe(chosen);
     expect(await h['library.info'](undefined)).toMatchObject({ libraryDir: join(dir, 'library'), nextLibraryDir: chosen, fromEnvironment: false });
 
     const overridden = await handlers(null, { FLOWDECK_LIBRARY_DIR: join(dir, 'env-lib') })['library.setFolder']({ path: chosen });
@@ -224,7 +224,7 @@ describe('the library folder setting', () => {
 
     const back = await h['library.setFolder']({ path: null });
     expect(back).toMatchObject({ nextLibraryDir: join(dir, 'library'), message: `The library folder stays ${join(dir, 'library')}.` });
-    expect(new ConfSettingsStore(dir).read().libraryDir).toBeNull();
+    expect(new JsonSettingsStore(dir).read().libraryDir).toBeNull();
   });
 
   it('is the folder the core opens on its next start', async () => {

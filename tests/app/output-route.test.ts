@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import type { AppCore } from '@main/app/core';
-import { ConfSettingsStore } from '@main/config/conf-settings';
+import { JsonSettingsStore } from '@main/config/json-settings';
 import { DemoService } from '../../src/main/demo';
 import { JobStore } from '@main/jobs/job-store';
 import { outputRouteOf } from '@main/jobs/output-route';
@@ -72,7 +72,7 @@ it('a hot folder job ending while the app core starts is not recorded by the app
   expect((await jobs.get(fromFolder.promptId))?.origin).toBe('hot-folder');
   await earlier.close();
 
-  const settings = new ConfSettingsStore(dataDir);
+  const settings = new JsonSettingsStore(dataDir);
   settings.update((s) => ({ ...s, profiles: [{ id: 'p-local', name: 'Local', kind: 'local', baseUrl: service.url }], activeProfileId: 'p-local' }));
 
   // The app starts while both jobs are still running; the tracker reconciles and follows them.

@@ -9,7 +9,7 @@ import { PassThrough } from 'node:stream';
 import { libraryCommand, parseDateOption } from '../../src/cli/commands/library';
 import { UsageError } from '../../src/cli/errors';
 import { SessionSecretStore } from '@main/config/secrets';
-import { ConfSettingsStore } from '@main/config/conf-settings';
+import { JsonSettingsStore } from '@main/config/json-settings';
 import { dataPaths } from '@main/config/data-dir';
 import { DemoService } from '../../src/main/demo';
 import { Store } from '@main/store/store';
@@ -71,7 +71,7 @@ async function inProcess(args: string[], stderrLines: string[] = []): Promise<Li
   stderr.on('data', (d: Buffer) => stderrLines.push(d.toString()));
   const dataDir = join(work, 'data');
   const io = { stdout: stdout as unknown as NodeJS.WriteStream, stderr: stderr as unknown as NodeJS.WriteStream };
-  const code = await libraryCommand(args, io, { env: {}, dataDir, settings: new ConfSettingsStore(dataDir), secrets: new SessionSecretStore() });
+  const code = await libraryCommand(args, io, { env: {}, dataDir, settings: new JsonSettingsStore(dataDir), secrets: new SessionSecretStore() });
   expect(code).toBe(0);
   return args.includes('--json') ? (JSON.parse(out) as ListedItem[]) : [];
 }

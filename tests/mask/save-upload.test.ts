@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConnectFactory } from '@main/app/connect';
 import { createAppCore, type AppCore } from '@main/app/core';
 import type { AppEvent } from '@main/app/event-hub';
-import { ConfSettingsStore } from '@main/config/conf-settings';
+import { JsonSettingsStore } from '@main/config/json-settings';
 import { SessionSecretStore } from '@main/config/secrets';
 import { DemoService } from '../../src/main/demo';
 import { Api } from '../../src/renderer/src/lib/api';
@@ -124,7 +124,7 @@ function startCore(): Harness {
   const dataDir = mkdtempSync(join(tmpdir(), 'flowdeck-mask-'));
   const events: AppEvent[] = [];
   const core = createAppCore({
-    settings: new ConfSettingsStore(dataDir),
+    settings: new JsonSettingsStore(dataDir),
     secrets: new SessionSecretStore(),
     dataDir,
     // The built-in demo profile is not used here; its service is a stub that is never reached.

@@ -9,12 +9,12 @@ import { createConnectFactory } from '@main/app/connect';
 import { createAppCore, type AppCore, type AppCoreDeps } from '@main/app/core';
 import { createDemoStarter } from '@main/app/demo';
 import type { AppEvent } from '@main/app/event-hub';
-import { ConfSettingsStore } from '@main/config/conf-settings';
+import { JsonSettingsStore } from '@main/config/json-settings';
 import { SessionSecretStore } from '@main/config/secrets';
 
 export function demoAppCore(dataDir: string, overrides: Partial<AppCoreDeps> = {}): AppCore {
   return createAppCore({
-    settings: new ConfSettingsStore(dataDir),
+    settings: new JsonSettingsStore(dataDir),
     secrets: new SessionSecretStore(),
     dataDir,
     startDemo: createDemoStarter({ timeScale: 0.05 }),

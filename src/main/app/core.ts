@@ -10,6 +10,7 @@ import type { CallHandlers, EventPayload, JobSnapshotView } from '@shared/ipc/co
 import { HARNESS_MEDIA_BASE } from '@shared/library-media';
 import { describeError } from '@shared/describe-error';
 import { dataPaths } from '@main/config/data-dir';
+import { settingsSetAsideNotice } from '@main/config/settings';
 import { JobStore } from '@main/jobs/job-store';
 import type { JobSnapshot } from '@main/jobs/types';
 import { Store } from '@main/store/store';
@@ -59,6 +60,13 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
   const log = (level: LogLevel, message: string): void => deps.log?.(level, vault.redact(message));
   /** Notices from start-up, repeated to each renderer that becomes ready (it may open later). */
   const notices: EventPayload<'app.notice'>[] = [];
+  /** Tells the user of something main did on its own (a damaged file set aside), once, now and later. */
+  const tellUser = (message: string): void => {
+    const notice = { level: 'warning' as const, message };
+    log('warn', message);
+    notices.push(notice);
+    hub.emit('app.notice', notice);
+  };
   const hub = new EventHub((error) => log('error', `event listener failed: ${describeError(error)}`));
   const emit = hub.emit.bind(hub);
   const previews = new PreviewGate((frame) => hub.emit('job.preview', frame));
@@ -71,6 +79,7 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
   let jobs: JobStore | null = null;
   let library: Library | null = null;
   let stopLibraryEvents: (() => void) | null = null;
+  let stopSettingsNotices: (() => void) | null = null;
   let hotFolders: HotFoldersHost | null = null;
   let started = false;
   let disposed = false;
@@ -212,12 +221,9 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
       mkdirSync(deps.dataDir, { recursive: true });
       const opened = await Store.open(paths.database);
       store = opened;
-      if (opened.reset) {
-        const notice = { level: 'warning' as const, message: storeResetNotice(opened.reset) };
-        log('warn', notice.message);
-        notices.push(notice);
-        hub.emit('app.notice', notice);
-      }
+      // A settings file set aside (read before the core started, or later) is said like a store reset.
+      stopSettingsNotices = deps.settings.onSetAside?.((event) => tellUser(settingsSetAsideNotice(event))) ?? null;
+      if (opened.reset) tellUser(storeResetNotice(opened.reset));
       jobs = await JobStore.open(opened, { now, heldSends: () => heldUnconfirmedSends(opened) });
       await settleDemoJobs(deps.settings, jobs);
       // Every output of every job is kept in the library (downloads resume after a restart).
@@ -266,6 +272,8 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
       await profiles.stopDemo();
       stopLibraryEvents?.();
       stopLibraryEvents = null;
+      stopSettingsNotices?.();
+      stopSettingsNotices = null;
       await library?.dispose();
       library = null;
       await store?.close();

@@ -65,11 +65,28 @@ export function defaultSettings(): SettingsData {
   return settingsSchema.parse({});
 }
 
-/** What the app core, the CLI and the harness need from a settings backend (conf or electron-store). */
+/**
+ * A settings file that could not be used, copied aside before the defaults replaced it: not JSON
+ * at all ('damaged'), or JSON that is not Flowdeck's settings ('invalid').
+ */
+export interface SettingsSetAside {
+  copy: string;
+  reason: 'damaged' | 'invalid';
+}
+
+/** What the app core, the CLI and the harness need from settings (json-settings.ts; tests' fakes). */
 export interface SettingsStore {
   read(): SettingsData;
   write(next: SettingsData): void;
   update(mutate: (current: SettingsData) => SettingsData): SettingsData;
+  /** Each file set aside so far, then each later one; returns the unsubscribe. */
+  onSetAside?(listener: (event: SettingsSetAside) => void): () => void;
+}
+
+/** What the user is told when their settings file was set aside. */
+export function settingsSetAsideNotice(event: SettingsSetAside): string {
+  const what = event.reason === 'damaged' ? 'was damaged (not readable as JSON)' : 'did not hold valid Flowdeck settings';
+  return `The settings file ${what}; it was kept as ${event.copy} and the default settings were started. Servers and recent workflows may need to be added again; the API key in the keychain was not touched.`;
 }
 
 export const DEFAULT_CLOUD_URL = 'https://cloud.comfy.org';
