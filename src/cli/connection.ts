@@ -11,6 +11,7 @@ import { ServiceClient } from '@main/service/client';
 import type { NodeDefinitions } from '@main/service/object-info';
 import type { ServerProfile } from '@main/service/types';
 import { capabilitiesFor } from '@main/service/capabilities';
+import { resolveLibraryDir } from '@main/library/library-dir';
 import { MissingKeyError, UsageError } from './errors';
 
 export interface ConnectionFlags {
@@ -31,6 +32,14 @@ export function defaultEnvironment(env: NodeJS.ProcessEnv = process.env): CliEnv
   // A command has no notification centre: the user hears of a settings file set aside on stderr.
   settings.onSetAside((event) => process.stderr.write(`flowdeck: ${settingsSetAsideNotice(event)}\n`));
   return { env, dataDir, settings, secrets: new KeytarSecretStore() };
+}
+
+/**
+ * The library folder a command keeps outputs in: FLOWDECK_LIBRARY_DIR, else the folder chosen in
+ * the app (settings.libraryDir), else the data folder's: the same folder the app opens next.
+ */
+export function libraryDirOf(environment: CliEnvironment): string {
+  return resolveLibraryDir(environment.dataDir, environment.env, environment.settings.read().libraryDir);
 }
 
 export interface ResolvedServer {

@@ -1,10 +1,10 @@
 // flowdeck library list|search: the outputs library from the command line (the same index the app
 // shows). Read-only: it downloads nothing, so it needs no server and no key.
 import { stringifyJsonExact } from '@shared/json';
-import { Library, MEDIA_KINDS, resolveLibraryDir, type LibraryItem, type ListFilter, type MediaKind } from '../../main/library';
+import { Library, MEDIA_KINDS, type LibraryItem, type ListFilter, type MediaKind } from '../../main/library';
 import { parseCommandArgs } from '../args';
 import { openCliStore } from '../open-store';
-import type { CliEnvironment } from '../connection';
+import { libraryDirOf, type CliEnvironment } from '../connection';
 import { ExitCode, UsageError } from '../errors';
 import { LIBRARY_USAGE } from '../usage';
 import type { CliIo } from './run';
@@ -121,7 +121,7 @@ export async function libraryCommand(argv: string[], io: CliIo, environment: Cli
   const store = await openCliStore(environment.dataDir, (line) => io.stderr.write(`${line}\n`));
   try {
     // No downloads from here: the source is never available, and the library is not started.
-    const library = await Library.open({ store, root: resolveLibraryDir(environment.dataDir, environment.env), source: () => null });
+    const library = await Library.open({ store, root: libraryDirOf(environment), source: () => null });
     const items = sub === 'search' ? await library.search(positionals.join(' '), filter) : await library.list(filter);
     if (values.json) {
       io.stdout.write(`${stringifyJsonExact(items.map(itemJson))}\n`);

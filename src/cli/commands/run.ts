@@ -7,13 +7,12 @@ import { MaskFileError } from '@main/images/mask-file';
 import { uploadInput } from '@main/jobs/upload-input';
 import type { ServiceApi } from '@main/service/ports';
 import type { NodeDefinitions } from '@main/service/object-info';
-import { resolveLibraryDir } from '../../main/library';
 import { extensionForMime } from '@shared/media-types';
 import type { Workflow } from '@main/service/types';
 import { parseAssignment, parseCliValue, setInput, unknownInputProblem, type InputRef } from '@main/workflow/edit';
 import { editorGraphForRun } from '@main/workflow/values-that-ran';
 import { parseCommandArgs, parsePositiveNumber, parseWholeNumber } from '../args';
-import { fetchNodeDefinitions, lookupKey, missingKeyError, resolveServer, type CliEnvironment } from '../connection';
+import { fetchNodeDefinitions, libraryDirOf, lookupKey, missingKeyError, resolveServer, type CliEnvironment } from '../connection';
 import { ExitCode, JobFailedError, UsageError } from '../errors';
 import { RUN_USAGE } from '../usage';
 import { createProgressReporter } from '../progress';
@@ -177,7 +176,7 @@ export async function runCommand(argv: string[], io: CliIo, environment: CliEnvi
   // token takes none; the cloud (v1 or v2) and a proxy with a token answer 401 to a keyless probe.
   const { key, problem } = await lookupKey(resolved, environment);
   const session = await openSession(resolved.server, key, environment.dataDir, {
-    libraryDir: resolveLibraryDir(environment.dataDir, environment.env),
+    libraryDir: libraryDirOf(environment),
     profileId: resolved.profile?.id ?? null,
     warn: log,
     onWait: log,

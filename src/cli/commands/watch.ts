@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { JobStore } from '@main/jobs/job-store';
 import type { Store } from '@main/store/store';
 import { JobTracker } from '@main/jobs/tracker';
-import { Library, resolveLibraryDir } from '../../main/library';
+import { Library } from '../../main/library';
 import { ServiceClient } from '@main/service/client';
 import { EventsSocket } from '@main/service/events-socket';
 import {
@@ -29,7 +29,7 @@ import { isInside } from '@main/watch/config';
 import { acquireFolderLock, FolderLockedError } from '@main/watch/lock';
 import { parseCommandArgs, parseWholeNumber } from '../args';
 import { openCliStore } from '../open-store';
-import { fetchNodeDefinitions, lookupKey, missingKeyError, resolveServer, type CliEnvironment } from '../connection';
+import { fetchNodeDefinitions, libraryDirOf, lookupKey, missingKeyError, resolveServer, type CliEnvironment } from '../connection';
 import type { EventStream, ServiceApi } from '@main/service/ports';
 import { connectService } from '@main/service/v2/connect';
 import { answersNow } from '@main/pool/server-pool';
@@ -195,7 +195,7 @@ export async function watchCommand(argv: string[], io: CliIo, environment: CliEn
     }
     tracker = new JobTracker({ api, events, jobs, pollIntervalMs: 1000, staleAfterMs: 1000 });
     // Outputs enter the library too (by copy, with their input as source), as `flowdeck run`'s do.
-    library = await openLibrary(store, resolveLibraryDir(environment.dataDir, environment.env), note);
+    library = await openLibrary(store, libraryDirOf(environment), note);
     // --once must end: a server that does not answer fails the command within the answer deadline
     // (limits.ts) instead of pausing and retrying files for minutes; a long-running watch rides
     // outages out by design. (A pool asked each of its servers in openPool.)
