@@ -7,13 +7,20 @@ import { ROOT } from './fixtures/harness';
 
 export const TEXT_TO_IMAGE = join(ROOT, 'resources/workflows/text-to-image.json');
 
-/** Opens a workflow file through "Open workflow" and the browser's file chooser. */
+/**
+ * Opens a workflow file through "Open workflow" and the browser's file chooser, and waits until
+ * the app has read it: the file is read asynchronously, and until then the form still shows the
+ * workflow before (often with the same node names), so a value typed at once could land there.
+ */
 export async function openWorkflow(page: Page, file: string | { name: string; text: string }): Promise<void> {
   await page.getByRole('link', { name: 'Run', exact: true }).click();
   const chooser = page.waitForEvent('filechooser');
-  await page.getByRole('button', { name: 'Open workflow' }).click();
+  const button = page.getByRole('button', { name: 'Open workflow' });
+  await button.click();
   const files = typeof file === 'string' ? file : { name: file.name, mimeType: 'application/json', buffer: Buffer.from(file.text) };
   await (await chooser).setFiles(files);
+  // The button is disabled from the change event until the file is read and shown (RunStore.opening).
+  await expect(button).toBeEnabled({ timeout: 15_000 });
 }
 
 /** The input named `input` inside the node group named `group` (e.g. "3 DemoSampler", "seed"). */
