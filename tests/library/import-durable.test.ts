@@ -5,8 +5,9 @@
 // fsync then makes that name durable. Otherwise a power cut could keep the name with no contents.
 // The order is observed through node:fs/promises as the real modules use it: every write, sync and
 // name given to a file in the staging folder is logged, in the order the calls were made.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type * as FsPromises from 'node:fs/promises';
+import type * as Reflink from '@main/files/reflink';
 import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
@@ -51,7 +52,7 @@ vi.mock('node:fs/promises', async (importOriginal) => {
 });
 
 vi.mock('@main/files/reflink', async (importOriginal) => {
-  const real = await importOriginal<typeof import('@main/files/reflink')>();
+  const real = await importOriginal<typeof Reflink>();
   const fs = await import('node:fs/promises');
   return {
     ...real,
@@ -118,7 +119,6 @@ it('syncs a reflinked copy before its name is given', async () => {
   const bytes = randomBytes(100_000);
   const output = join(temp.dir, 'cloned.png');
   await writeFile(output, bytes);
-  const { createHash } = await import('node:crypto');
   const digest = { sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length, head: bytes.subarray(0, 4096) };
   const item = await temp.library.importFile({ ...request(output, 'job-clone', 'cloned.png'), staged: { path: null, digest } });
   expect(item).toMatchObject({ status: 'done', sha256: digest.sha256 });
