@@ -11,8 +11,7 @@ import type * as Reflink from '@main/files/reflink';
 import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
-import type { ImportFileRequest } from '@main/library/import-file';
-import { openTempLibrary, type TempLibrary } from './support/helpers';
+import { importRequest, openTempLibrary, type TempLibrary } from './support/helpers';
 
 /** What happened to which file: `write` (bytes written), `sync` (fsync or fdatasync), `publish` (a name given). */
 const events: { op: 'write' | 'sync' | 'publish'; file: string }[] = [];
@@ -76,19 +75,6 @@ afterEach(async () => {
   await temp.close();
 });
 
-function request(path: string, promptId: string, filename: string): ImportFileRequest {
-  return {
-    path,
-    promptId,
-    server: { profileId: 'local', kind: 'local', baseUrl: 'http://127.0.0.1:8188' },
-    file: { node: '9', key: 'images', filename, subfolder: '', type: 'output' },
-    workflow: null,
-    workflowName: 'durable',
-    sourceFile: null,
-    createdAt: new Date(2026, 10, 29, 12).getTime(),
-  };
-}
-
 /** The staged file that was published, and what happened to it before, in order. */
 function historyOfPublished(): string[] {
   const staging = resolve(temp.dir, 'library', '.incoming');
@@ -101,7 +87,7 @@ function historyOfPublished(): string[] {
 it('syncs a copy made through memory on the handle that wrote it, before its name is given', async () => {
   const output = join(temp.dir, 'small.png');
   await writeFile(output, randomBytes(200_000));
-  const item = await temp.library.importFile(request(output, 'job-small', 'small.png'));
+  const item = await temp.library.importFile(importRequest(output, 'job-small', 'small.png'));
   expect(item.status).toBe('done');
   expect(historyOfPublished()).toEqual(['write', 'sync', 'publish']);
 });
@@ -109,7 +95,7 @@ it('syncs a copy made through memory on the handle that wrote it, before its nam
 it('syncs a copy over the in-memory bound (copied by the kernel) before its name is given', async () => {
   const output = join(temp.dir, 'large.bin');
   await writeFile(output, randomBytes(8 * 1024 * 1024 + 1));
-  const item = await temp.library.importFile(request(output, 'job-large', 'large.bin'));
+  const item = await temp.library.importFile(importRequest(output, 'job-large', 'large.bin'));
   expect(item).toMatchObject({ status: 'done', size: 8 * 1024 * 1024 + 1 });
   expect(historyOfPublished()).toEqual(['write', 'sync', 'publish']);
 });
@@ -120,7 +106,7 @@ it('syncs a reflinked copy before its name is given', async () => {
   const output = join(temp.dir, 'cloned.png');
   await writeFile(output, bytes);
   const digest = { sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length, head: bytes.subarray(0, 4096) };
-  const item = await temp.library.importFile({ ...request(output, 'job-clone', 'cloned.png'), staged: { path: null, digest } });
+  const item = await temp.library.importFile({ ...importRequest(output, 'job-clone', 'cloned.png'), staged: { path: null, digest } });
   expect(item).toMatchObject({ status: 'done', sha256: digest.sha256 });
   expect(historyOfPublished()).toEqual(['write', 'sync', 'publish']);
 });
