@@ -5,7 +5,8 @@
 // turn, alternating, each with its own library of --items synthetic rows (made on the first round).
 // CPU per import is process.cpuUsage of the bench process (every thread: sharp's libvips and libuv
 // workers included; the bench cross-checks it against /proc/self/stat over its whole loop).
-// Beside them, the row + file of the hot-folder path (the download's tee copy handed over).
+// Beside them, the row + file of the hot-folder path (the download's tee copy handed over), and the
+// wall time of the row + file and of the thumbnail (an fsync waits for the disk without spending CPU).
 // Run: npx tsx bench/import-before-after.ts [--base COMMIT] [--rounds 3] [--items 20000] [--imports 20]
 import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
@@ -28,6 +29,9 @@ interface Figures {
   together: number;
   /** Row + file when a hot folder hands over the download's tee copy and digest (NaN where not measured). */
   tee: number;
+  /** Wall time p50 of the row + file and of the thumbnail (NaN from a bench that does not print it). */
+  rowWall: number;
+  thumbnailWall: number;
   first: string;
   check: string;
 }
@@ -38,7 +42,17 @@ function parse(output: string): Figures {
   const extra = /the first \(loading codecs\): (.*); all \d+ imports: (.*)/.exec(output);
   if (!main || !extra) throw new Error(`no import figures in the bench's output:\n${output}`);
   const tee = /hot-folder path .*index row \+ file p50 ([\d.]+) ms/.exec(output);
-  return { row: Number(main[1]), thumbnail: Number(main[2]), together: Number(main[3]), tee: tee ? Number(tee[1]) : NaN, first: extra[1]!, check: extra[2]! };
+  const wall = /wall: index row \+ file p50 ([\d.]+) ms, thumbnail p50 ([\d.]+) ms/.exec(output);
+  return {
+    row: Number(main[1]),
+    thumbnail: Number(main[2]),
+    together: Number(main[3]),
+    tee: tee ? Number(tee[1]) : NaN,
+    rowWall: wall ? Number(wall[1]) : NaN,
+    thumbnailWall: wall ? Number(wall[2]) : NaN,
+    first: extra[1]!,
+    check: extra[2]!,
+  };
 }
 
 function run(tree: string, db: string): Figures {
@@ -66,7 +80,7 @@ try {
       side.runs.push(figures);
       const load = loadavg()[0]!.toFixed(1);
       console.log(
-        `  round ${round + 1} ${side.name.padEnd(20)} row + file ${figures.row.toFixed(2)}  thumbnail ${figures.thumbnail.toFixed(2)}  together ${figures.together.toFixed(2)} ms; hot-folder row + file ${figures.tee.toFixed(2)} ms  (load ${load}; ${figures.first}; ${figures.check})`,
+        `  round ${round + 1} ${side.name.padEnd(20)} row + file ${figures.row.toFixed(2)}  thumbnail ${figures.thumbnail.toFixed(2)}  together ${figures.together.toFixed(2)} ms; wall row + file ${figures.rowWall.toFixed(2)}  thumbnail ${figures.thumbnailWall.toFixed(2)} ms; hot-folder row + file ${figures.tee.toFixed(2)} ms  (load ${load}; ${figures.first}; ${figures.check})`,
       );
     }
   }
@@ -76,10 +90,19 @@ try {
     thumbnail: median(side.runs.map((r) => r.thumbnail)),
     together: median(side.runs.map((r) => r.together)),
     tee: median(side.runs.map((r) => r.tee)),
+    rowWall: median(side.runs.map((r) => r.rowWall)),
+    thumbnailWall: median(side.runs.map((r) => r.thumbnailWall)),
   }));
   console.log('median of the rounds, CPU ms:        before     after   after/before');
-  const labels = { row: 'row + file', thumbnail: 'thumbnail', together: 'together', tee: 'row + file, hot folder (tee copy)' };
-  for (const key of ['row', 'thumbnail', 'together', 'tee'] as const) {
+  const labels = {
+    row: 'row + file',
+    thumbnail: 'thumbnail',
+    together: 'together',
+    tee: 'row + file, hot folder (tee copy)',
+    rowWall: 'wall (not CPU): row + file',
+    thumbnailWall: 'wall (not CPU): thumbnail',
+  };
+  for (const key of ['row', 'thumbnail', 'together', 'tee', 'rowWall', 'thumbnailWall'] as const) {
     console.log(`  ${labels[key].padEnd(34)} ${b![key].toFixed(2).padStart(6)}    ${a![key].toFixed(2).padStart(6)}    ${(a![key] / b![key]).toFixed(2)}x`);
   }
   console.log(`target: together < 5 ms: ${a!.together < 5 ? 'met' : 'NOT met'}`);

@@ -101,8 +101,24 @@ const variants: Record<string, Variant> = {
   'decode to raw pixels (path)': (s) => sharp(s.file, limits).raw().toBuffer(),
   'decode to raw pixels (buffer)': (s) => sharp(s.bytes, limits).raw().toBuffer(),
   'decode + resize, raw out': (s) => sharp(s.file, limits).resize(fit).raw().toBuffer(),
+  // sharp's cost per call, whatever the image: the options object built in JavaScript and read
+  // field by field by the native side (~250 fields), libvips's operations made and freed, two
+  // thread hand-offs (libuv's pool, libvips's worker).
+  'fixed cost per call: a 1x1 PNG through the pipeline': () => thumbnail(tinyPng),
   // The pipeline as the library ran it (thumbnails.ts before this bench), then one change at a time.
   current: (s) => thumbnail(s.file),
+  // Asking sharp for the size first (what thumbnails.ts does not: it reads the header itself).
+  'two calls: metadata(), then the pipeline': async (s) => {
+    await sharp(s.bytes, limits).metadata();
+    return thumbnail(s.bytes);
+  },
+  // The scaled pixels copied out to JavaScript and back into a second call to encode them.
+  'two calls: decode + resize to raw pixels, then encode them': async (s) => {
+    const { data, info } = await sharp(s.bytes, limits).resize(fit).raw().toBuffer({ resolveWithObject: true });
+    return sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } })
+      .jpeg({ quality: 82, optimiseCoding: false })
+      .toBuffer();
+  },
   'current, from the bytes in memory': (s) => thumbnail(s.bytes),
   'current, concurrency 2': async (s) => {
     sharp.concurrency(2);
@@ -112,6 +128,7 @@ const variants: Record<string, Variant> = {
       sharp.concurrency(1);
     }
   },
+  // sequentialRead is sharp's default (true) since 0.33: the current pipeline already reads so.
   'current, sequentialRead false': (s) => thumbnail(s.file, { open: { sequentialRead: false } }),
   "current, failOn 'none'": (s) => thumbnail(s.file, { open: { failOn: 'none' } }),
   'no flatten (RGB source)': (s) => sharp(s.file, limits).resize(fit).jpeg({ quality: 82 }).toBuffer(),
@@ -152,6 +169,11 @@ const variants: Record<string, Variant> = {
   // Every saving at once, quality aside (the library keeps lanczos3).
   'bytes + linear + optimiseCoding false': (s) => thumbnail(s.bytes, { resize: { kernel: 'linear' }, jpeg: { optimiseCoding: false } }),
 };
+
+/** A 1x1 PNG: what a sharp call costs apart from the pixels. */
+const tinyPng = await sharp({ create: { width: 1, height: 1, channels: 3, background: '#000000' } })
+  .png()
+  .toBuffer();
 
 const only = values.only?.split(',');
 const names = Object.keys(variants).filter((n) => !only || only.some((o) => n.includes(o)));

@@ -9,8 +9,7 @@ import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { Library } from '@main/library/library';
-import type { ImportFileRequest } from '@main/library/import-file';
-import { openTempLibrary, type TempLibrary } from './support/helpers';
+import { importRequest, openTempLibrary, type TempLibrary } from './support/helpers';
 
 let temp: TempLibrary;
 let dir: string;
@@ -22,19 +21,6 @@ beforeEach(async () => {
 });
 
 afterEach(() => temp.close());
-
-function request(path: string, promptId: string, filename: string): ImportFileRequest {
-  return {
-    path,
-    promptId,
-    server: { profileId: 'local', kind: 'local', baseUrl: 'http://127.0.0.1:8188' },
-    file: { node: '9', key: 'images', filename, subfolder: '', type: 'output' },
-    workflow: null,
-    workflowName: 'copies',
-    sourceFile: null,
-    createdAt: new Date(2026, 10, 28, 12).getTime(),
-  };
-}
 
 /** Every file (not folder) under the library's staging folders. */
 async function stagedFiles(): Promise<string[]> {
@@ -48,20 +34,20 @@ it('copies a small output through memory: the same bytes and sha256, nothing lef
   const bytes = randomBytes(300_000);
   const output = join(dir, 'a.bin');
   await writeFile(output, bytes);
-  const first = await library.importFile(request(output, 'job-1', 'a.bin'));
+  const first = await library.importFile(importRequest(output, 'job-1', 'a.bin'));
   expect(first).toMatchObject({ status: 'done', size: bytes.length, sha256: sha256(bytes) });
   expect((await readFile(first.path!)).equals(bytes)).toBe(true);
   expect(await readFile(output)).toEqual(bytes); // copied, not moved
   expect(await stagedFiles()).toEqual([]);
 
   // The same bytes from another job: the library's file is reused and this copy dropped.
-  const second = await library.importFile(request(output, 'job-2', 'b.bin'));
+  const second = await library.importFile(importRequest(output, 'job-2', 'b.bin'));
   expect(second).toMatchObject({ status: 'done', path: first.path, sha256: first.sha256 });
   expect(await stagedFiles()).toEqual([]);
 
   // An empty output is a file too.
   await writeFile(join(dir, 'empty.bin'), Buffer.alloc(0));
-  const empty = await library.importFile(request(join(dir, 'empty.bin'), 'job-3', 'empty.bin'));
+  const empty = await library.importFile(importRequest(join(dir, 'empty.bin'), 'job-3', 'empty.bin'));
   expect(empty).toMatchObject({ status: 'done', size: 0, sha256: sha256(Buffer.alloc(0)) });
   expect(await stagedFiles()).toEqual([]);
 });
@@ -70,7 +56,7 @@ it('copies an output over 8 MiB by a streaming hash of the copy, byte for byte',
   const bytes = randomBytes(8 * 1024 * 1024 + 17);
   const output = join(dir, 'clip.bin');
   await writeFile(output, bytes);
-  const item = await library.importFile(request(output, 'job-big', 'clip.bin'));
+  const item = await library.importFile(importRequest(output, 'job-big', 'clip.bin'));
   expect(item).toMatchObject({ status: 'done', size: bytes.length, sha256: sha256(bytes) });
   expect((await readFile(item.path!)).equals(bytes)).toBe(true);
   expect(await stagedFiles()).toEqual([]);
@@ -79,7 +65,7 @@ it('copies an output over 8 MiB by a streaming hash of the copy, byte for byte',
 it('says what is wrong with a folder given as the output, and leaves nothing in staging', async () => {
   const folder = join(dir, 'a-folder.png');
   await mkdir(folder);
-  await expect(library.importFile(request(folder, 'job-f', 'a-folder.png'))).rejects.toThrow(`${folder} is a folder, not an output file.`);
+  await expect(library.importFile(importRequest(folder, 'job-f', 'a-folder.png'))).rejects.toThrow(`${folder} is a folder, not an output file.`);
   expect(await library.list()).toEqual([]);
   expect(await stagedFiles()).toEqual([]);
 });
@@ -90,7 +76,7 @@ it("hashes the copy again when the download's digest no longer fits the file (ch
   await writeFile(output, bytes);
   // The digest the download took of an earlier, shorter version of the file.
   const stale = { sha256: sha256(bytes.subarray(0, 1000)), size: 1000, head: bytes.subarray(0, 1000) };
-  const item = await library.importFile({ ...request(output, 'job-stale', 'changed.bin'), staged: { path: null, digest: stale } });
+  const item = await library.importFile({ ...importRequest(output, 'job-stale', 'changed.bin'), staged: { path: null, digest: stale } });
   expect(item).toMatchObject({ status: 'done', size: bytes.length, sha256: sha256(bytes) });
   expect((await readFile(item.path!)).equals(bytes)).toBe(true);
   expect(await stagedFiles()).toEqual([]);

@@ -14,6 +14,7 @@
 //      provenance and `source_file`.
 // Idempotent by the library's unique key (base_url, prompt_id, file_type, file_subfolder, file_name).
 import { createHash } from 'node:crypto';
+import { constants as fsConstants } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { stringifyJsonExact } from '@shared/json';
@@ -122,7 +123,12 @@ async function readSmallFile(file: string): Promise<Buffer | null> {
   }
 }
 
-/** Writes `bytes` to the fresh path `staged` in the staging folder, made on first use. */
+/**
+ * Writes `bytes` to the fresh path `staged` in the staging folder, made on first use, and makes
+ * them durable on the descriptor that wrote them (fdatasync: the data and the size, not the
+ * times), before the file is given its name in the library (publish.ts's step 2): otherwise a
+ * power cut after the folder's fsync could leave the name with its contents never written.
+ */
 async function writeStaged(staged: string, bytes: Uint8Array, stagingDir: string): Promise<void> {
   const open = (): Promise<fs.FileHandle> => fs.open(staged, 'wx');
   const handle = await open().catch(async (error: unknown) => {
@@ -132,6 +138,24 @@ async function writeStaged(staged: string, bytes: Uint8Array, stagingDir: string
   });
   try {
     await handle.writeFile(bytes);
+    await handle.datasync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * A copy made by the kernel (a reflink, or copyFile for a file too large for memory), made
+ * durable before it is published, on the one descriptor that also reads it: its size (a reflink's
+ * check) or its digest (a copy's one streaming read). A read-write open: some systems refuse an
+ * fsync on a descriptor open for reading only.
+ */
+async function syncedCopy<T>(staged: string, read: (handle: fs.FileHandle) => Promise<T>): Promise<T> {
+  const handle = await fs.open(staged, 'r+');
+  try {
+    const result = await read(handle);
+    await handle.datasync();
+    return result;
   } finally {
     await handle.close();
   }
@@ -154,7 +178,8 @@ async function stageCopy(request: ImportFileRequest, ctx: ImportContext): Promis
     if (known) {
       await fs.mkdir(ctx.stagingDir, { recursive: true });
       if (await reflinkCopy(request.path, staged)) {
-        const size = (await fs.stat(staged)).size;
+        // A clone shares the output's blocks, but its own extents are not durable until synced.
+        const size = await syncedCopy(staged, async (handle) => (await handle.stat()).size);
         if (size === known.digest.size) return { staged, digest: known.digest };
         await fs.rm(staged, { force: true }); // changed since the download: copied and hashed again
       }
@@ -166,8 +191,8 @@ async function stageCopy(request: ImportFileRequest, ctx: ImportContext): Promis
       return { staged, digest: { sha256, size: bytes.length, head: bytes.subarray(0, PROBE_BYTES) } };
     }
     await fs.mkdir(ctx.stagingDir, { recursive: true });
-    await fs.copyFile(request.path, staged);
-    return { staged, digest: await digestFile(staged, PROBE_BYTES) };
+    await fs.copyFile(request.path, staged, fsConstants.COPYFILE_EXCL);
+    return { staged, digest: await syncedCopy(staged, (handle) => digestFile(handle, PROBE_BYTES)) };
   } catch (error) {
     await fs.rm(staged, { force: true }).catch(() => {});
     const code = (error as NodeJS.ErrnoException).code;

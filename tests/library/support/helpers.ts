@@ -9,6 +9,7 @@ import { Library } from '@main/library/library';
 import { Store } from '@main/store/store';
 import { ServiceClient } from '@main/service/client';
 import type { NewItemRow } from '@main/library/library-index';
+import type { ImportFileRequest } from '@main/library/import-file';
 import type { ServerKind } from '@main/service/types';
 
 export { filesUnder } from '../../support/files';
@@ -70,5 +71,19 @@ export async function openTempLibrary(prefix: string): Promise<TempLibrary> {
       await store.close();
       await rm(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/** Library.importFile's request for the output file `path` of a local server's job, run at noon on 2026-11-28. */
+export function importRequest(path: string, promptId: string, filename: string): ImportFileRequest {
+  return {
+    path,
+    promptId,
+    server: { profileId: 'local', kind: 'local', baseUrl: 'http://127.0.0.1:8188' },
+    file: { node: '9', key: 'images', filename, subfolder: '', type: 'output' },
+    workflow: null,
+    workflowName: 'imports',
+    sourceFile: null,
+    createdAt: new Date(2026, 10, 28, 12).getTime(),
   };
 }
