@@ -6,7 +6,7 @@ import { buildFlowdeckApi, type BridgeTransport } from '@shared/ipc/bridge';
 import {
   CALL_NAMES,
   EVENT_NAMES,
-  PREVIEW_ACK_CALL,
+  PREVIEW_ACK_NOTE,
   PREVIEW_EVENT,
   callChannel,
   eventChannel,
@@ -39,5 +39,5 @@ const transport: BridgeTransport = {
 
 contextBridge.exposeInMainWorld(
   'flowdeck',
-  buildFlowdeckApi(transport, { calls: CALL_NAMES, events: EVENT_NAMES, previewEvent: PREVIEW_EVENT, previewAck: PREVIEW_ACK_CALL }),
+  buildFlowdeckApi(transport, { calls: CALL_NAMES, events: EVENT_NAMES, previewEvent: PREVIEW_EVENT, previewAck: PREVIEW_ACK_NOTE }),
 );

@@ -1,12 +1,12 @@
 // The bridge that becomes window.flowdeck (on both transports) and the harness's wire codec.
 import { describe, expect, it, vi } from 'vitest';
 import { buildFlowdeckApi, type BridgeTransport } from '@shared/ipc/bridge';
-import { CALL_NAMES, EVENT_NAMES, PREVIEW_ACK_CALL, PREVIEW_EVENT } from '@shared/ipc/names';
+import { CALL_NAMES, EVENT_NAMES, PREVIEW_ACK_NOTE, PREVIEW_EVENT } from '@shared/ipc/names';
 import { createSocketTransport, decodeWire, encodeWire, type WebSocketFactory } from '@shared/ipc/wire';
 import WebSocket, { WebSocketServer } from 'ws';
 import { compareExact, fromExactNumber, toExactNumber } from '@shared/ipc/exact';
 
-const names = { calls: CALL_NAMES, events: EVENT_NAMES, previewEvent: PREVIEW_EVENT, previewAck: PREVIEW_ACK_CALL };
+const names = { calls: CALL_NAMES, events: EVENT_NAMES, previewEvent: PREVIEW_EVENT, previewAck: PREVIEW_ACK_NOTE };
 
 function fakeTransport() {
   const listeners = new Map<string, (payload: unknown) => void>();

@@ -81,12 +81,12 @@ export type CallName = (typeof CALL_NAMES)[number];
 export type EventName = (typeof EVENT_NAMES)[number];
 
 /** The note whose acknowledgement releases the next preview frame of a job (see bridge.ts). */
-export const PREVIEW_ACK_CALL = 'preview.ack' satisfies CallName;
+export const PREVIEW_ACK_NOTE = 'preview.ack' satisfies CallName;
 /**
  * One-way notes, page -> core: each is a call of the contract (its input schema checks the note),
  * sent without waiting for an answer and never answered (BridgeTransport.notify).
  */
-export const NOTE_NAMES = [PREVIEW_ACK_CALL] as const satisfies readonly CallName[];
+export const NOTE_NAMES = [PREVIEW_ACK_NOTE] as const satisfies readonly CallName[];
 type NoteName = (typeof NOTE_NAMES)[number];
 export const PREVIEW_EVENT = 'job.preview' satisfies EventName;
 export const READY_CALL = 'renderer.ready' satisfies CallName;

@@ -76,9 +76,10 @@ export interface SocketTransport extends BridgeTransport {
 }
 
 /**
- * A BridgeTransport over the harness WebSocket: calls are matched to answers by id; notes carry
- * no id and get no answer; calls made while (re)connecting wait for the socket (notes are dropped); calls in flight when it drops answer `network`;
- * it reconnects with backoff and repeats `renderer.ready` so events flow again.
+ * A BridgeTransport over the harness WebSocket: calls are matched to answers by id, notes carry no
+ * id and get no answer; calls made while (re)connecting wait for the socket (notes are dropped);
+ * calls in flight when it drops answer `network`; it reconnects with backoff and repeats
+ * `renderer.ready` so events flow again.
  */
 export function createSocketTransport(
   url: string,
