@@ -233,6 +233,15 @@ async function measureJob(
         .map(([k, t]) => `${k} ${t.messages} x ${Math.round(t.bytes / t.messages)} B`)
         .join('; '),
   );
+  const sent = diffWire(c1.sent, c0.sent);
+  const sentTotal = Object.values(sent).reduce((sum, t) => sum + t.messages, 0);
+  console.log(
+    `    page -> core: ${sentTotal} messages (${(sentTotal / wall).toFixed(1)} msgs/s); ` +
+      Object.entries(sent)
+        .sort((a, b) => b[1].messages - a[1].messages)
+        .map(([k, t]) => `${k} ${t.messages} x ${Math.round(t.bytes / t.messages)} B`)
+        .join('; '),
+  );
   console.log(`    core events emitted: ${JSON.stringify(events)}`);
   const wakes = Object.entries(diffCounts(c1.wakeups, c0.wakeups))
     .sort((a, b) => b[1] - a[1])

@@ -12,6 +12,10 @@
 //   MODE-ws-text   any of these, the frames pushed over a WebSocket as the harness's wire sends
 //                  them (JSON text, the bytes as base64): what carrying them costs this page;
 //   MODE-ws-binary the same, each frame one binary WebSocket message;
+//   MODE-ws-text+upd  also a job.update-sized JSON message (490 B, parsed, nothing shown) before
+//                  each frame: what a second message per step costs the page;
+//   MODE-ws-text+note the page acknowledges each frame with a one-way message (the app's ack);
+//   MODE-ws-text+call the same, and the server answers each acknowledgement (the ack as a call);
 //   bitmap-2d-title  bitmap-2d, and document.title changed with each frame (the window title's
 //                  progress: in this Chromium each change repaints the browser's own UI);
 //   none           the page idle, for reference.
@@ -28,14 +32,39 @@ import { makeJpegs } from './preview-fake-server';
 import { chromiumKind, CpuWindow, descendantsOf, loadAverage } from './support/proc-cpu';
 
 type Shown = 'img-predecode' | 'img-only' | 'bitmap-canvas' | 'bitmap-2d' | 'decoder-2d' | 'decoder-bitmap-2d' | 'bitmap-2d-title' | 'none';
-/** How a frame is shown, and where it comes from: a timer in the page, or the bench's WebSocket (-ws-text, -ws-binary). */
-type Mode = Shown | `${Shown}-ws-text` | `${Shown}-ws-binary`;
+/** How a frame is shown, and where it comes from: a timer in the page, or the bench's WebSocket (-ws-text, -ws-binary, then +extras). */
+type Mode = Shown | `${Shown}-ws-${'text' | 'binary'}${'' | `+${string}`}`;
+
+/** A job.update as the harness sends one while a job runs (about 490 B). */
+const UPDATE_MESSAGE = JSON.stringify({
+  kind: 'event',
+  name: 'job.update',
+  payload: {
+    promptId: '0f6d1c1e-7a0b-4f4e-9a51-3c2f0e8b9d21',
+    profileId: 'demo',
+    label: 'bench pacer',
+    phase: 'running',
+    status: 'running',
+    currentNode: '1',
+    progress: { value: 17, max: 60 },
+    overall: 0.28,
+    nodesDone: 0,
+    nodesTotal: 1,
+    progressText: null,
+    outputs: [],
+    error: null,
+    createdAt: '2026-11-29T03:00:00.000Z',
+    updatedAt: '2026-11-29T03:00:08.512Z',
+    reachable: true,
+  },
+});
 
 // Page code as text: the benchmarks are type-checked without the DOM library. `show(bytes)` puts
 // one frame on screen the mode's way; the frames come from a timer in the page, or for the -ws-
 // modes from the bench's WebSocket (pushed at the rate by the server, as the harness does).
 const SHOW_FRAMES = `function (source, interval, canvases) {
-  const mode = source.replace(/-ws-(text|binary)$/, '');
+  const mode = source.replace(/-ws-(text|binary).*$/, '');
+  const extras = source.split('+').slice(1);
   clearInterval(window.timer);
   if (window.socket) window.socket.close();
   window.socket = null;
@@ -108,13 +137,21 @@ const SHOW_FRAMES = `function (source, interval, canvases) {
   if (source !== mode) {
     const socket = new WebSocket(location.origin.replace('http', 'ws') + '/frames?' + source + '&' + interval);
     socket.binaryType = 'arraybuffer';
+    let acks = 0;
     socket.onmessage = (event) => {
       if (typeof event.data !== 'string') return void show(new Uint8Array(event.data));
       // As the harness's wire: JSON text, the bytes as base64.
-      const binary = atob(JSON.parse(event.data).payload.bytes['$fd:bytes']);
+      const message = JSON.parse(event.data);
+      if (message.kind !== 'event' || message.name !== 'job.preview') return;
+      const binary = atob(message.payload.bytes['$fd:bytes']);
       const out = new Uint8Array(binary.length);
       for (let i = 0; i < binary.length; i += 1) out[i] = binary.charCodeAt(i);
-      void show(out);
+      const shown = show(out);
+      if (extras.includes('note') || extras.includes('call')) {
+        const ack = { promptId: message.payload.promptId, seq: message.payload.seq };
+        const kind = extras.includes('call') ? { kind: 'call', id: ++acks } : { kind: 'note' };
+        void shown.then(() => socket.send(JSON.stringify({ ...kind, name: 'preview.ack', input: ack })));
+      }
     };
     window.socket = socket;
     return;
@@ -134,10 +171,18 @@ async function startFrameServer(pictures: Uint8Array[]): Promise<{ url: string; 
   const sockets = new WebSocketServer({ server });
   sockets.on('connection', (socket, request) => {
     const [mode = '', interval = '100'] = (request.url ?? '').split('?')[1]?.split('&') ?? [];
+    const extras = decodeURIComponent(mode).split('+').slice(1);
+    // +call: the acknowledgement is answered, as a call was (a result of about 65 B).
+    if (extras.includes('call'))
+      socket.on('message', (data) => {
+        const { id } = JSON.parse(String(data)) as { id?: number };
+        socket.send(JSON.stringify({ kind: 'result', id, envelope: { ok: true, value: null } }));
+      });
     let n = 0;
     const timer = setInterval(() => {
       const bytes = pictures[n++ % pictures.length]!;
-      if (mode.endsWith('binary')) socket.send(bytes);
+      if (extras.includes('upd')) socket.send(UPDATE_MESSAGE);
+      if (mode.includes('binary')) socket.send(bytes);
       else
         socket.send(
           JSON.stringify({

@@ -17,7 +17,10 @@ export interface WireTally {
   bytes: number;
 }
 export interface PageCounters {
+  /** Core -> page, per event kind ("call result" for answers). */
   wire: Record<string, WireTally>;
+  /** Page -> core, per call name and message kind ("call NAME", "note NAME"). */
+  sent: Record<string, WireTally>;
   wakeups: Record<string, number>;
   /** setInterval timers created and not cleared. */
   liveIntervals: number;
@@ -25,10 +28,10 @@ export interface PageCounters {
 
 /** Runs in the page before its scripts: counts what the harness socket delivers, and timer wake-ups. */
 export function instrumentPage(): void {
-  const counters: PageCounters = { wire: {}, wakeups: {}, liveIntervals: 0 };
+  const counters: PageCounters = { wire: {}, sent: {}, wakeups: {}, liveIntervals: 0 };
   (window as unknown as { __benchCounters: PageCounters }).__benchCounters = counters;
-  const tally = (name: string, bytes: number): void => {
-    const t = (counters.wire[name] ??= { messages: 0, bytes: 0 });
+  const tally = (name: string, bytes: number, into: Record<string, WireTally> = counters.wire): void => {
+    const t = (into[name] ??= { messages: 0, bytes: 0 });
     t.messages += 1;
     t.bytes += bytes;
   };
@@ -42,6 +45,13 @@ export function instrumentPage(): void {
         const name = /"name":"([^"]+)"/.exec(head)?.[1] ?? (/"kind":"result"/.test(head) ? 'call result' : 'other');
         tally(name, text.length);
       });
+    }
+    override send(data: string | ArrayBufferLike | Blob | ArrayBufferView): void {
+      const text = typeof data === 'string' ? data : '';
+      const head = text.slice(0, 80);
+      const kind = /"kind":"([^"]+)"/.exec(head)?.[1] ?? 'other';
+      tally(`${kind} ${/"name":"([^"]+)"/.exec(head)?.[1] ?? '?'}`, text.length, counters.sent);
+      super.send(data);
     }
   }
   window.WebSocket = CountingSocket as typeof WebSocket;
@@ -151,6 +161,7 @@ export function counters(page: Page): Promise<PageReading> {
     ).__flowdeckPreviewStats;
     return {
       wire: JSON.parse(JSON.stringify(c.wire)),
+      sent: JSON.parse(JSON.stringify(c.sent)),
       wakeups: JSON.parse(JSON.stringify(c.wakeups)),
       liveIntervals: c.liveIntervals,
       painted: s.painted,

@@ -2,14 +2,14 @@
 // functions the preload uses (buildFlowdeckApi) over a WebSocket transport. The functions are
 // self-contained, so their source text runs in the browser unchanged.
 import { buildFlowdeckApi } from '@shared/ipc/bridge';
-import { CALL_NAMES, CORE_LINK_EVENT, EVENT_NAMES, PREVIEW_ACK_CALL, PREVIEW_EVENT, READY_CALL } from '@shared/ipc/names';
+import { CALL_NAMES, CORE_LINK_EVENT, EVENT_NAMES, PREVIEW_ACK_NOTE, PREVIEW_EVENT, READY_CALL } from '@shared/ipc/names';
 import { createSocketTransport, decodeWire, encodeWire } from '@shared/ipc/wire';
 
 export const BRIDGE_PATH = '/__flowdeck/bridge.js';
 export const SOCKET_PATH = '/__flowdeck/ws';
 
 export function bridgeScript(): string {
-  const names = JSON.stringify({ calls: CALL_NAMES, events: EVENT_NAMES, previewEvent: PREVIEW_EVENT, previewAck: PREVIEW_ACK_CALL });
+  const names = JSON.stringify({ calls: CALL_NAMES, events: EVENT_NAMES, previewEvent: PREVIEW_EVENT, previewAck: PREVIEW_ACK_NOTE });
   // esbuild (tsx) decorates function sources with __name(...) to keep names; a no-op shim lets the
   // same source run in the page when the harness itself runs from TypeScript sources.
   return `(function () {

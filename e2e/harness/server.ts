@@ -202,6 +202,8 @@ export async function startHarnessServer(options: HarnessServerOptions): Promise
       }
       if (typeof message !== 'object' || message === null) return;
       const m = message as { kind?: unknown; id?: unknown; name?: unknown; input?: unknown };
+      // A one-way note (the preview acknowledgement): validated by the core, never answered.
+      if (m.kind === 'note') return options.core.notify(m.name, m.input);
       if (m.kind !== 'call' || typeof m.id !== 'number' || !Number.isSafeInteger(m.id)) return;
       const id = m.id;
       void options.core.invoke(m.name, m.input).then((envelope) => {

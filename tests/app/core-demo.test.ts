@@ -263,8 +263,13 @@ describe('app core against a real demo service', () => {
     expect(stats!.replaced).toBeGreaterThanOrEqual(2);
     expect(frames()[0]).toMatchObject({ mime: expect.stringMatching(/^image\//), seq: 1 });
 
-    await r.ok('preview.ack', { promptId, seq: 1 });
-    expect(frames()).toHaveLength(2);
+    // The page acknowledges with a one-way note: checked against the call's schema, never answered.
+    r.core.notify('preview.ack', { promptId, seq: '1' });
+    r.core.notify('preview.nope', { promptId, seq: 1 });
+    await expect.poll(() => r.logs.filter((line) => /preview\.ack note was refused|"preview\.nope" is not a Flowdeck note/.test(line))).toHaveLength(2);
+    expect(frames()).toHaveLength(1);
+    r.core.notify('preview.ack', { promptId, seq: 1 });
+    await expect.poll(() => frames().length).toBe(2);
     expect(frames()[1]!.seq).toBe(2);
     // The job has ended and its last frame is acknowledged: nothing is kept for it.
     await r.ok('preview.ack', { promptId, seq: 2 });

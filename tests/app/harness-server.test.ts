@@ -137,6 +137,32 @@ describe('browser harness server', () => {
     expect(await api.invoke('profiles.select', { id: 'missing' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
     expect(await api.invoke('key.save', { key: '' })).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
   });
+
+  it('hands a one-way note to the core and answers nothing', async () => {
+    const origin = `http://127.0.0.1:${server.port}`;
+    const ws = new WebSocket(`ws://127.0.0.1:${server.port}/__flowdeck/ws?token=${server.token}`, { headers: { Origin: origin } });
+    opened.push(ws);
+    const replies: Array<{ kind?: string; id?: number }> = [];
+    ws.on('message', (data) => void replies.push(JSON.parse(String(data)) as { kind?: string; id?: number }));
+    await new Promise((r) => ws.once('open', r));
+    const notes: unknown[][] = [];
+    const notify = t.core.notify;
+    t.core.notify = (...args) => {
+      notes.push(args);
+      notify(...args);
+    };
+    try {
+      ws.send(JSON.stringify({ kind: 'note', name: 'preview.ack', input: { promptId: 'p', seq: 3 } }));
+      ws.send(JSON.stringify({ kind: 'call', id: 7, name: 'profiles.list' }));
+      await expect.poll(() => replies.length).toBe(1);
+      await new Promise((r) => setTimeout(r, 50));
+      // One answer, to the call; the note got none.
+      expect(replies).toEqual([expect.objectContaining({ kind: 'result', id: 7 })]);
+      expect(notes).toEqual([['preview.ack', { promptId: 'p', seq: 3 }]]);
+    } finally {
+      t.core.notify = notify;
+    }
+  });
 });
 
 describe('browser harness media', () => {

@@ -7,6 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CallHandlers, EventPayload, JobSnapshotView } from '@shared/ipc/contract';
+import { isNoteName } from '@shared/ipc/names';
 import { HARNESS_MEDIA_BASE } from '@shared/library-media';
 import { describeError } from '@shared/describe-error';
 import { dataPaths } from '@main/config/data-dir';
@@ -211,6 +212,16 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
   return {
     handlers,
     invoke,
+    // Not through `invoke`: a note says nothing about the active server (no noteAnswer, which reads the settings).
+    notify: (name, input) => {
+      if (!isNoteName(name)) {
+        log('warn', `"${String(name).slice(0, 100)}" is not a Flowdeck note; ignored.`);
+        return;
+      }
+      void answer(name, input).then((result) => {
+        if (!result.ok) log('warn', `The ${name} note was refused: ${result.error.message}`);
+      });
+    },
     onEvent: (listener) => hub.on(listener),
     previewStats: (promptId) => previews.stats(promptId),
     serveMedia: async (request) =>

@@ -61,6 +61,8 @@ export interface AppCore {
   readonly handlers: CallHandlers;
   /** Validates the call name and input against the contract, runs the handler; never throws. */
   invoke(name: unknown, input: unknown): Promise<Envelope<unknown>>;
+  /** A one-way note (NOTE_NAMES): validated and handled as the call of that name, never answered; what it refuses is logged. */
+  notify(name: unknown, input: unknown): void;
   onEvent(listener: AppEventListener): () => void;
   start(): Promise<void>;
   dispose(): Promise<void>;

@@ -7,10 +7,16 @@
 // the code running in the browser is this exact function.
 import type { FlowdeckApi } from './contract';
 
-/** What a transport provides: a request/answer per call, and a subscription per event name. */
+/** What a transport provides: a request/answer per call, a one-way note, and a subscription per event name. */
 export interface BridgeTransport {
   /** Resolves with the envelope the other side answered (`{ok, value}` / `{ok:false, error}`). */
   invoke(name: string, input: unknown): Promise<unknown>;
+  /**
+   * Sends a one-way note (names.ts NOTE_NAMES): the core validates its input as it does the call of
+   * that name and answers nothing, so no answer crosses back and nothing waits for one here. A note
+   * sent while the link is down is dropped (the ready call on reconnect resets what it was for).
+   */
+  notify(name: string, input: unknown): void;
   /** Returns an unsubscribe function. */
   subscribe(name: string, listener: (payload: unknown) => void): () => void;
 }
@@ -18,7 +24,7 @@ export interface BridgeTransport {
 export interface BridgeNames {
   calls: readonly string[];
   events: readonly string[];
-  /** The event whose frames are acknowledged, and the call that acknowledges them. */
+  /** The event whose frames are acknowledged, and the note that acknowledges them. */
   previewEvent: string;
   previewAck: string;
 }
@@ -60,10 +66,23 @@ export function buildFlowdeckApi(transport: BridgeTransport, names: BridgeNames)
     if (name !== names.previewEvent) return;
     // Latest-wins back-pressure: main sends a job's next preview only after this acknowledgement,
     // so a slow listener (one whose promise settles late) holds back frames instead of queueing them.
+    // The acknowledgement is a one-way note: at up to 30 frames a second, an answer per frame
+    // crossing back (and a promise waiting for it) bought nothing (bench/PROFILE-issue25.md).
     const frame = payload as { promptId?: unknown; seq?: unknown };
     if (typeof frame.promptId !== 'string' || typeof frame.seq !== 'number') return;
     const ack = { promptId: frame.promptId, seq: frame.seq };
-    void Promise.allSettled(pending).then(() => invoke(names.previewAck, ack));
+    const acknowledge = (): void => {
+      try {
+        transport.notify(names.previewAck, ack);
+      } catch (error) {
+        console.error(`flowdeck: the "${names.previewAck}" note could not be sent`, error);
+      }
+    };
+    const waits = pending.filter((value) => typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function');
+    // Synchronous listeners: acknowledge now; one promise (the preview store's decode): wait for it alone.
+    if (waits.length === 0) acknowledge();
+    else if (waits.length === 1) void Promise.resolve(waits[0]).then(acknowledge, acknowledge);
+    else void Promise.allSettled(waits).then(acknowledge);
   };
 
   const on = (name: string, listener: Listener): (() => void) => {

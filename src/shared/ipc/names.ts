@@ -80,14 +80,25 @@ export const EVENT_NAMES = [
 export type CallName = (typeof CALL_NAMES)[number];
 export type EventName = (typeof EVENT_NAMES)[number];
 
-/** The call whose acknowledgement releases the next preview frame of a job (see bridge.ts). */
-export const PREVIEW_ACK_CALL = 'preview.ack' satisfies CallName;
+/** The note whose acknowledgement releases the next preview frame of a job (see bridge.ts). */
+export const PREVIEW_ACK_NOTE = 'preview.ack' satisfies CallName;
+/**
+ * One-way notes, page -> core: each is a call of the contract (its input schema checks the note),
+ * sent without waiting for an answer and never answered (BridgeTransport.notify).
+ */
+export const NOTE_NAMES = [PREVIEW_ACK_NOTE] as const satisfies readonly CallName[];
+type NoteName = (typeof NOTE_NAMES)[number];
 export const PREVIEW_EVENT = 'job.preview' satisfies EventName;
 export const READY_CALL = 'renderer.ready' satisfies CallName;
 
 /** Electron IPC channel of a call (one ipcMain.handle per call). */
 export function callChannel(name: CallName): string {
   return `flowdeck:call:${name}`;
+}
+
+/** Electron IPC channel of a note (one ipcMain.on per note, renderer -> main, no answer). */
+export function noteChannel(name: NoteName): string {
+  return `flowdeck:note:${name}`;
 }
 
 /** Electron IPC channel of an event (main -> renderer). */
@@ -97,6 +108,10 @@ export function eventChannel(name: EventName): string {
 
 export function isCallName(value: unknown): value is CallName {
   return typeof value === 'string' && (CALL_NAMES as readonly string[]).includes(value);
+}
+
+export function isNoteName(value: unknown): value is NoteName {
+  return typeof value === 'string' && (NOTE_NAMES as readonly string[]).includes(value);
 }
 
 export function isEventName(value: unknown): value is EventName {

@@ -7,10 +7,16 @@
 // JSON, WebSocket passed in) because the harness serves their source text to the page.
 import type { BridgeTransport } from './bridge';
 
-/** Client -> host. */
+/** Client -> host: a call, answered by a `result` with its id. */
 interface WireCall {
   kind: 'call';
   id: number;
+  name: string;
+  input?: unknown;
+}
+/** Client -> host: a one-way note (BridgeTransport.notify): no id, never answered. */
+interface WireNote {
+  kind: 'note';
   name: string;
   input?: unknown;
 }
@@ -70,9 +76,10 @@ export interface SocketTransport extends BridgeTransport {
 }
 
 /**
- * A BridgeTransport over the harness WebSocket: calls are matched to answers by id; calls made
- * while (re)connecting wait for the socket; calls in flight when it drops answer `network`;
- * it reconnects with backoff and repeats `renderer.ready` so events flow again.
+ * A BridgeTransport over the harness WebSocket: calls are matched to answers by id, notes carry no
+ * id and get no answer; calls made while (re)connecting wait for the socket (notes are dropped);
+ * calls in flight when it drops answer `network`; it reconnects with backoff and repeats
+ * `renderer.ready` so events flow again.
  */
 export function createSocketTransport(
   url: string,
@@ -94,6 +101,7 @@ export function createSocketTransport(
   let nextId = 1;
   let attempt = 0;
   let readyAnnounced = false;
+  let opened = false;
   const waiting: string[] = [];
   const pending = new Map<number, (envelope: unknown) => void>();
   const subscribers = new Map<string, Set<(payload: unknown) => void>>();
@@ -106,7 +114,10 @@ export function createSocketTransport(
     ws.onopen = () => {
       attempt = 0;
       setLink(true);
-      if (readyAnnounced) {
+      const reconnect = opened;
+      opened = true;
+      // Only on a reconnect: a ready call made before the first open is among those waiting below.
+      if (readyAnnounced && reconnect) {
         // A reconnect: the host holds events for a connection until it says it is ready.
         const id = nextId++;
         pending.set(id, () => undefined);
@@ -159,6 +170,13 @@ export function createSocketTransport(
         if (socket && socket.readyState === OPEN) socket.send(text);
         else waiting.push(text);
       });
+    },
+    notify(name: string, input: unknown): void {
+      // Only over an open socket: a note waits for no one, and a reconnect's ready call resets
+      // whatever a dropped one was for (the core resends a job's waiting preview frame).
+      if (closed || !socket || socket.readyState !== OPEN) return;
+      const note: WireNote = input === undefined ? { kind: 'note', name } : { kind: 'note', name, input };
+      socket.send(codec.encode(note));
     },
     subscribe(name: string, listener: (payload: unknown) => void): () => void {
       let set = subscribers.get(name);
