@@ -1,5 +1,6 @@
 // The window title carries the work under way, so a minimised window still shows it:
-// "3 running · 42% — Flowdeck", "2 pending — Flowdeck", or just "Flowdeck".
+// "3 running · 42% — Flowdeck", "2 pending — Flowdeck", or just "Flowdeck". App.svelte leaves the
+// percentage out while the window is watched (window-attention.svelte.ts): the stage shows it.
 import { LatestWins, type ThrottleTimers } from '@shared/latest-wins';
 
 export function windowTitle(counts: { running: number; pending: number; progress: number | null }): string {
