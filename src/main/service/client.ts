@@ -13,6 +13,7 @@ import { ServiceError, WorkflowRejectedError } from './errors';
 import { exactJsonOf, HttpTransport, jsonOf, NoAnswerError, transportOptions, type HttpAnswer } from './http';
 import type { ServiceLimits } from './limits';
 import { parseNodeDefinitions, type NodeDefinitions } from './object-info';
+import { readDefinitionsOf } from './node-definitions-of';
 import { uploadLimitProblem } from '@main/images/upload-limits';
 import { capabilitiesFor, parseFeatures, type ServerCapabilities, type ServerFeatures } from './capabilities';
 import {
@@ -137,6 +138,11 @@ export class ServiceClient implements ServiceApi {
     const definitions = parseNodeDefinitions(answer.text);
     this.#definitions = definitions;
     return definitions;
+  }
+
+  /** The definitions of the given classes only (node-definitions-of.ts: one class per request on a local server). */
+  getNodeDefinitionsOf(classes: readonly string[], signal?: AbortSignal): Promise<NodeDefinitions> {
+    return readDefinitionsOf(this.#http, this.profile.kind, classes, () => this.getNodeDefinitions(signal), signal);
   }
 
   /** Whether the workflow holds a partner node class (`api_node: true`); fetches definitions once when needed. */
