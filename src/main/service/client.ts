@@ -445,7 +445,7 @@ export class ServiceClient implements ServiceApi {
     if (problem) throw new ServiceError('invalid_workflow', problem, { retryable: false });
     const mime = mimeForFileName(filename) ?? UNKNOWN_MIME;
     // Streamed from disk as it is sent (multipart.ts), a fresh stream for each attempt.
-    const form = () => multipartBody({ field: 'image', path: filePath, filename, contentType: mime }, fields);
+    const form = async () => multipartBody({ field: 'image', path: filePath, filename, contentType: mime, size }, fields);
     // Idempotent: the local server keeps one file for the same name and bytes, the cloud is
     // content-addressed; a resend yields the same name.
     // The deadline grows with the file: the answer deadline plus the time to send it at the

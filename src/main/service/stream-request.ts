@@ -27,9 +27,13 @@ export async function sendStreamed(
   });
   // A server may answer (e.g. 400, 413) before reading the whole body; its answer is what counts,
   // and a send broken by that early answer is not an error of its own. A send that fails with no
-  // answer at all rejects `answered` through the request's 'error' event.
-  pipeline(Readable.from(init.body), request).catch(() => {});
-  const response = await answered;
+  // answer at all rejects `answered` through the request's 'error' event; when the body itself
+  // failed (a file that shrank), that error is the one told, not the hang-up it causes.
+  const sent = { failure: null as { error: unknown } | null };
+  pipeline(Readable.from(failuresNoted(init.body, sent)), request).catch(() => {});
+  const response = await answered.catch((error: unknown) => {
+    throw sent.failure ? sent.failure.error : error;
+  });
   const responseHeaders = new Headers();
   for (const [key, value] of Object.entries(response.headers)) {
     if (Array.isArray(value)) for (const v of value) responseHeaders.append(key, v);
@@ -39,6 +43,16 @@ export async function sendStreamed(
   const body = NULL_BODY_STATUS.has(status) ? null : (Readable.toWeb(response) as ReadableStream<Uint8Array>);
   if (body === null) response.resume();
   return new Response(body, { status, statusText: response.statusMessage ?? '', headers: responseHeaders });
+}
+
+/** The body's chunks; an error of its own is noted before the request is torn down by it. */
+async function* failuresNoted(body: AsyncIterable<Uint8Array>, noted: { failure: { error: unknown } | null }): AsyncGenerator<Uint8Array> {
+  try {
+    yield* body;
+  } catch (error) {
+    noted.failure = { error };
+    throw error;
+  }
 }
 
 /**
