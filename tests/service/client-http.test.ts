@@ -156,12 +156,12 @@ describe('retries', () => {
   });
 
   it('a JSON POST (sent over node:http) whose answer stalls before or inside its body times out; a caller abort cancels it', async () => {
-    server.on('POST', '/api/interrupt', () => undefined);
+    server.on('POST', '/api/prompt', () => undefined);
     const silent = await client('local', { timeoutMs: 200 })
-      .interrupt()
+      .submit({}, { clientId: 'c' })
       .catch((e: unknown) => e);
     expect(silent).toMatchObject({ kind: 'network', retryable: false });
-    expect((silent as Error).message).toMatch(/did not answer .* within 0\.2 s/);
+    expect((silent as Error).message).toMatch(/did not answer the workflow submission \(\/api\/prompt\) within 0\.2 s/);
     // Headers and the start of the body, then nothing: the deadline covers the body too.
     server.on('POST', '/api/prompt', (_req, res) => {
       res.writeHead(200, { 'Content-Type': 'application/json' }).write('{"prompt_id":');
