@@ -93,6 +93,41 @@ describe('uploads', () => {
     await expect(client('cloud').uploadImage(file)).rejects.toMatchObject({ kind: 'invalid_workflow', status: 400 });
     expect(service.requests).toHaveLength(1);
   });
+
+  it('a file that grows or shrinks after its size was checked fails the send, naming it', async () => {
+    const file = path.join(dir, 'b.png');
+    for (const changed of ['twelve bytes and then some', 'twelve']) {
+      await writeFile(file, 'twelve bytes');
+      service.requests.length = 0;
+      let n = 0;
+      service.on('POST', '/api/upload/image', async (_req, res) => {
+        n += 1;
+        if (n > 1) return res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"name":"b.png","subfolder":"","type":"input"}');
+        // Changed between the first attempt and its retry, after the size was checked.
+        await writeFile(file, changed);
+        return res.writeHead(502).end();
+      });
+      const failure = await client('local')
+        .uploadImage(file)
+        .catch((error: unknown) => error);
+      expect(failure).toMatchObject({
+        kind: 'invalid_workflow',
+        message: 'b.png changed while it was being uploaded (it is no longer 12 bytes); the upload was stopped.',
+      });
+      // The second attempt never completed a body: the server answered only the first.
+      expect(n).toBeLessThanOrEqual(2);
+      expect(service.requests).toHaveLength(1);
+    }
+  });
+
+  it('an empty file is sent as an empty part', async () => {
+    const file = path.join(dir, 'empty.png');
+    await writeFile(file, '');
+    service.json('POST', '/api/upload/image', 200, { name: 'empty.png', subfolder: '', type: 'input' });
+    await expect(client('local').uploadImage(file)).resolves.toMatchObject({ name: 'empty.png' });
+    const image = (await formOf(service.requests[0]!)).get('image') as Blob;
+    expect(image.size).toBe(0);
+  });
 });
 
 describe('downloads', () => {

@@ -155,6 +155,41 @@ describe('retries', () => {
     expect(asked).toBe(1);
   });
 
+  it('a JSON POST (sent over node:http) whose answer stalls before or inside its body times out; a caller abort cancels it', async () => {
+    server.on('POST', '/api/prompt', () => undefined);
+    const silent = await client('local', { timeoutMs: 200 })
+      .submit({}, { clientId: 'c' })
+      .catch((e: unknown) => e);
+    expect(silent).toMatchObject({ kind: 'network', retryable: false });
+    expect((silent as Error).message).toMatch(/did not answer the workflow submission \(\/api\/prompt\) within 0\.2 s/);
+    // Headers and the start of the body, then nothing: the deadline covers the body too.
+    server.on('POST', '/api/prompt', (_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' }).write('{"prompt_id":');
+    });
+    const stalled = await client('local', { timeoutMs: 300 })
+      .submit({}, { clientId: 'c' })
+      .catch((e: unknown) => e);
+    expect(stalled).toMatchObject({ kind: 'network', retryable: false });
+    expect((stalled as Error).message).toMatch(/did not answer the workflow submission \(\/api\/prompt\) within 0\.3 s/);
+    const controller = new AbortController();
+    const cancelled = client('local').submit({}, { clientId: 'c', signal: controller.signal });
+    setTimeout(() => controller.abort(), 50);
+    await expect(cancelled).rejects.toMatchObject({ kind: 'cancelled' });
+  });
+
+  it('a JSON POST answered with more than its cap is an error, not read on', async () => {
+    server.on('POST', '/api/prompt', (_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      const chunk = Buffer.alloc(1024 * 1024, 0x20);
+      const more = (): void => {
+        while (!res.destroyed && res.write(chunk));
+        if (!res.destroyed) res.once('drain', more);
+      };
+      more();
+    });
+    await expect(client('local').submit({}, { clientId: 'c' })).rejects.toMatchObject({ kind: 'too_large' });
+  });
+
   it('a caller abort becomes kind cancelled and stops retrying', async () => {
     server.on('GET', '/api/queue', (_req, res) => {
       res.writeHead(503).end();
@@ -211,6 +246,7 @@ describe('submit', () => {
     const parsed = JSON.parse(body) as Record<string, unknown>;
     expect(parsed).toMatchObject({ client_id: 'client-1', front: true, extra_data: { extra_pnginfo: { a: 1 } } });
     expect(server.requests[0]?.headers['content-type']).toBe('application/json');
+    expect(Number(server.requests[0]?.headers['content-length'])).toBe(Buffer.byteLength(body));
     // No key: object_info is not even fetched.
     expect(server.count('GET', '/api/object_info')).toBe(0);
   });

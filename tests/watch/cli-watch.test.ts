@@ -189,6 +189,7 @@ describe('flowdeck watch --once', () => {
   it('exits 2 before the first file when --bind names an input the node lacks, listing its inputs', async () => {
     const dir = folderWith('badbind', { 'x.png': makePng(641) });
     const uploads = demo.stats.uploads;
+    const lists = demo.stats.objectInfoListRequests;
     const run = await runCli(
       ['watch', dir, '--workflow', join(work, 'invert.json'), '--bind', '1.imgae', '--server', demo.url, '--local', '--once', '--settle', '100'],
       { env: env() },
@@ -196,6 +197,8 @@ describe('flowdeck watch --once', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('--bind 1.imgae: Node 1 (LoadImage) has no input "imgae". Its inputs are: image');
     expect(demo.stats.uploads).toBe(uploads);
+    // Only the bound node's class was asked for (/object_info/LoadImage), not the whole list.
+    expect(demo.stats.objectInfoListRequests).toBe(lists);
   });
 
   it('exits 2 for a workflow without the bound node', async () => {

@@ -18,6 +18,7 @@ import { RUN_USAGE } from '../usage';
 import { createProgressReporter } from '../progress';
 import { openSession, type JobOutcome } from '../session';
 import { readWorkflowFile } from '../workflow-file';
+import { definitionsForInputs } from '../input-definitions';
 import { removeStalePartials } from '../stale-partials';
 import { resolvePoolServers } from '../pool-connections';
 import { runRepeated } from './run-repeat';
@@ -44,7 +45,7 @@ async function checkSetInputs(api: ServiceApi, workflow: Workflow, refs: InputRe
   if (refs.length === 0) return;
   let definitions;
   try {
-    definitions = await api.getNodeDefinitions();
+    definitions = await definitionsForInputs(api, workflow, refs);
   } catch (error) {
     log(`could not read the node definitions to check --set names (${error instanceof Error ? error.message : String(error)})`);
     return;

@@ -42,7 +42,8 @@ import { removeStalePartials } from '../stale-partials';
 import { readWorkflowFile } from '../workflow-file';
 import { stringifyJsonExact } from '@shared/json';
 import type { Workflow } from '@main/service/types';
-import { parseInputRef, unknownInputProblem } from '@main/workflow/edit';
+import { parseInputRef, unknownInputProblem, type InputRef } from '@main/workflow/edit';
+import { definitionsForInputs } from '../input-definitions';
 
 /** Waits for Ctrl+C or SIGTERM; injectable so tests and the entry point decide. */
 export type SignalWaiter = () => Promise<void>;
@@ -64,7 +65,12 @@ function folderIdFor(inputDir: string, workflow: Workflow, bind: string): string
 }
 
 /** A bound input the node's class lacks would leave every file unused: refused before the first file. */
-async function checkBind(readDefinitions: () => Promise<NodeDefinitions>, workflow: Workflow, bind: string, note: (message: string) => void): Promise<void> {
+async function checkBind(
+  readDefinitions: (ref: InputRef) => Promise<NodeDefinitions>,
+  workflow: Workflow,
+  bind: string,
+  note: (message: string) => void,
+): Promise<void> {
   let ref;
   try {
     ref = parseInputRef(bind);
@@ -73,7 +79,7 @@ async function checkBind(readDefinitions: () => Promise<NodeDefinitions>, workfl
   }
   let definitions;
   try {
-    definitions = await readDefinitions();
+    definitions = await readDefinitions(ref);
   } catch (error) {
     note(`warning: could not read the node definitions to check --bind ${bind} (${error instanceof Error ? error.message : String(error)})`);
     return;
@@ -164,7 +170,7 @@ export async function watchCommand(argv: string[], io: CliIo, environment: CliEn
   }
   if (!poolServers) {
     try {
-      await checkBind(() => api.getNodeDefinitions(), workflow, values.bind, note);
+      await checkBind((ref) => definitionsForInputs(api, workflow, [ref]), workflow, values.bind, note);
     } catch (error) {
       release();
       throw error;

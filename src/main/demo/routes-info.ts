@@ -16,6 +16,7 @@ function definitionOf(core: DemoCore, className: string): JsonObject | null {
 }
 
 export function getObjectInfo(_req: IncomingMessage, res: ServerResponse, core: DemoCore): void {
+  core.stats.objectInfoListRequests += 1;
   const out: JsonObject = {};
   for (const name of core.nodes.keys()) out[name] = definitionOf(core, name);
   sendJson(res, core.flavour, 200, out);

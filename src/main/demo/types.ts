@@ -79,6 +79,8 @@ export interface DemoStats {
   uploads: number;
   /** GET /features requests (a client should ask once per connection, not once per use). */
   featuresRequests: number;
+  /** GET /object_info requests for the whole list (a check of one input should ask for its class alone). */
+  objectInfoListRequests: number;
   /** Every key value the main listener saw in X-API-Key or token (tests check nothing else leaks). */
   keysSeen: Set<string>;
 }
@@ -92,6 +94,7 @@ export function createStats(): DemoStats {
     viewRequests: 0,
     uploads: 0,
     featuresRequests: 0,
+    objectInfoListRequests: 0,
     keysSeen: new Set(),
   };
 }

@@ -13,6 +13,7 @@ import { ServiceError, WorkflowRejectedError } from './errors';
 import { exactJsonOf, HttpTransport, jsonOf, NoAnswerError, transportOptions, type HttpAnswer } from './http';
 import type { ServiceLimits } from './limits';
 import { parseNodeDefinitions, type NodeDefinitions } from './object-info';
+import { readDefinitionsOf } from './node-definitions-of';
 import { uploadLimitProblem } from '@main/images/upload-limits';
 import { capabilitiesFor, parseFeatures, type ServerCapabilities, type ServerFeatures } from './capabilities';
 import {
@@ -137,6 +138,11 @@ export class ServiceClient implements ServiceApi {
     const definitions = parseNodeDefinitions(answer.text);
     this.#definitions = definitions;
     return definitions;
+  }
+
+  /** The definitions of the given classes only (node-definitions-of.ts: one class per request on a local server). */
+  getNodeDefinitionsOf(classes: readonly string[], signal?: AbortSignal): Promise<NodeDefinitions> {
+    return readDefinitionsOf(this.#http, this.profile.kind, classes, () => this.getNodeDefinitions(signal), signal);
   }
 
   /** Whether the workflow holds a partner node class (`api_node: true`); fetches definitions once when needed. */
@@ -439,7 +445,7 @@ export class ServiceClient implements ServiceApi {
     if (problem) throw new ServiceError('invalid_workflow', problem, { retryable: false });
     const mime = mimeForFileName(filename) ?? UNKNOWN_MIME;
     // Streamed from disk as it is sent (multipart.ts), a fresh stream for each attempt.
-    const form = () => multipartBody({ field: 'image', path: filePath, filename, contentType: mime }, fields);
+    const form = async () => multipartBody({ field: 'image', path: filePath, filename, contentType: mime, size }, fields);
     // Idempotent: the local server keeps one file for the same name and bytes, the cloud is
     // content-addressed; a resend yields the same name.
     // The deadline grows with the file: the answer deadline plus the time to send it at the

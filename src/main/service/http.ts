@@ -9,8 +9,8 @@ import type { ServerProfile } from './types';
 import { serverReason } from './responses';
 import { parseJsonExact, stringifyJsonExact } from '@shared/json';
 import type { MultipartBody } from './multipart';
-import { discardBody, getStreamed, sendStreamed } from './stream-request';
-import { readWebBodyCapped } from './body-read';
+import { discardBody, getStreamed, nodeBodyOf, sendStreamed } from './stream-request';
+import { readNodeBodyCapped, readWebBodyCapped } from './body-read';
 import { serviceLimits, type ServiceLimits } from './limits';
 
 export interface HttpOptions {
@@ -210,9 +210,17 @@ export class HttpTransport {
         // Capped by purpose (limits.ts): an error body only lends its reason, so it is cut short;
         // a successful answer must be whole, so more than its cap is an error.
         const ok = response.status >= 200 && response.status <= 299;
-        const text = ok
-          ? await readWebBodyCapped(response, spec.maxBytes ?? this.limits.jsonAnswerBytes, spec.what, 'fail')
-          : await readWebBodyCapped(response, this.limits.errorBodyBytes, spec.what, 'truncate');
+        const cap = ok ? (spec.maxBytes ?? this.limits.jsonAnswerBytes) : this.limits.errorBodyBytes;
+        const overCap = ok ? 'fail' : 'truncate';
+        const nodeBody = nodeBodyOf(response);
+        const reading = nodeBody
+          ? readNodeBodyCapped(nodeBody, cap, spec.what, overCap).then((bytes) => bytes.toString('utf8'))
+          : readWebBodyCapped(response, cap, spec.what, overCap);
+        // A body cut by the deadline or the caller ends in that reason, whichever transport carried
+        // it (node:http tells only of a reset connection), so a stall reads as no answer, not as a failure.
+        const text = await reading.catch((error: unknown) => {
+          throw signal.aborted ? signal.reason : error;
+        });
         disarm();
         // Every server-supplied text loses the key here, before anything parses, stores or logs it.
         return { status: response.status, headers: response.headers, text: await this.redact(text) };
@@ -303,9 +311,10 @@ export class HttpTransport {
     const headers = await this.#headers(url, extra);
     const started = Date.now();
     try {
-      // Streamed bodies (uploads) go over node:http, which honours back-pressure (stream-request.ts).
+      // Bodies (uploads, JSON) go over node:http (stream-request.ts says why); tests that inject
+      // fetch see every request. Requests without a body keep fetch, which asks for compressed answers.
       const response =
-        body !== undefined && typeof body !== 'string'
+        body !== undefined && (typeof body !== 'string' || !this.#customFetch)
           ? await sendStreamed(url, { method: spec.method, headers, body, signal })
           : await this.#fetch(url, { method: spec.method, headers, body: body ?? null, redirect: 'manual', signal });
       this.#log(`${spec.method} ${url.pathname}${url.search} -> ${response.status} in ${Date.now() - started} ms`);

@@ -4,8 +4,8 @@
 // before sending, and the `form-data` package ignores back-pressure: both measured at ~600 MB RSS
 // for a 512 MiB upload.)
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import { FormDataEncoder } from 'form-data-encoder';
+import { ServiceError } from './errors';
 
 export interface MultipartBody {
   body: AsyncIterable<Uint8Array>;
@@ -17,6 +17,11 @@ export interface MultipartFile {
   path: string;
   filename: string;
   contentType: string;
+  /**
+   * Its size, as the caller read it to check the server's limits (one stat per upload, not one
+   * more per attempt): Content-Length says it, and exactly that many bytes are sent.
+   */
+  size: number;
 }
 
 /** Reads of a large file: 1 MiB. */
@@ -31,14 +36,30 @@ class PathFile {
     readonly name: string,
     readonly type: string,
     readonly size: number,
-    readonly lastModified: number,
   ) {}
 
-  stream(): AsyncIterable<Uint8Array> {
+  /** The encoder reads it; the part headers do not carry it. */
+  readonly lastModified = 0;
+
+  /**
+   * The file's bytes, exactly `size` of them, as Content-Length says. A file that grew or shrank
+   * since its size was read fails the send, naming the file, rather than sending a cut or
+   * overlong image (one byte past the size is asked for, to tell a file that grew).
+   */
+  async *stream(): AsyncGenerator<Uint8Array> {
     // Each read allocates a buffer of the whole highWaterMark: a small file gets one of its own
     // size (not 1 MiB apiece, which is external memory that forces full garbage collections).
     const bytes = Math.min(READ_BYTES, Math.max(MIN_READ_BYTES, this.size + 1));
-    return createReadStream(this.path, { highWaterMark: bytes });
+    let read = 0;
+    for await (const chunk of createReadStream(this.path, { highWaterMark: bytes, start: 0, end: this.size })) {
+      read += (chunk as Buffer).length;
+      if (read > this.size) break;
+      yield chunk as Buffer;
+    }
+    if (read !== this.size) {
+      const message = `${this.name} changed while it was being uploaded (it is no longer ${this.size} bytes); the upload was stopped.`;
+      throw new ServiceError('invalid_workflow', message, { retryable: false });
+    }
   }
 }
 
@@ -67,10 +88,9 @@ class PartList {
 }
 
 /** Builds a fresh body (each attempt of a retried request needs its own stream). */
-export async function multipartBody(file: MultipartFile, fields: Record<string, string>): Promise<MultipartBody> {
-  const info = await stat(file.path);
+export function multipartBody(file: MultipartFile, fields: Record<string, string>): MultipartBody {
   const form = new PartList();
-  form.append(file.field, new PathFile(file.path, file.filename, file.contentType, info.size, info.mtimeMs));
+  form.append(file.field, new PathFile(file.path, file.filename, file.contentType, file.size));
   for (const [name, value] of Object.entries(fields)) form.append(name, value);
   const encoder = new FormDataEncoder(form as unknown as ConstructorParameters<typeof FormDataEncoder>[0]);
   return { body: streamParts(encoder), headers: { ...encoder.headers } };

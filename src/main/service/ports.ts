@@ -138,6 +138,11 @@ export interface ServiceApi {
   /** Cloud: GET /api/jobs/{id}. Local: the queue, then /api/history/{id}. 404: ServiceError 'not_found'. */
   getJob(promptId: string, signal?: AbortSignal): Promise<JobDetail>;
   getNodeDefinitions(signal?: AbortSignal): Promise<NodeDefinitions>;
+  /**
+   * The definitions of these classes only (those the server has); without it, callers read the
+   * whole list. A local server is asked one class at a time (service/node-definitions-of.ts).
+   */
+  getNodeDefinitionsOf?(classes: readonly string[], signal?: AbortSignal): Promise<NodeDefinitions>;
   uploadImage(filePath: string, options?: UploadImageOptions): Promise<UploadResult>;
   uploadMask(filePath: string, options: UploadMaskOptions): Promise<UploadResult>;
   /**

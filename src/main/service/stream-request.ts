@@ -1,7 +1,10 @@
-// Sends a request with a streamed body over node:http(s) and answers with a standard Response.
+// Sends a request with a body over node:http(s) and answers with a standard Response.
 // Uploads go this way rather than through fetch: Node 20's fetch buffers a streamed request body
 // (a 512 MiB upload peaked at ~630 MB RSS and ran at half the speed), while http.request honours
-// back-pressure (measured ~117 MB RSS, about curl's speed).
+// back-pressure (measured ~117 MB RSS, about curl's speed). JSON bodies (a workflow's submit) too:
+// fetch spent ~1.4 ms of CPU per small POST where node:http spends ~0.65 (400 at 8 at once, a
+// fresh process, as a batch sends them), and their answers are small, so nothing is lost by not
+// asking for compressed answers as fetch does (GETs, such as a large object_info, keep fetch).
 import http from 'node:http';
 import https from 'node:https';
 import { Readable } from 'node:stream';
@@ -11,40 +14,61 @@ import { ServiceError } from './errors';
 
 const NULL_BODY_STATUS = new Set([101, 204, 205, 304]);
 
+/** A request with a body: a stream (an upload, sent as it is read) or a text (JSON, sent whole with its length). */
 export async function sendStreamed(
   url: URL,
-  init: { method: string; headers: Headers; body: AsyncIterable<Uint8Array>; signal: AbortSignal },
+  init: { method: string; headers: Headers; body: AsyncIterable<Uint8Array> | string; signal: AbortSignal },
 ): Promise<Response> {
   const transport = url.protocol === 'https:' ? https : http;
   const headers: Record<string, string> = {};
   init.headers.forEach((value, key) => {
     headers[key] = value;
   });
+  if (typeof init.body === 'string') headers['content-length'] = String(Buffer.byteLength(init.body));
   const request = transport.request(url, { method: init.method, headers, signal: init.signal });
   const answered = new Promise<http.IncomingMessage>((resolve, reject) => {
     request.once('response', resolve);
     request.once('error', reject);
   });
-  // A server may answer (e.g. 400, 413) before reading the whole body; its answer is what counts,
-  // and a send broken by that early answer is not an error of its own. A send that fails with no
-  // answer at all rejects `answered` through the request's 'error' event.
-  pipeline(Readable.from(init.body), request).catch(() => {});
-  const response = await answered;
-  const responseHeaders = new Headers();
-  for (const [key, value] of Object.entries(response.headers)) {
-    if (Array.isArray(value)) for (const v of value) responseHeaders.append(key, v);
-    else if (value !== undefined) responseHeaders.set(key, value);
+  const sent = { failure: null as { error: unknown } | null };
+  if (typeof init.body === 'string') {
+    // An error after the first (a reset once the answer came) has no one left to tell.
+    request.on('error', () => {});
+    request.end(init.body);
+  } else {
+    // A server may answer (e.g. 400, 413) before reading the whole body; its answer is what counts,
+    // and a send broken by that early answer is not an error of its own. A send that fails with no
+    // answer at all rejects `answered` through the request's 'error' event; when the body itself
+    // failed (a file that shrank), that error is the one told, not the hang-up it causes.
+    pipeline(Readable.from(failuresNoted(init.body, sent)), request).catch(() => {});
   }
+  const response = await answered.catch((error: unknown) => {
+    throw sent.failure ? sent.failure.error : error;
+  });
+  // The answer's body stays a Node stream (nodeBodyOf), which the caller reads capped: a web
+  // stream made of it (Readable.toWeb) cost more than the rest of the send.
   const status = response.statusCode ?? 0;
-  const body = NULL_BODY_STATUS.has(status) ? null : (Readable.toWeb(response) as ReadableStream<Uint8Array>);
-  if (body === null) response.resume();
-  return new Response(body, { status, statusText: response.statusMessage ?? '', headers: responseHeaders });
+  const answer = new Response(null, { status, statusText: response.statusMessage ?? '', headers: toHeaders(response) });
+  if (NULL_BODY_STATUS.has(status)) response.resume();
+  else nodeBodies.set(answer, response);
+  return answer;
+}
+
+/** The body's chunks; an error of its own is noted before the request is torn down by it. */
+async function* failuresNoted(body: AsyncIterable<Uint8Array>, noted: { failure: { error: unknown } | null }): AsyncGenerator<Uint8Array> {
+  try {
+    yield* body;
+  } catch (error) {
+    noted.failure = { error };
+    throw error;
+  }
 }
 
 /**
  * Downloads hand the body of a successful GET to a file as a Node stream: converting it to a web
- * stream and back (what fetch's Response forces) measured ~30 % slower. A 2xx Response made here
- * has a null web body and its Node body registered below; error answers carry their text as usual.
+ * stream and back (what fetch's Response forces) measured ~30 % slower. A 2xx Response made by
+ * getStreamed, and every answer to sendStreamed, has a null web body and its Node body registered
+ * below; getStreamed's error answers carry their text as usual.
  */
 const nodeBodies = new WeakMap<Response, Readable>();
 

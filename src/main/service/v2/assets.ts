@@ -70,8 +70,8 @@ export class AssetUploader {
       throw v2ErrorFor(head, `checking whether the server has ${filePath}`, await this.secret());
     }
     const mime = mimeForFileName(filePath) ?? UNKNOWN_MIME;
-    const form = () =>
-      multipartBody({ field: 'file', path, filename: filePath, contentType: mime }, { file_path: filePath, content_type: mime, expected_hash: hash });
+    const form = async () =>
+      multipartBody({ field: 'file', path, filename: filePath, contentType: mime, size }, { file_path: filePath, content_type: mime, expected_hash: hash });
     const what = `uploading ${filePath}`;
     // Identical bytes dedupe on the server, so a resend cannot store them twice.
     const answer = await this.http.request({

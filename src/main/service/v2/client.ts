@@ -132,6 +132,11 @@ export class V2Client implements ServiceApi {
     return this.#v1 ? this.#v1.getNodeDefinitions(signal) : Promise.reject(this.#noV1('node definitions'));
   }
 
+  getNodeDefinitionsOf(classes: readonly string[], signal?: AbortSignal): Promise<NodeDefinitions> {
+    if (!this.#v1) return Promise.reject(this.#noV1('node definitions'));
+    return this.#v1.getNodeDefinitionsOf ? this.#v1.getNodeDefinitionsOf(classes, signal) : this.#v1.getNodeDefinitions(signal);
+  }
+
   getQueue(signal?: AbortSignal): Promise<QueueSnapshot> {
     return this.#v1 ? this.#v1.getQueue(signal) : Promise.reject(this.#noV1('queue'));
   }
