@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { submitJob } from '@main/jobs/submit-job';
 import { ServiceClient } from '@main/service/client';
 import { ServiceError, WorkflowRejectedError } from '@main/service/errors';
+import { FLOWDECK_USER_AGENT } from '@main/service/http';
 import type { ServerKind } from '@main/service/types';
 import { hangUp, TestServer } from './support/http-server';
 
@@ -220,6 +221,22 @@ describe('the API key', () => {
       .catch((e: unknown) => e);
     expect((error as Error).message).not.toContain(KEY);
     expect((error as Error).message).toContain('[redacted]');
+  });
+});
+
+describe('who is asking', () => {
+  it('every request names Flowdeck as its User-Agent, over fetch (GET) and over node:http (a JSON body)', async () => {
+    server.json('GET', '/api/queue', 200, { queue_running: [], queue_pending: [] });
+    server.json('POST', '/api/queue', 200, {});
+    const api = client('cloud');
+    await api.getQueue();
+    await api.cancel(['p1']);
+    expect(server.requests.map((r) => `${r.method} ${String(r.headers['user-agent'])}`)).toEqual([
+      `GET ${FLOWDECK_USER_AGENT}`,
+      `POST ${FLOWDECK_USER_AGENT}`,
+      `GET ${FLOWDECK_USER_AGENT}`,
+    ]);
+    expect(FLOWDECK_USER_AGENT).toMatch(/^Flowdeck\b/);
   });
 });
 

@@ -13,6 +13,9 @@ import { discardBody, getStreamed, nodeBodyOf, sendStreamed } from './stream-req
 import { readNodeBodyCapped, readWebBodyCapped } from './body-read';
 import { serviceLimits, type ServiceLimits } from './limits';
 
+/** What Flowdeck calls itself to servers. */
+export const FLOWDECK_USER_AGENT = 'Flowdeck';
+
 export interface HttpOptions {
   apiKey: ApiKeyProvider;
   fetch?: typeof fetch;
@@ -189,6 +192,9 @@ export class HttpTransport {
   /** Headers for a request to `url`: the key only when `url` is on the service's own origin. */
   async #headers(url: URL, extra: Record<string, string>): Promise<Headers> {
     const headers = new Headers(extra);
+    // Named on every request, whichever transport carries it (fetch would say "node", node:http
+    // nothing at all; some fronting proxies refuse a request that names no agent).
+    if (!headers.has('User-Agent')) headers.set('User-Agent', FLOWDECK_USER_AGENT);
     if (url.origin === this.#base.origin) {
       const key = await this.key();
       if (key && this.#auth === 'bearer') headers.set('Authorization', `Bearer ${key}`);
