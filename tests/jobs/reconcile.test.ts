@@ -112,6 +112,24 @@ describe('JobTracker.reconcile on the cloud', () => {
     expect((await jobs.get('running'))?.phase).toBe('succeeded');
   });
 
+  it('leaves a send of this process still under way to its sender (a session starting while the first job is sent)', async () => {
+    const { jobs, api, tracker, job } = await setup('cloud');
+    // The server has not received it yet: asked now, it would say it has no such job.
+    api.statuses.set('p', notFound());
+    const during = await jobs.whileSending('p', async () => {
+      await jobs.recordSubmitting(job('p'));
+      expect(jobs.isBeingSent('p')).toBe(true);
+      return tracker.reconcile();
+    });
+    expect(during).toEqual([]);
+    expect(api.calls).not.toContain('status p');
+    expect((await jobs.get('p'))?.phase).toBe('submitting');
+    // Once the send is over (a crash left its row behind, say), the row is judged as before.
+    expect(jobs.isBeingSent('p')).toBe(false);
+    const [after] = await tracker.reconcile();
+    expect(after).toMatchObject({ promptId: 'p', phase: 'failed', rawStatus: 'never_submitted' });
+  });
+
   it('keeps a job it cannot check yet, and settles it once the server answers', async () => {
     const { jobs, api, clock, tracker, job, events } = await setup('cloud');
     await jobs.recordSubmitting(job('p'));

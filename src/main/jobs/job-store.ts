@@ -77,6 +77,8 @@ export interface NewJob {
  */
 const RECORDED_BY_STORE = new WeakMap<Store, Set<string>>();
 const RECORDED_IDS_KEPT = 10_000;
+/** The sends under way in this process, over any JobStore of a store (see JobStore.whileSending). */
+const SENDING_BY_STORE = new WeakMap<Store, Set<string>>();
 
 /** The row's outputs list when it is a JSON array, else an empty one (CASE: json_type fails on invalid JSON). */
 const LIST_OR_EMPTY = "CASE WHEN json_valid(jobs.outputs) THEN CASE json_type(jobs.outputs) WHEN 'array' THEN jobs.outputs ELSE '[]' END ELSE '[]' END";
@@ -214,6 +216,8 @@ export class JobStore {
   private readonly heldSends: () => Promise<Set<string>>;
   /** Jobs recorded through this store (see RECORDED_BY_STORE). */
   private readonly recorded: Set<string>;
+  /** Sends under way in this process (see SENDING_BY_STORE). */
+  private readonly sending: Set<string>;
 
   private constructor(store: Store, now: () => number, heldSends: () => Promise<Set<string>>) {
     this.store = store;
@@ -222,6 +226,9 @@ export class JobStore {
     let recorded = RECORDED_BY_STORE.get(store);
     if (!recorded) RECORDED_BY_STORE.set(store, (recorded = new Set()));
     this.recorded = recorded;
+    let sending = SENDING_BY_STORE.get(store);
+    if (!sending) SENDING_BY_STORE.set(store, (sending = new Set()));
+    this.sending = sending;
   }
 
   /** Applies the jobs migrations to `store` and returns the journal over it. */
@@ -233,6 +240,26 @@ export class JobStore {
   static async open(store: Store, options: { now?: () => number; heldSends?: () => Promise<Set<string>> } = {}): Promise<JobStore> {
     await store.migrate('jobs', JOBS_MIGRATIONS);
     return new JobStore(store, options.now ?? Date.now, options.heldSends ?? (async () => new Set<string>()));
+  }
+
+  /**
+   * Runs `send` (a send journaled as 'submitting' under `promptId`, its answer and its journaling)
+   * with the id marked as a send under way in this process. Until it settles, its row is the
+   * sender's to settle: a reconciliation meanwhile (a session that starts while the first job is
+   * sent) would ask the server before the send arrived and call it never submitted.
+   */
+  async whileSending<T>(promptId: string, send: () => Promise<T>): Promise<T> {
+    this.sending.add(promptId);
+    try {
+      return await send();
+    } finally {
+      this.sending.delete(promptId);
+    }
+  }
+
+  /** Whether `promptId` is a send under way in this process (whileSending). */
+  isBeingSent(promptId: string): boolean {
+    return this.sending.has(promptId);
   }
 
   /**

@@ -34,7 +34,16 @@ export async function submitJob(target: SubmitTarget, intent: JobIntent): Promis
   // The caller's own journal first: a crash before the job journal's entry leaves an id there that
   // is sent again as the same id, never a job-journal entry that nobody settles.
   await intent.recordIntent?.(chosen);
-  if (chosen) await jobs?.recordSubmitting({ ...base, promptId: chosen });
+  const sendAndJournal = async (): Promise<Submitted> => {
+    if (chosen) await jobs?.recordSubmitting({ ...base, promptId: chosen });
+    return sendJournaled(target, intent, chosen);
+  };
+  return chosen && jobs ? jobs.whileSending(chosen, sendAndJournal) : sendAndJournal();
+}
+
+/** Sends the workflow once (under `chosen` where the client picks the id) and journals the outcome. */
+async function sendJournaled(target: SubmitTarget, intent: JobIntent, chosen: string | null): Promise<Submitted> {
+  const { api, jobs } = target;
   let result: Submitted;
   try {
     const extraData = intent.editorGraph && api.capabilities.embedsEditorGraph ? { extra_pnginfo: { workflow: intent.editorGraph } } : null;

@@ -86,18 +86,21 @@ export async function submitJobV2(target: SubmitTarget, intent: JobIntent): Prom
   const { api, jobs } = target;
   const key = intent.promptId ?? (intent.newPromptId ?? randomUUID)();
   await intent.recordIntent?.(key);
-  await jobs?.recordSubmitting({ ...journalFields(target, intent), promptId: key });
-  let result: Submitted;
-  try {
-    result = await sendUnderKey(api, intent.workflow, { clientId: target.clientId, idempotencyKey: key });
-  } catch (error) {
-    await settleFailedSend(jobs, key, error);
-    throw error;
-  }
-  // The row journaled above takes the job's id and moves on in one write; recorded afresh only
-  // when it is gone (settled meanwhile).
-  if (!(await jobs?.acceptSubmitting(key, result.promptId, result.number))) await recordAccepted(target, intent, result);
-  return result;
+  const sendAndJournal = async (): Promise<Submitted> => {
+    await jobs?.recordSubmitting({ ...journalFields(target, intent), promptId: key });
+    let result: Submitted;
+    try {
+      result = await sendUnderKey(api, intent.workflow, { clientId: target.clientId, idempotencyKey: key });
+    } catch (error) {
+      await settleFailedSend(jobs, key, error);
+      throw error;
+    }
+    // The row journaled above takes the job's id and moves on in one write; recorded afresh only
+    // when it is gone (settled meanwhile).
+    if (!(await jobs?.acceptSubmitting(key, result.promptId, result.number))) await recordAccepted(target, intent, result);
+    return result;
+  };
+  return jobs ? jobs.whileSending(key, sendAndJournal) : sendAndJournal();
 }
 
 export type ResendOutcome = { key: string; kind: 'accepted'; jobId: string } | { key: string; kind: 'may_exist' | 'refused' | 'unanswered'; message: string };
@@ -118,7 +121,9 @@ export async function resendUnanswered(target: SubmitTarget): Promise<ResendOutc
       r.phase === 'submitting' &&
       r.serverKind === api.profile.kind &&
       sameBaseUrl(r.baseUrl, api.profile.baseUrl) &&
-      !(r.origin === 'hot-folder' && held.has(r.promptId)),
+      !(r.origin === 'hot-folder' && held.has(r.promptId)) &&
+      // A send of this process still under way answers for itself.
+      !jobs.isBeingSent(r.promptId),
   );
   const outcomes: ResendOutcome[] = [];
   for (const row of rows) outcomes.push(await resendOne(target, jobs, row));

@@ -217,20 +217,23 @@ export class JobTracker {
    * being sent now by others are not asked about before their submit has answered.
    */
   async reconcile(options: { only?: readonly string[] } = {}): Promise<JobSnapshot[]> {
-    if (!this.store || this.disposed) return [];
+    const store = this.store;
+    if (!store || this.disposed) return [];
     const only = options.only ? new Set(options.only) : null;
-    const inFlight = (await this.store.listInFlight()).filter((r) => !only || only.has(r.promptId));
+    const inFlight = (await store.listInFlight()).filter((r) => !only || only.has(r.promptId));
     // A hot folder settles its own unconfirmed sends: when the server never got one, the folder
     // sends it again under the same id, which a "never submitted" end here would contradict. Only
     // those it still holds, though: the send of a folder removed since (or of a file it gave up on)
     // has nobody else to settle it. Read after the records: a send seen here as 'submitting' that
     // its folder no longer holds has moved on for good (accepted, failed, or its folder removed).
-    const held = inFlight.some((r) => r.origin === 'hot-folder' && r.phase === 'submitting') ? await this.store.heldElsewhere() : new Set<string>();
+    const held = inFlight.some((r) => r.origin === 'hot-folder' && r.phase === 'submitting') ? await store.heldElsewhere() : new Set<string>();
     const records = inFlight.filter(
       (r) =>
         r.serverKind === this.api.profile.kind &&
         sameBaseUrl(r.baseUrl, this.api.profile.baseUrl) &&
         !(r.origin === 'hot-folder' && r.phase === 'submitting' && held.has(r.promptId)) &&
+        // A send of this process still under way settles its own row (JobStore.whileSending).
+        !(r.phase === 'submitting' && store.isBeingSent(r.promptId)) &&
         // On v2 a `submitting` row is named by its Idempotency-Key, not a job id the server could
         // know: it is sent again under that key (submit-v2.ts resendUnanswered), never judged here.
         !(r.phase === 'submitting' && this.api.capabilities.contract === 'v2'),
