@@ -91,6 +91,14 @@ const END_SET = `UPDATE jobs SET phase = ?, raw_status = COALESCE(?, raw_status)
 /** An output as the jobs table lists it. */
 const outputEntry = (o: OutputFile): string => JSON.stringify({ filename: o.filename, subfolder: o.subfolder, type: o.type, node: o.node, key: o.key });
 
+/** The row's list with one more entry (its parameter: outputEntry). */
+const LIST_APPENDED = `json_insert(${LIST_OR_EMPTY}, '$[#]', json(?))`;
+/** Whether the row lists this output already (its parameters: outputListedParams). */
+const OUTPUT_LISTED = `EXISTS (
+   SELECT 1 FROM json_each(${LIST_OR_EMPTY}) AS o
+   WHERE json_extract(o.value, '$.type') = ? AND json_extract(o.value, '$.subfolder') = ? AND json_extract(o.value, '$.filename') = ?)`;
+const outputListedParams = (o: OutputFile): SqlValue[] => [o.type, o.subfolder, o.filename];
+
 const JOB_ORIGINS: readonly JobOrigin[] = ['window', 'cli', 'hot-folder', 'other'];
 
 const IN_FLIGHT: readonly StoredPhase[] = ['submitting', 'pending', 'running'];
@@ -358,14 +366,12 @@ export class JobStore {
   private async appendOutputs(q: Queryable, promptId: string, outputs: readonly OutputFile[], now: number): Promise<number> {
     let added = 0;
     for (const o of outputs) {
-      const entry = outputEntry(o);
-      const result = await q.run(
-        `UPDATE jobs SET outputs = json_insert(${LIST_OR_EMPTY}, '$[#]', json(?)), updated_at = ?
-         WHERE prompt_id = ? AND NOT EXISTS (
-           SELECT 1 FROM json_each(${LIST_OR_EMPTY}) AS o
-           WHERE json_extract(o.value, '$.type') = ? AND json_extract(o.value, '$.subfolder') = ? AND json_extract(o.value, '$.filename') = ?)`,
-        [entry, now, promptId, o.type, o.subfolder, o.filename],
-      );
+      const result = await q.run(`UPDATE jobs SET outputs = ${LIST_APPENDED}, updated_at = ? WHERE prompt_id = ? AND NOT ${OUTPUT_LISTED}`, [
+        outputEntry(o),
+        now,
+        promptId,
+        ...outputListedParams(o),
+      ]);
       added += result.changes;
     }
     return added;
@@ -401,14 +407,12 @@ export class JobStore {
     if (end.outputs.length === 1) {
       // One output (the usual end): appended as appendOutputs does, in the same statement.
       const o = end.outputs[0]!;
-      await this.store.run(
-        `${END_SET}, outputs = CASE WHEN EXISTS (
-             SELECT 1 FROM json_each(${LIST_OR_EMPTY}) AS o
-             WHERE json_extract(o.value, '$.type') = ? AND json_extract(o.value, '$.subfolder') = ? AND json_extract(o.value, '$.filename') = ?)
-           THEN outputs ELSE json_insert(${LIST_OR_EMPTY}, '$[#]', json(?)) END
-         WHERE prompt_id = ?`,
-        [...endValues, o.type, o.subfolder, o.filename, outputEntry(o), promptId],
-      );
+      await this.store.run(`${END_SET}, outputs = CASE WHEN ${OUTPUT_LISTED} THEN outputs ELSE ${LIST_APPENDED} END WHERE prompt_id = ?`, [
+        ...endValues,
+        ...outputListedParams(o),
+        outputEntry(o),
+        promptId,
+      ]);
       return;
     }
     await this.store.transaction(async (tx) => {
