@@ -7,7 +7,7 @@ import { submitJob } from '@main/jobs/submit-job';
 import { describeJobFailure } from '@main/jobs/failure-text';
 import type { Store } from '@main/store/store';
 import { JobTimeoutError, JobTracker, ServerUnreachableError } from '@main/jobs/tracker';
-import { Library, resolveLibraryDir } from '../main/library';
+import type { Library } from '../main/library';
 import type { JobSnapshot } from '@main/jobs/types';
 import type { ServiceApi } from '@main/service/ports';
 import { connectService } from '@main/service/v2/connect';
@@ -16,6 +16,7 @@ import { safeBaseName } from '@main/service/filenames';
 import type { ImageMime, JobPhase, OutputFile, ServerProfile, Workflow } from '@main/service/types';
 import type { JsonObject } from '@shared/json';
 import { lastContractAt, rememberContract } from './contract-memory';
+import { CLI_LIBRARY_RETRY, openCliLibrary } from './cli-library';
 import { openCliStore } from './open-store';
 import type { ProgressView } from './progress';
 
@@ -34,8 +35,8 @@ export interface FollowOptions {
 }
 
 export interface SessionOptions {
-  /** The library folder; default resolveLibraryDir(dataDir) (FLOWDECK_LIBRARY_DIR or <dataDir>/library). */
-  libraryDir?: string;
+  /** The library folder (connection.ts libraryDirOf: the one the app uses too). */
+  libraryDir: string;
   /** The settings profile of the server, recorded with library items. */
   profileId?: string | null;
   /** Told when the library cannot be opened (the run goes on without it). */
@@ -89,29 +90,13 @@ function progressView(snapshot: JobSnapshot, previews: number, workflow: Workflo
   };
 }
 
-// A CLI run waits for its own outputs: a few quick retries, then it downloads directly to --out
-// and leaves the library item to be resumed later (by the app, or by the next run's record).
-const CLI_LIBRARY_RETRY = { maxAttempts: 3, baseMs: 300, maxMs: 3000 };
-
-async function openLibrary(store: Store, api: ServiceApi, server: ServerProfile, dataDir: string, options: SessionOptions): Promise<Library | null> {
-  try {
-    const library = await Library.open({
-      store,
-      root: options.libraryDir ?? resolveLibraryDir(dataDir),
-      source: (s) => (s.baseUrl === server.baseUrl ? api : null),
-      retry: CLI_LIBRARY_RETRY,
-    });
-    await library.start();
-    return library;
-  } catch (error) {
-    options.warn?.(
-      `The outputs library cannot be used (${error instanceof Error ? error.message : String(error)}); outputs are saved to the output folder only.`,
-    );
-    return null;
-  }
+function openLibrary(store: Store, api: ServiceApi, server: ServerProfile, options: SessionOptions): Promise<Library | null> {
+  return openCliLibrary({ store, root: options.libraryDir, source: (s) => (s.baseUrl === server.baseUrl ? api : null), retry: CLI_LIBRARY_RETRY }, (reason) =>
+    options.warn?.(`The outputs library cannot be used (${reason}); outputs are saved to the output folder only.`),
+  );
 }
 
-export async function openSession(server: ServerProfile, key: string | null, dataDir: string, options: SessionOptions = {}): Promise<CliSession> {
+export async function openSession(server: ServerProfile, key: string | null, dataDir: string, options: SessionOptions): Promise<CliSession> {
   mkdirSync(dataDir, { recursive: true });
   const apiKey = (): string | null => key;
   // Which contract the server speaks is found out here, without side effects (v2/discover.ts);
@@ -145,7 +130,7 @@ export async function openSession(server: ServerProfile, key: string | null, dat
     else if (outcome.kind !== 'unanswered') warn(`an earlier run's send (key ${outcome.key}): ${outcome.message}`);
   }
   const tracker = new JobTracker({ api, events, jobs });
-  const library = await openLibrary(store, api, server, dataDir, options);
+  const library = await openLibrary(store, api, server, options);
   events.start();
   const workflows = new Map<string, Workflow>();
 

@@ -34,10 +34,8 @@ function filesUnder(dir: string): string[] {
     .map((entry) => entry.name);
 }
 
-it('run keeps its output in the library folder chosen in the app, and library list reads it there', async () => {
-  const dataDir = freshDataDir('chosen');
-  const chosen = join(work, 'my-library');
-  writeFileSync(join(dataDir, 'settings.json'), JSON.stringify({ libraryDir: chosen }));
+/** A small sampler workflow, written once; its path. */
+function samplerWorkflow(): string {
   const workflow = join(work, 'sampler.json');
   writeFileSync(
     workflow,
@@ -49,13 +47,33 @@ it('run keeps its output in the library folder chosen in the app, and library li
       '2': { class_type: 'SaveImage', inputs: { images: ['1', 0], filename_prefix: 'cli/settings' } },
     }),
   );
-  const run = await runCli(['run', workflow, '--local', '--server', local.url, '--out', join(work, 'out')], { env: { FLOWDECK_DATA_DIR: dataDir } });
+  return workflow;
+}
+
+it('run keeps its output in the library folder chosen in the app, and library list reads it there', async () => {
+  const dataDir = freshDataDir('chosen');
+  const chosen = join(work, 'my-library');
+  writeFileSync(join(dataDir, 'settings.json'), JSON.stringify({ libraryDir: chosen }));
+  const run = await runCli(['run', samplerWorkflow(), '--local', '--server', local.url, '--out', join(work, 'out')], { env: { FLOWDECK_DATA_DIR: dataDir } });
   expect(run.code, run.stderr).toBe(0);
   expect(filesUnder(chosen).some((name) => name.endsWith('.png'))).toBe(true);
   expect(readdirSync(dataDir)).not.toContain('library');
   const list = await runCli(['library', 'list', '--json'], { env: { FLOWDECK_DATA_DIR: dataDir } });
   expect(list.code, list.stderr).toBe(0);
   expect(list.stdout).toContain(chosen);
+});
+
+it('run --repeat keeps its outputs in the library folder chosen in the app too', async () => {
+  const dataDir = freshDataDir('chosen-repeat');
+  const chosen = join(work, 'my-repeat-library');
+  writeFileSync(join(dataDir, 'settings.json'), JSON.stringify({ libraryDir: chosen }));
+  const run = await runCli(['run', samplerWorkflow(), '--local', '--server', local.url, '--repeat', '2', '--out', join(work, 'out-repeat')], {
+    env: { FLOWDECK_DATA_DIR: dataDir },
+  });
+  expect(run.code, run.stderr).toBe(0);
+  // Two runs of one seed make the same bytes: the library keeps them as one file.
+  expect(filesUnder(chosen).some((name) => name.endsWith('.png'))).toBe(true);
+  expect(readdirSync(dataDir)).not.toContain('library');
 });
 
 it('a damaged settings file: the command answers, keeps the file and says where', async () => {

@@ -9,12 +9,14 @@
 import { heldUnconfirmedSends } from '@main/watch/journal';
 import { basename } from 'node:path';
 import { JobStore } from '@main/jobs/job-store';
-import { Library, resolveLibraryDir } from '../../main/library';
+import type { Library } from '../../main/library';
+import type { Store } from '@main/store/store';
 import type { PoolMember, ServerPool } from '@main/pool/server-pool';
 import type { Workflow } from '@main/service/types';
 import type { InputRef } from '@main/workflow/edit';
 import type { JsonObject } from '@shared/json';
-import type { CliEnvironment, ResolvedServer } from '../connection';
+import { CLI_LIBRARY_RETRY, openCliLibrary } from '../cli-library';
+import { libraryDirOf, type CliEnvironment, type ResolvedServer } from '../connection';
 import { ExitCode } from '../errors';
 import { openCliStore } from '../open-store';
 import { openPool } from '../pool-connections';
@@ -76,25 +78,12 @@ export async function runRepeated(request: RepeatRequest, io: CliIo, environment
   }
 }
 
-async function openLibrary(
-  store: Awaited<ReturnType<typeof openCliStore>>,
-  pool: ServerPool,
-  environment: CliEnvironment,
-  log: (m: string) => void,
-): Promise<Library | null> {
-  try {
-    const library = await Library.open({
-      store,
-      root: resolveLibraryDir(environment.dataDir, environment.env),
-      source: (server) => pool.memberFor(server.baseUrl)?.api ?? null,
-      retry: { maxAttempts: 3, baseMs: 300, maxMs: 3000 },
-    });
-    await library.start();
-    return library;
-  } catch (error) {
-    log(`The outputs library cannot be used (${error instanceof Error ? error.message : String(error)}); outputs are saved to the output folder only.`);
-    return null;
-  }
+/** The library the runs' outputs go into, downloaded through the pool's member that ran each job. */
+function openLibrary(store: Store, pool: ServerPool, environment: CliEnvironment, log: (m: string) => void): Promise<Library | null> {
+  return openCliLibrary(
+    { store, root: libraryDirOf(environment), source: (server) => pool.memberFor(server.baseUrl)?.api ?? null, retry: CLI_LIBRARY_RETRY },
+    (reason) => log(`The outputs library cannot be used (${reason}); outputs are saved to the output folder only.`),
+  );
 }
 
 /** The shared dispatcher with the CLI's parts: uploads per server, outputs downloaded into --out (and the library). */

@@ -11,7 +11,8 @@ import { join, resolve } from 'node:path';
 import { JobStore } from '@main/jobs/job-store';
 import type { Store } from '@main/store/store';
 import { JobTracker } from '@main/jobs/tracker';
-import { Library } from '../../main/library';
+import type { Library } from '../../main/library';
+import { openCliLibrary } from '../cli-library';
 import { ServiceClient } from '@main/service/client';
 import { EventsSocket } from '@main/service/events-socket';
 import {
@@ -364,18 +365,11 @@ export async function watchCommand(argv: string[], io: CliIo, environment: CliEn
 }
 
 /** The outputs library, or null (with a warning) when its folder cannot be used: the outputs still reach --out. */
-async function openLibrary(store: Store, root: string, note: (message: string) => void): Promise<Library | null> {
-  try {
-    // No downloads here: a hot folder's outputs are on disk already and are imported by copy.
-    const library = await Library.open({ store, root, source: () => null });
-    await library.start();
-    return library;
-  } catch (error) {
-    note(
-      `warning: the outputs library cannot be used (${error instanceof Error ? error.message : String(error)}); outputs are saved to the output folder only.`,
-    );
-    return null;
-  }
+/** No downloads here: a hot folder's outputs are on disk already and are imported by copy. */
+function openLibrary(store: Store, root: string, note: (message: string) => void): Promise<Library | null> {
+  return openCliLibrary({ store, root, source: () => null }, (reason) =>
+    note(`warning: the outputs library cannot be used (${reason}); outputs are saved to the output folder only.`),
+  );
 }
 
 /** A failed file still in the input folder (not moved to failed/): it is "there", so --once counts it. */
