@@ -11,7 +11,7 @@ import { ServiceClient } from '@main/service/client';
 import type { NodeDefinitions } from '@main/service/object-info';
 import type { ServerProfile } from '@main/service/types';
 import { capabilitiesFor } from '@main/service/capabilities';
-import { resolveLibraryDir } from '@main/library/library-dir';
+import { libraryDirFromSettings } from '@main/library/library-dir';
 import { MissingKeyError, UsageError } from './errors';
 
 export interface ConnectionFlags {
@@ -39,7 +39,7 @@ export function defaultEnvironment(env: NodeJS.ProcessEnv = process.env): CliEnv
  * the app (settings.libraryDir), else the data folder's: the same folder the app opens next.
  */
 export function libraryDirOf(environment: CliEnvironment): string {
-  return resolveLibraryDir(environment.dataDir, environment.env, environment.settings.read().libraryDir);
+  return libraryDirFromSettings(environment.dataDir, environment.settings, environment.env);
 }
 
 export interface ResolvedServer {

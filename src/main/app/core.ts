@@ -17,7 +17,7 @@ import type { JobSnapshot } from '@main/jobs/types';
 import { Store } from '@main/store/store';
 import { storeResetNotice } from '@main/store/store-reset';
 import { heldUnconfirmedSends } from '@main/watch/journal';
-import { Library, resolveLibraryDir } from '../library';
+import { Library } from '../library';
 import type { ServerProfile } from '@main/service/types';
 import { ActiveServer } from './active-server';
 import { createAppLayoutHandlers } from './app-layout-handlers';
@@ -30,6 +30,7 @@ import { FirstScreen } from './first-screen';
 import { createHistoryHandlers } from './history-handlers';
 import { hotFolderHandlers } from './hot-folder-handlers';
 import { HotFoldersHost } from './hot-folders-host';
+import { nextLibraryDir } from './library-folder';
 import { createJobHandlers } from './job-handlers';
 import { KeyVault } from './keys';
 import { forwardLibraryChanges } from './library-events';
@@ -240,7 +241,7 @@ export function createAppCore(deps: AppCoreDeps): AppCore {
       // Every output of every job is kept in the library (downloads resume after a restart).
       library = await Library.open({
         store,
-        root: resolveLibraryDir(deps.dataDir, process.env, deps.settings.read().libraryDir),
+        root: nextLibraryDir({ dataDir: deps.dataDir, settings: deps.settings }),
         ...(deps.libraryTrash ? { trash: deps.libraryTrash } : {}),
         // Downloads go through the active profile's client or an open pool server's; other
         // servers' items wait until one of those is open.

@@ -6,7 +6,7 @@ import { constants as fsConstants } from 'node:fs';
 import { access, mkdir, stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import type { SettingsStore } from '@main/config/settings';
-import { resolveLibraryDir } from '../library';
+import { libraryDirFromSettings, resolveLibraryDir } from '../library';
 import { AppFailure } from './errors';
 import { systemFolderReason } from '@main/files/system-folders';
 
@@ -17,7 +17,7 @@ export interface LibraryFolderContext {
 }
 
 export function nextLibraryDir(ctx: LibraryFolderContext): string {
-  return resolveLibraryDir(ctx.dataDir, ctx.env ?? process.env, ctx.settings.read().libraryDir);
+  return libraryDirFromSettings(ctx.dataDir, ctx.settings, ctx.env ?? process.env);
 }
 
 export function libraryDirFromEnvironment(ctx: LibraryFolderContext): boolean {

@@ -1,6 +1,6 @@
 // The outputs library's public API: import from here, not from the individual modules.
 export { Library } from './library';
-export { resolveLibraryDir } from './library-dir';
+export { libraryDirFromSettings, resolveLibraryDir } from './library-dir';
 export { copyOutOfLibrary } from './copy-out';
 export { containedRealPath } from './item-file';
 export { LIBRARY_MIGRATIONS } from './schema';
